@@ -1,0 +1,7 @@
+//! The conformance harness: runs any [`ge_spec::Backend`] against the spec tables, judges its
+//! answers with patterns and invariant oracles, and reports.
+#![deny(missing_docs)]
+
+pub mod oracle;
+pub mod pattern;
+pub mod runner;

@@ -1,0 +1,54 @@
+//! Invariant oracles: functions that take any backend's observation for a scenario and say which
+//! clauses it breaks. Where many answers are right (memory plans, session traces), these judge.
+
+use ge_spec::{Observation, Scenario};
+
+pub mod memory;
+pub mod session;
+pub mod transfer;
+pub mod weights;
+
+/// One broken clause.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// The clause broken.
+    pub clause: String,
+    /// What is wrong, for a person.
+    pub message: String,
+}
+
+impl Violation {
+    /// A violation of `clause`.
+    pub fn new(clause: impl Into<String>, message: impl Into<String>) -> Self {
+        Violation {
+            clause: clause.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "[{}] {}", self.clause, self.message)
+    }
+}
+
+/// Judges `observation` as an answer to `scenario` with the oracle of its capability. An
+/// observation of another capability than the scenario's is itself a violation.
+pub fn judge(scenario: &Scenario, observation: &Observation) -> Vec<Violation> {
+    match (scenario, observation) {
+        (Scenario::Options(_), Observation::Options(_)) => Vec::new(),
+        (Scenario::Transfer(s), Observation::Transfer(o)) => transfer::judge(s, o),
+        (Scenario::Memory(s), Observation::Memory(o)) => memory::judge(s, o),
+        (Scenario::Session(s), Observation::Session(o)) => session::judge(s, o),
+        (Scenario::Weights(s), Observation::Weights(o)) => weights::judge(s, o),
+        (s, o) => vec![Violation::new(
+            "SCENARIO",
+            format!(
+                "a {} scenario was answered with a {} observation",
+                s.capability(),
+                o.capability()
+            ),
+        )],
+    }
+}

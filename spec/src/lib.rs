@@ -1,0 +1,78 @@
+//! The GE memory-options contract: spec tables, typed vocabulary and the [`Backend`] trait.
+//!
+//! This crate is the data and the contract; it knows nothing of any implementation. The tables
+//! are embedded (see [`Spec::embedded`]), so a vendor depends on this crate, never on paths.
+//!
+//! # Format
+//!
+//! The tables live in `tables/` and are TOML. Every file starts with a `#` comment saying what it
+//! covers. Unknown fields are load errors everywhere.
+//!
+//! ## `options.toml`: one `[[option]]` per option, all twelve
+//!
+//! | field | required | meaning |
+//! |---|---|---|
+//! | `key` | yes | the option key, e.g. `ge.exec.input_fusion_size` |
+//! | `summary` | yes | one line, our words |
+//! | `grammar` | yes | `enumeration`, `integer-range`, `index-list`, `pair-list` or `path` |
+//! | `values` | enumerations | `[{ value, meaning }]`, the allowed value strings |
+//! | `min`, `max` | integer ranges | inclusive bounds |
+//! | `default` | no | the default in canonical spelling; absent means "not set" |
+//! | `levels` | yes | where the option takes effect: `global`, `session`, `graph`, widest first |
+//! | `mandatory` | yes | whether it must be given |
+//! | `restrictions` | no | `run_mode`, `shape`, `products`, `depends_on`, `min_inputs` |
+//! | `section` | yes | the section of the source text |
+//!
+//! ## `clauses/*.toml`: one `[[clause]]` per checkable statement
+//!
+//! | field | required | meaning |
+//! |---|---|---|
+//! | `id` | yes | stable, `AAA-000`; the prefix is the option's (`IFS`) or `OPT` for cross-cutting rules |
+//! | `option` | for option prefixes | the option key |
+//! | `summary` | yes | one line, our words (never the source text's sentences) |
+//! | `strength` | yes | `MUST`, `SHOULD` or `MAY` |
+//! | `origin` | yes | `documented` or `reference-defined` |
+//! | `rationale` | reference-defined only | why the suite decided so |
+//! | `section` | yes | the section of the source text it rests on |
+//!
+//! ## `cases/*.toml`: one `[[case]]` per case
+//!
+//! The full name of a case is `<file stem>/<name>`.
+//!
+//! | field | required | meaning |
+//! |---|---|---|
+//! | `name` | yes | lowercase letters, digits, `-`, `_`; unique in its file |
+//! | `clauses` | yes | the clause IDs the case checks (at least one) |
+//! | `comment` | no | why the case exists; for promoted findings, the root cause |
+//! | `scenario` | yes | the scenario, tagged by `capability` (the same JSON as everywhere) |
+//! | `expect` | one of the two | the expected observation, as a pattern |
+//! | `oracle` | one of the two | `true`: the capability's invariant oracle judges the answer too |
+//!
+//! ### Matching
+//!
+//! An `expect` pattern matches an observation when every field it names matches: tables match
+//! key by key (fields the pattern leaves out are not judged, and a `null` requires the field to
+//! be absent or null), arrays match element by element and must have the same length, scalars
+//! must be equal. Observations are canonicalised first ([`Observation::canonicalize`]), so
+//! unordered lists are compared sorted.
+//!
+//! ## Load errors
+//!
+//! Unknown fields, duplicate option rows, clause IDs or case names, a case naming a missing
+//! clause, a clause no case checks, a reference-defined clause without a rationale, and a case
+//! with nothing to judge are all load errors ([`LoadErrors`] lists every one).
+#![deny(missing_docs)]
+
+pub mod backend;
+pub mod diag;
+pub mod option;
+pub mod tables;
+pub mod vocab;
+
+pub use backend::{Answer, Backend, NotSupported};
+pub use diag::Diagnostic;
+pub use option::{Level, OptionKey, Product, RunMode, ShapeKind, Source};
+pub use tables::{
+    Case, Clause, Grammar, LoadError, LoadErrors, OptionSpec, Origin, Spec, Strength, TableCase,
+};
+pub use vocab::{Capability, Observation, OptionMaps, Scenario};

@@ -1,0 +1,604 @@
+//! The spec tables: the options table, the clause catalogue and the case tables, their typed
+//! form, and the loader that checks them (see the crate docs for the format).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::sync::OnceLock;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::option::{Level, OptionKey, Product, RunMode, ShapeKind};
+use crate::vocab::{Capability, Scenario};
+
+include!(concat!(env!("OUT_DIR"), "/tables.rs"));
+
+/// The grammar of an option's value string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Grammar {
+    /// One of a fixed set of values (`values`).
+    Enumeration,
+    /// A decimal integer in `min..=max`.
+    IntegerRange,
+    /// Comma-separated decimal indexes.
+    IndexList,
+    /// `in,out|in,out|...` pairs of decimal indexes.
+    PairList,
+    /// A filesystem path.
+    Path,
+}
+
+/// One allowed value of an enumeration and what it means.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AllowedValue {
+    /// The exact value string.
+    pub value: String,
+    /// What it means, in our words.
+    pub meaning: String,
+}
+
+/// Conditions outside the option maps that an option depends on.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Restrictions {
+    /// The option only takes effect on this run mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_mode: Option<RunMode>,
+    /// The option only takes effect on graphs of this shape kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<ShapeKind>,
+    /// The option only takes effect on these products (empty: every product).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub products: Vec<Product>,
+    /// The option only takes effect when this other option is set to a non-default value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depends_on: Option<OptionKey>,
+    /// The option only takes effect when the graph has at least this many user inputs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_inputs: Option<u32>,
+}
+
+/// One row of the options table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OptionSpec {
+    /// The option key.
+    pub key: OptionKey,
+    /// One line saying what the option does.
+    pub summary: String,
+    /// Grammar of the value string.
+    pub grammar: Grammar,
+    /// Allowed values (enumerations only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<AllowedValue>,
+    /// Smallest value (integer ranges only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<u64>,
+    /// Largest value (integer ranges only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<u64>,
+    /// The default value, in canonical spelling; absent when the default is "not set".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
+    /// Levels where the option takes effect, exactly as the source text lists them.
+    pub levels: Vec<Level>,
+    /// Whether the option must be given.
+    pub mandatory: bool,
+    /// Conditions outside the option maps.
+    #[serde(default)]
+    pub restrictions: Restrictions,
+    /// The section of the source text the facts come from.
+    pub section: String,
+}
+
+impl OptionSpec {
+    /// True when the option takes effect at `level`.
+    pub fn takes_effect_at(&self, level: Level) -> bool {
+        self.levels.contains(&level)
+    }
+}
+
+/// How binding a clause is.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+pub enum Strength {
+    /// Required.
+    #[serde(rename = "MUST")]
+    Must,
+    /// Recommended.
+    #[serde(rename = "SHOULD")]
+    Should,
+    /// Permitted.
+    #[serde(rename = "MAY")]
+    May,
+}
+
+impl fmt::Display for Strength {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Strength::Must => "MUST",
+            Strength::Should => "SHOULD",
+            Strength::May => "MAY",
+        })
+    }
+}
+
+/// Where a clause comes from.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Origin {
+    /// The source text says it.
+    Documented,
+    /// The source text is silent; the suite decided (the clause carries a rationale).
+    ReferenceDefined,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Origin::Documented => "documented",
+            Origin::ReferenceDefined => "reference-defined",
+        })
+    }
+}
+
+/// One checkable statement, with a stable ID.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Clause {
+    /// Stable ID: three capital letters, `-`, three digits (`IFS-003`).
+    pub id: String,
+    /// The option it belongs to; absent for cross-cutting clauses (prefix `OPT`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub option: Option<OptionKey>,
+    /// The statement, in one line of our own words.
+    pub summary: String,
+    /// MUST, SHOULD or MAY.
+    pub strength: Strength,
+    /// Documented or reference-defined.
+    pub origin: Origin,
+    /// Why the suite decided so (required for reference-defined clauses, refused otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rationale: Option<String>,
+    /// The section of the source text it rests on.
+    pub section: String,
+}
+
+/// One conformance case.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Case {
+    /// Name, unique within its file; the full name is `<file stem>/<name>`.
+    pub name: String,
+    /// The clauses this case checks (at least one).
+    pub clauses: Vec<String>,
+    /// Why the case exists, or the root cause of the bug it was promoted from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+    /// The question asked of the backend.
+    pub scenario: Scenario,
+    /// The expected observation, as a pattern (see the crate docs, "Matching").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub expect: Option<serde_json::Value>,
+    /// Judge the observation with the invariant oracle of its capability as well.
+    #[serde(default)]
+    pub oracle: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OptionsFile {
+    option: Vec<OptionSpec>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClausesFile {
+    clause: Vec<Clause>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CasesFile {
+    case: Vec<Case>,
+}
+
+/// A case with the name of the table it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableCase {
+    /// The table (file stem), for example `options-levels`.
+    pub table: String,
+    /// The case.
+    pub case: Case,
+}
+
+impl TableCase {
+    /// `<table>/<name>`.
+    pub fn full_name(&self) -> String {
+        format!("{}/{}", self.table, self.case.name)
+    }
+
+    /// The capability the case exercises.
+    pub fn capability(&self) -> Capability {
+        self.case.scenario.capability()
+    }
+}
+
+/// Something wrong with the tables.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LoadError {
+    /// A file is not valid TOML or does not fit the schema (unknown fields included).
+    #[error("{file}: {message}")]
+    Parse {
+        /// The table file.
+        file: String,
+        /// What the parser said.
+        message: String,
+    },
+    /// A file sits where no table kind is expected.
+    #[error("{file}: not a table file (expected options.toml, clauses/*.toml or cases/*.toml)")]
+    StrayFile {
+        /// The file.
+        file: String,
+    },
+    /// An option row is wrong or missing.
+    #[error("options table: {0}")]
+    Option(String),
+    /// Two clauses share an ID.
+    #[error("clause {id} is defined twice")]
+    DuplicateClause {
+        /// The ID.
+        id: String,
+    },
+    /// A clause row is malformed.
+    #[error("clause {id}: {why}")]
+    BadClause {
+        /// The ID.
+        id: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// Two cases share a full name.
+    #[error("case {name} is defined twice")]
+    DuplicateCase {
+        /// The full name.
+        name: String,
+    },
+    /// A case is malformed.
+    #[error("case {name}: {why}")]
+    BadCase {
+        /// The full name.
+        name: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// A case names a clause that does not exist.
+    #[error("case {case} names clause {clause}, which does not exist")]
+    UnknownClause {
+        /// The case's full name.
+        case: String,
+        /// The missing clause ID.
+        clause: String,
+    },
+    /// A clause no case checks.
+    #[error("clause {id} has no case")]
+    UncoveredClause {
+        /// The ID.
+        id: String,
+    },
+}
+
+/// Every problem found while loading, in file order.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{} problem(s) in the spec tables:\n{}", .0.len(), .0.iter().map(|e| format!("  - {e}")).collect::<Vec<_>>().join("\n"))]
+pub struct LoadErrors(pub Vec<LoadError>);
+
+/// The loaded, checked contract.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    options: BTreeMap<OptionKey, OptionSpec>,
+    clauses: BTreeMap<String, Clause>,
+    cases: Vec<TableCase>,
+    digest: String,
+}
+
+fn valid_clause_id(id: &str) -> bool {
+    let b = id.as_bytes();
+    b.len() == 7
+        && b[..3].iter().all(u8::is_ascii_uppercase)
+        && b[3] == b'-'
+        && b[4..].iter().all(u8::is_ascii_digit)
+}
+
+fn valid_case_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+}
+
+impl Spec {
+    /// The tables embedded in this crate, loaded once.
+    ///
+    /// # Panics
+    /// When the embedded tables do not load. They are checked by this crate's tests, so this
+    /// means the crate was built from broken tables; no user input reaches this path.
+    pub fn embedded() -> &'static Spec {
+        static SPEC: OnceLock<Spec> = OnceLock::new();
+        SPEC.get_or_init(|| {
+            Spec::from_files(TABLE_FILES.iter().copied())
+                .unwrap_or_else(|e| panic!("the embedded spec tables are broken: {e}"))
+        })
+    }
+
+    /// The embedded table files, as (path under `tables/`, contents).
+    pub fn embedded_files() -> &'static [(&'static str, &'static str)] {
+        TABLE_FILES
+    }
+
+    /// Loads tables from (path, contents) pairs: `options.toml`, `clauses/*.toml`, `cases/*.toml`.
+    pub fn from_files<'a>(
+        files: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Spec, LoadErrors> {
+        let mut errors = Vec::new();
+        let mut files: Vec<(&str, &str)> = files.into_iter().collect();
+        files.sort();
+        let mut hasher = Sha256::new();
+        let mut options = BTreeMap::new();
+        let mut clauses: BTreeMap<String, Clause> = BTreeMap::new();
+        let mut cases = Vec::new();
+        let mut seen_options_file = false;
+        for (path, text) in &files {
+            hasher.update((path.len() as u64).to_le_bytes());
+            hasher.update(path.as_bytes());
+            hasher.update((text.len() as u64).to_le_bytes());
+            hasher.update(text.as_bytes());
+            let parse_err = |e: toml::de::Error| LoadError::Parse {
+                file: (*path).to_owned(),
+                message: e.to_string().trim_end().to_owned(),
+            };
+            if *path == "options.toml" {
+                seen_options_file = true;
+                match toml::from_str::<OptionsFile>(text) {
+                    Ok(file) => {
+                        for row in file.option {
+                            check_option(&row, &mut errors);
+                            if options.insert(row.key, row.clone()).is_some() {
+                                errors.push(LoadError::Option(format!(
+                                    "{} is listed twice",
+                                    row.key
+                                )));
+                            }
+                        }
+                    }
+                    Err(e) => errors.push(parse_err(e)),
+                }
+            } else if let Some(rest) = path.strip_prefix("clauses/") {
+                let _ = rest;
+                match toml::from_str::<ClausesFile>(text) {
+                    Ok(file) => {
+                        for clause in file.clause {
+                            check_clause(&clause, &mut errors);
+                            if clauses.contains_key(&clause.id) {
+                                errors.push(LoadError::DuplicateClause { id: clause.id });
+                            } else {
+                                clauses.insert(clause.id.clone(), clause);
+                            }
+                        }
+                    }
+                    Err(e) => errors.push(parse_err(e)),
+                }
+            } else if let Some(rest) = path.strip_prefix("cases/") {
+                let table = rest.strip_suffix(".toml").unwrap_or(rest).replace('/', "-");
+                match toml::from_str::<CasesFile>(text) {
+                    Ok(file) => {
+                        for case in file.case {
+                            cases.push(TableCase {
+                                table: table.clone(),
+                                case,
+                            });
+                        }
+                    }
+                    Err(e) => errors.push(parse_err(e)),
+                }
+            } else {
+                errors.push(LoadError::StrayFile {
+                    file: (*path).to_owned(),
+                });
+            }
+        }
+        if !seen_options_file {
+            errors.push(LoadError::Option("options.toml is missing".into()));
+        }
+        for key in OptionKey::ALL {
+            if !options.contains_key(&key) && seen_options_file {
+                errors.push(LoadError::Option(format!("{key} has no row")));
+            }
+        }
+        let mut names = BTreeSet::new();
+        let mut covered = BTreeSet::new();
+        for tc in &cases {
+            let full = tc.full_name();
+            if !names.insert(full.clone()) {
+                errors.push(LoadError::DuplicateCase { name: full.clone() });
+            }
+            if !valid_case_name(&tc.case.name) {
+                errors.push(LoadError::BadCase {
+                    name: full.clone(),
+                    why: "names use lowercase letters, digits, `-` and `_` only".into(),
+                });
+            }
+            if tc.case.clauses.is_empty() {
+                errors.push(LoadError::BadCase {
+                    name: full.clone(),
+                    why: "names no clause".into(),
+                });
+            }
+            if tc.case.expect.is_none() && !tc.case.oracle {
+                errors.push(LoadError::BadCase {
+                    name: full.clone(),
+                    why: "has neither `expect` nor `oracle = true`: it could never fail".into(),
+                });
+            }
+            if let Some(expect) = &tc.case.expect {
+                if !expect.is_object() {
+                    errors.push(LoadError::BadCase {
+                        name: full.clone(),
+                        why: "`expect` must be a table".into(),
+                    });
+                }
+            }
+            for clause in &tc.case.clauses {
+                if clauses.contains_key(clause) {
+                    covered.insert(clause.clone());
+                } else {
+                    errors.push(LoadError::UnknownClause {
+                        case: full.clone(),
+                        clause: clause.clone(),
+                    });
+                }
+            }
+        }
+        for id in clauses.keys() {
+            if !covered.contains(id) {
+                errors.push(LoadError::UncoveredClause { id: id.clone() });
+            }
+        }
+        if errors.is_empty() {
+            let digest = hasher
+                .finalize()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            Ok(Spec {
+                options,
+                clauses,
+                cases,
+                digest,
+            })
+        } else {
+            Err(LoadErrors(errors))
+        }
+    }
+
+    /// The row of one option.
+    pub fn option(&self, key: OptionKey) -> &OptionSpec {
+        // Every key has a row: `from_files` refuses tables where one is missing.
+        &self.options[&key]
+    }
+
+    /// Every option row, in key order.
+    pub fn options(&self) -> impl Iterator<Item = &OptionSpec> {
+        self.options.values()
+    }
+
+    /// One clause by ID.
+    pub fn clause(&self, id: &str) -> Option<&Clause> {
+        self.clauses.get(id)
+    }
+
+    /// Every clause, by ID.
+    pub fn clauses(&self) -> impl Iterator<Item = &Clause> {
+        self.clauses.values()
+    }
+
+    /// Every case, in table order.
+    pub fn cases(&self) -> &[TableCase] {
+        &self.cases
+    }
+
+    /// The cases that check `clause`.
+    pub fn cases_for(&self, clause: &str) -> impl Iterator<Item = &TableCase> {
+        let clause = clause.to_owned();
+        self.cases
+            .iter()
+            .filter(move |c| c.case.clauses.iter().any(|id| *id == clause))
+    }
+
+    /// SHA-256 over every table file (path and contents), lowercase hex. Reports carry it so a
+    /// third party can tell which contract a verdict was made against.
+    pub fn digest(&self) -> &str {
+        &self.digest
+    }
+}
+
+fn check_option(row: &OptionSpec, errors: &mut Vec<LoadError>) {
+    let mut bad = |why: &str| errors.push(LoadError::Option(format!("{}: {why}", row.key)));
+    if row.levels.is_empty() {
+        bad("lists no level");
+    }
+    let mut levels = row.levels.clone();
+    levels.dedup();
+    if levels.len() != row.levels.len() || !row.levels.windows(2).all(|w| w[0] < w[1]) {
+        bad("levels must be listed once each, widest first");
+    }
+    match row.grammar {
+        Grammar::Enumeration => {
+            if row.values.is_empty() {
+                bad("an enumeration needs `values`");
+            }
+            match &row.default {
+                Some(d) if row.values.iter().any(|v| &v.value == d) => {}
+                _ => bad("the default of an enumeration must be one of its values"),
+            }
+        }
+        Grammar::IntegerRange => match (row.min, row.max, row.default.as_deref()) {
+            (Some(min), Some(max), Some(d)) if min <= max => match d.parse::<u64>() {
+                Ok(v) if (min..=max).contains(&v) => {}
+                _ => bad("the default must be an integer within min..=max"),
+            },
+            _ => bad("an integer range needs min <= max and a default"),
+        },
+        Grammar::IndexList | Grammar::PairList | Grammar::Path => {
+            if !row.values.is_empty() || row.min.is_some() || row.max.is_some() {
+                bad("only enumerations have `values` and only ranges have `min`/`max`");
+            }
+        }
+    }
+}
+
+fn check_clause(clause: &Clause, errors: &mut Vec<LoadError>) {
+    let mut bad = |why: String| {
+        errors.push(LoadError::BadClause {
+            id: clause.id.clone(),
+            why,
+        })
+    };
+    if !valid_clause_id(&clause.id) {
+        bad("IDs are three capital letters, `-`, three digits".into());
+    }
+    let prefix = clause.id.get(..3).unwrap_or("");
+    match clause.option {
+        Some(key) if key.clause_prefix() != prefix => bad(format!(
+            "belongs to {key}, whose clauses start with {}",
+            key.clause_prefix()
+        )),
+        None if OptionKey::ALL.iter().any(|k| k.clause_prefix() == prefix) => bad(format!(
+            "prefix {prefix} belongs to an option; set `option`"
+        )),
+        _ => {}
+    }
+    match (clause.origin, &clause.rationale) {
+        (Origin::ReferenceDefined, None) => {
+            bad("reference-defined clauses need a rationale".into())
+        }
+        (Origin::ReferenceDefined, Some(r)) if r.trim().is_empty() => {
+            bad("reference-defined clauses need a rationale".into())
+        }
+        (Origin::Documented, Some(_)) => bad(
+            "documented clauses rest on the source text; a rationale is for reference-defined ones"
+                .into(),
+        ),
+        _ => {}
+    }
+    if clause.summary.trim().is_empty() {
+        bad("the summary is empty".into());
+    }
+}

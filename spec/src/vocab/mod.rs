@@ -1,0 +1,199 @@
+//! The typed vocabulary: one scenario and one observation type per capability, and the JSON
+//! envelope (`{"capability": "...", ...}`) that carries them through tables, CLI and protocol.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::option::Level;
+
+pub mod memory;
+pub mod options;
+pub mod session;
+pub mod transfer;
+pub mod weights;
+
+pub use memory::{MemoryObservation, MemoryScenario};
+pub use options::{Effective, GraphFacts, OptionsObservation, OptionsScenario};
+pub use session::{SessionObservation, SessionScenario};
+pub use transfer::{TransferObservation, TransferScenario};
+pub use weights::{WeightsObservation, WeightsScenario};
+
+/// The option maps a scenario passes to GE, one per level. Keys and values are raw strings:
+/// parsing them is the backend's job, and part of what is judged.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OptionMaps {
+    /// Options given at initialisation.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub global: BTreeMap<String, String>,
+    /// Options given at session creation.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub session: BTreeMap<String, String>,
+    /// Options given when the graph is added.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub graph: BTreeMap<String, String>,
+}
+
+impl OptionMaps {
+    /// The map of one level.
+    pub fn at(&self, level: Level) -> &BTreeMap<String, String> {
+        match level {
+            Level::Global => &self.global,
+            Level::Session => &self.session,
+            Level::Graph => &self.graph,
+        }
+    }
+
+    /// The map of one level, mutably.
+    pub fn at_mut(&mut self, level: Level) -> &mut BTreeMap<String, String> {
+        match level {
+            Level::Global => &mut self.global,
+            Level::Session => &mut self.session,
+            Level::Graph => &mut self.graph,
+        }
+    }
+
+    /// True when no level sets anything.
+    pub fn is_empty(&self) -> bool {
+        self.global.is_empty() && self.session.is_empty() && self.graph.is_empty()
+    }
+}
+
+/// The capabilities a backend may offer; each has one method on [`crate::Backend`].
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Capability {
+    /// Option parsing, validation, level rules and precedence.
+    Options,
+    /// Host-to-device transfer: input fusion and batch copy.
+    Transfer,
+    /// Device memory plan of one graph.
+    Memory,
+    /// Several graphs over time in one session: pools, zero-copy areas, refreshes.
+    Session,
+    /// External weight files on a real filesystem.
+    Weights,
+}
+
+impl Capability {
+    /// Every capability.
+    pub const ALL: [Capability; 5] = [
+        Capability::Options,
+        Capability::Transfer,
+        Capability::Memory,
+        Capability::Session,
+        Capability::Weights,
+    ];
+
+    /// The capability's name in JSON and tables.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Capability::Options => "options",
+            Capability::Transfer => "transfer",
+            Capability::Memory => "memory",
+            Capability::Session => "session",
+            Capability::Weights => "weights",
+        }
+    }
+}
+
+impl std::fmt::Display for Capability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Capability {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Capability::ALL
+            .into_iter()
+            .find(|c| c.as_str() == s)
+            .ok_or_else(|| format!("unknown capability `{s}` (expected one of options, transfer, memory, session, weights)"))
+    }
+}
+
+/// One question for a backend, tagged by capability.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "capability", rename_all = "lowercase")]
+pub enum Scenario {
+    /// See [`OptionsScenario`].
+    Options(OptionsScenario),
+    /// See [`TransferScenario`].
+    Transfer(TransferScenario),
+    /// See [`MemoryScenario`].
+    Memory(MemoryScenario),
+    /// See [`SessionScenario`].
+    Session(SessionScenario),
+    /// See [`WeightsScenario`].
+    Weights(WeightsScenario),
+}
+
+impl Scenario {
+    /// The capability this scenario exercises.
+    pub fn capability(&self) -> Capability {
+        match self {
+            Scenario::Options(_) => Capability::Options,
+            Scenario::Transfer(_) => Capability::Transfer,
+            Scenario::Memory(_) => Capability::Memory,
+            Scenario::Session(_) => Capability::Session,
+            Scenario::Weights(_) => Capability::Weights,
+        }
+    }
+
+    /// The option maps of the scenario.
+    pub fn options(&self) -> &OptionMaps {
+        match self {
+            Scenario::Options(s) => &s.options,
+            Scenario::Transfer(s) => &s.options,
+            Scenario::Memory(s) => &s.options,
+            Scenario::Session(s) => &s.options,
+            Scenario::Weights(s) => &s.options,
+        }
+    }
+}
+
+/// One answer of a backend, tagged by capability.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "capability", rename_all = "lowercase")]
+pub enum Observation {
+    /// See [`OptionsObservation`].
+    Options(OptionsObservation),
+    /// See [`TransferObservation`].
+    Transfer(TransferObservation),
+    /// See [`MemoryObservation`].
+    Memory(MemoryObservation),
+    /// See [`SessionObservation`].
+    Session(SessionObservation),
+    /// See [`WeightsObservation`].
+    Weights(WeightsObservation),
+}
+
+impl Observation {
+    /// The capability this observation answers.
+    pub fn capability(&self) -> Capability {
+        match self {
+            Observation::Options(_) => Capability::Options,
+            Observation::Transfer(_) => Capability::Transfer,
+            Observation::Memory(_) => Capability::Memory,
+            Observation::Session(_) => Capability::Session,
+            Observation::Weights(_) => Capability::Weights,
+        }
+    }
+
+    /// Puts every list whose order carries no meaning into its canonical order, so that two
+    /// observations that say the same thing compare equal.
+    pub fn canonicalize(&mut self) {
+        match self {
+            Observation::Options(o) => o.canonicalize(),
+            Observation::Transfer(o) => o.canonicalize(),
+            Observation::Memory(o) => o.canonicalize(),
+            Observation::Session(o) => o.canonicalize(),
+            Observation::Weights(o) => o.canonicalize(),
+        }
+    }
+}
