@@ -9,13 +9,33 @@ use ge_spec::{Backend, Observation, Scenario, TableCase};
 use crate::oracle;
 use crate::pattern;
 
+/// One reason a case failed, with the clauses it implicates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The clauses broken: the oracle's clause for an invariant violation, the case's clauses
+    /// for a departure from the table's expectation, none for a backend that broke down.
+    pub clauses: Vec<String>,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.clauses.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "[{}] {}", self.clauses.join(", "), self.message)
+        }
+    }
+}
+
 /// The verdict on one case.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
     /// The observation matched.
     Pass,
-    /// It did not; the reason says where.
-    Fail(String),
+    /// It did not; each problem says where and which clauses it breaks.
+    Fail(Vec<Problem>),
     /// The backend does not implement the capability (and did not claim it).
     NotSupported(String),
 }
@@ -24,6 +44,28 @@ impl Verdict {
     /// True for [`Verdict::Pass`].
     pub fn passed(&self) -> bool {
         matches!(self, Verdict::Pass)
+    }
+
+    /// A failure with one problem that implicates no clause (the backend broke down).
+    pub fn broke(message: impl Into<String>) -> Self {
+        Verdict::Fail(vec![Problem {
+            clauses: Vec::new(),
+            message: message.into(),
+        }])
+    }
+
+    /// The clauses a failing verdict implicates (empty for other verdicts).
+    pub fn broken_clauses(&self) -> Vec<String> {
+        match self {
+            Verdict::Fail(problems) => {
+                let mut all: Vec<String> =
+                    problems.iter().flat_map(|p| p.clauses.clone()).collect();
+                all.sort();
+                all.dedup();
+                all
+            }
+            _ => Vec::new(),
+        }
     }
 }
 
@@ -51,23 +93,32 @@ pub fn judge_observation(case: &TableCase, mut observation: Observation) -> Verd
     let mut problems = Vec::new();
     for v in oracle::judge(&case.case.scenario, &observation) {
         if case.case.oracle || v.clause == "SCENARIO" {
-            problems.push(v.to_string());
+            problems.push(Problem {
+                clauses: vec![v.clause],
+                message: v.message,
+            });
         }
     }
     if let Some(expect) = &case.case.expect {
         match serde_json::to_value(&observation) {
             Ok(actual) => {
                 if let Err(m) = pattern::check(expect, &actual) {
-                    problems.push(format!("observation differs from the table {m}"));
+                    problems.push(Problem {
+                        clauses: case.case.clauses.clone(),
+                        message: format!("observation differs from the table {m}"),
+                    });
                 }
             }
-            Err(e) => problems.push(format!("observation cannot be serialised: {e}")),
+            Err(e) => problems.push(Problem {
+                clauses: Vec::new(),
+                message: format!("observation cannot be serialised: {e}"),
+            }),
         }
     }
     if problems.is_empty() {
         Verdict::Pass
     } else {
-        Verdict::Fail(problems.join("\n"))
+        Verdict::Fail(problems)
     }
 }
 
@@ -75,12 +126,12 @@ pub fn judge_observation(case: &TableCase, mut observation: Observation) -> Verd
 pub fn run_case(backend: &dyn Backend, case: &TableCase) -> Verdict {
     let sandbox = match tempfile::tempdir() {
         Ok(dir) => dir,
-        Err(e) => return Verdict::Fail(format!("cannot create a sandbox directory: {e}")),
+        Err(e) => return Verdict::broke(format!("cannot create a sandbox directory: {e}")),
     };
     let declared = backend.capabilities().contains(&case.capability());
     match ask(backend, &case.case.scenario, sandbox.path()) {
-        Err(panic) => Verdict::Fail(panic),
-        Ok(Err(ns)) if declared => Verdict::Fail(format!(
+        Err(panic) => Verdict::broke(panic),
+        Ok(Err(ns)) if declared => Verdict::broke(format!(
             "the backend declares capability `{}` but answered not supported: {}",
             case.capability(),
             ns.reason
@@ -92,4 +143,23 @@ pub fn run_case(backend: &dyn Backend, case: &TableCase) -> Verdict {
         )),
         Ok(Ok(observation)) => judge_observation(case, observation),
     }
+}
+
+/// Runs every case of `capability` (all cases when `None`) against `backend` and returns, for
+/// each clause implicated by a failure, the failing cases. Fault-injection tests use it to prove
+/// that a deliberately wrong backend is caught by the clause it breaks.
+pub fn caught_clauses(
+    backend: &dyn Backend,
+    capability: Option<ge_spec::Capability>,
+) -> std::collections::BTreeMap<String, Vec<String>> {
+    let mut caught: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for case in ge_spec::Spec::embedded().cases() {
+        if capability.is_some_and(|c| c != case.capability()) {
+            continue;
+        }
+        for clause in run_case(backend, case).broken_clauses() {
+            caught.entry(clause).or_default().push(case.full_name());
+        }
+    }
+    caught
 }
