@@ -2,6 +2,7 @@
 //! answers with patterns and invariant oracles, and reports.
 #![deny(missing_docs)]
 
+pub mod gen;
 pub mod oracle;
 pub mod pattern;
 pub mod runner;

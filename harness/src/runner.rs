@@ -141,7 +141,26 @@ pub fn run_case(backend: &dyn Backend, case: &TableCase) -> Verdict {
             "capability `{}` is not declared",
             case.capability()
         )),
-        Ok(Ok(observation)) => judge_observation(case, observation),
+        Ok(Ok(observation)) => {
+            let mut verdict = judge_observation(case, observation.clone());
+            if let (ge_spec::Scenario::Weights(s), ge_spec::Observation::Weights(o)) =
+                (&case.case.scenario, &observation)
+            {
+                let found = oracle::weights::check_sandbox(s, o, sandbox.path());
+                if !found.is_empty() {
+                    let mut problems = match verdict {
+                        Verdict::Fail(p) => p,
+                        _ => Vec::new(),
+                    };
+                    problems.extend(found.into_iter().map(|v| Problem {
+                        clauses: vec![v.clause],
+                        message: v.message,
+                    }));
+                    verdict = Verdict::Fail(problems);
+                }
+            }
+            verdict
+        }
     }
 }
 

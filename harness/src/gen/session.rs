@@ -1,0 +1,1 @@
+//! Proptest strategies that generate session scenarios (used by property tests and the certify runner).
