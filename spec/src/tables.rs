@@ -192,21 +192,24 @@ pub struct Case {
     pub oracle: bool,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct OptionsFile {
+    /// One row per option.
     option: Vec<OptionSpec>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ClausesFile {
+    /// One row per clause.
     clause: Vec<Clause>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct CasesFile {
+    /// One row per case.
     case: Vec<Case>,
 }
 
@@ -601,4 +604,22 @@ fn check_clause(clause: &Clause, errors: &mut Vec<LoadError>) {
     if clause.summary.trim().is_empty() {
         bad("the summary is empty".into());
     }
+}
+
+/// The JSON Schemas this crate publishes under `spec/schema/`, as (file name, schema): the three
+/// table kinds, and the scenario and observation JSON that travels through CLI and protocol.
+pub fn schemas() -> Vec<(&'static str, serde_json::Value)> {
+    fn one<T: JsonSchema>() -> serde_json::Value {
+        serde_json::to_value(schemars::schema_for!(T)).unwrap_or(serde_json::Value::Null)
+    }
+    vec![
+        ("options-table.schema.json", one::<OptionsFile>()),
+        ("clauses-table.schema.json", one::<ClausesFile>()),
+        ("cases-table.schema.json", one::<CasesFile>()),
+        ("scenario.schema.json", one::<Scenario>()),
+        (
+            "observation.schema.json",
+            one::<crate::vocab::Observation>(),
+        ),
+    ]
 }

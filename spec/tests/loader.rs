@@ -1,0 +1,281 @@
+//! The loader refuses every kind of broken table with a typed error, and accepts the embedded
+//! tables.
+
+use ge_spec::{LoadError, OptionKey, Spec};
+
+const OPTIONS: &str = include_str!("../tables/options.toml");
+
+const CLAUSE: &str = r#"
+[[clause]]
+id = "OPT-001"
+summary = "A rule."
+strength = "MUST"
+origin = "documented"
+section = "s"
+"#;
+
+const CASE: &str = r#"
+[[case]]
+name = "one"
+clauses = ["OPT-001"]
+scenario = { capability = "options" }
+expect = { errors = [] }
+"#;
+
+fn load(extra: &[(&str, &str)]) -> Result<Spec, Vec<LoadError>> {
+    let mut files = vec![("options.toml", OPTIONS)];
+    files.extend_from_slice(extra);
+    Spec::from_files(files).map_err(|e| e.0)
+}
+
+#[test]
+fn the_embedded_tables_load() {
+    let spec = Spec::embedded();
+    assert_eq!(spec.options().count(), 12);
+    assert!(spec.clauses().count() > 40);
+    assert!(spec.cases().len() > 100);
+    assert_eq!(spec.digest().len(), 64);
+    for key in OptionKey::ALL {
+        assert_eq!(spec.option(key).key, key);
+    }
+}
+
+#[test]
+fn every_table_file_starts_with_a_comment() {
+    for (path, text) in Spec::embedded_files() {
+        assert!(
+            text.starts_with('#'),
+            "{path} must start with a `#` comment saying what it covers"
+        );
+    }
+}
+
+#[test]
+fn a_minimal_set_loads() {
+    let spec = load(&[("clauses/a.toml", CLAUSE), ("cases/t.toml", CASE)]).expect("loads");
+    assert_eq!(spec.cases()[0].full_name(), "t/one");
+}
+
+#[test]
+fn unknown_fields_are_refused() {
+    let bad_case = CASE.replace("name = \"one\"", "name = \"one\"\nnmae = \"typo\"");
+    let errors = load(&[("clauses/a.toml", CLAUSE), ("cases/t.toml", &bad_case)]).unwrap_err();
+    assert!(
+        matches!(&errors[0], LoadError::Parse { file, message } if file == "cases/t.toml" && message.contains("nmae")),
+        "{errors:?}"
+    );
+
+    let bad_scenario = CASE.replace(
+        "capability = \"options\"",
+        "capability = \"options\", colour = 1",
+    );
+    let errors = load(&[("clauses/a.toml", CLAUSE), ("cases/t.toml", &bad_scenario)]).unwrap_err();
+    assert!(matches!(&errors[0], LoadError::Parse { .. }), "{errors:?}");
+}
+
+#[test]
+fn unknown_capability_is_refused() {
+    let bad = CASE.replace("capability = \"options\"", "capability = \"teleport\"");
+    let errors = load(&[("clauses/a.toml", CLAUSE), ("cases/t.toml", &bad)]).unwrap_err();
+    assert!(matches!(&errors[0], LoadError::Parse { .. }), "{errors:?}");
+}
+
+#[test]
+fn duplicates_are_refused() {
+    let errors = load(&[
+        ("clauses/a.toml", CLAUSE),
+        ("clauses/b.toml", CLAUSE),
+        ("cases/t.toml", CASE),
+    ])
+    .unwrap_err();
+    assert!(
+        errors.contains(&LoadError::DuplicateClause {
+            id: "OPT-001".into()
+        }),
+        "{errors:?}"
+    );
+
+    let two = format!("{CASE}{CASE}");
+    let errors = load(&[("clauses/a.toml", CLAUSE), ("cases/t.toml", &two)]).unwrap_err();
+    assert!(
+        errors.contains(&LoadError::DuplicateCase {
+            name: "t/one".into()
+        }),
+        "{errors:?}"
+    );
+
+    let twice = format!(
+        "{OPTIONS}\n{}",
+        &OPTIONS[OPTIONS.find("[[option]]").unwrap()..]
+    );
+    let errors = Spec::from_files([
+        ("options.toml", twice.as_str()),
+        ("clauses/a.toml", CLAUSE),
+        ("cases/t.toml", CASE),
+    ])
+    .unwrap_err()
+    .0;
+    assert!(
+        errors
+            .iter()
+            .any(|e| matches!(e, LoadError::Option(m) if m.contains("twice"))),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn the_same_case_name_in_two_tables_is_fine() {
+    load(&[
+        ("clauses/a.toml", CLAUSE),
+        ("cases/t.toml", CASE),
+        ("cases/u.toml", CASE),
+    ])
+    .expect("names are per table");
+}
+
+#[test]
+fn a_case_naming_a_missing_clause_is_refused() {
+    let bad = CASE.replace("[\"OPT-001\"]", "[\"OPT-001\", \"OPT-404\"]");
+    let errors = load(&[("clauses/a.toml", CLAUSE), ("cases/t.toml", &bad)]).unwrap_err();
+    assert_eq!(
+        errors,
+        vec![LoadError::UnknownClause {
+            case: "t/one".into(),
+            clause: "OPT-404".into()
+        }]
+    );
+}
+
+#[test]
+fn a_clause_without_a_case_is_refused() {
+    let second = CLAUSE.replace("OPT-001", "OPT-002");
+    let errors = load(&[
+        ("clauses/a.toml", CLAUSE),
+        ("clauses/b.toml", &second),
+        ("cases/t.toml", CASE),
+    ])
+    .unwrap_err();
+    assert_eq!(
+        errors,
+        vec![LoadError::UncoveredClause {
+            id: "OPT-002".into()
+        }]
+    );
+}
+
+#[test]
+fn a_case_that_cannot_fail_is_refused() {
+    let bad = CASE.replace("expect = { errors = [] }", "");
+    let errors = load(&[("clauses/a.toml", CLAUSE), ("cases/t.toml", &bad)]).unwrap_err();
+    assert!(
+        matches!(&errors[0], LoadError::BadCase { why, .. } if why.contains("could never fail")),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn clause_rows_are_checked() {
+    let cases = CASE.replace("OPT-001", "XYZ-1");
+    let bad_id = CLAUSE.replace("OPT-001", "XYZ-1");
+    let errors = load(&[("clauses/a.toml", &bad_id), ("cases/t.toml", &cases)]).unwrap_err();
+    assert!(
+        matches!(&errors[0], LoadError::BadClause { why, .. } if why.contains("three capital letters")),
+        "{errors:?}"
+    );
+
+    let no_rationale = CLAUSE.replace("documented", "reference-defined");
+    let errors = load(&[("clauses/a.toml", &no_rationale), ("cases/t.toml", CASE)]).unwrap_err();
+    assert!(
+        matches!(&errors[0], LoadError::BadClause { why, .. } if why.contains("rationale")),
+        "{errors:?}"
+    );
+
+    let rationale_on_documented = CLAUSE.replace(
+        "section = \"s\"",
+        "section = \"s\"\nrationale = \"because\"",
+    );
+    let errors = load(&[
+        ("clauses/a.toml", &rationale_on_documented),
+        ("cases/t.toml", CASE),
+    ])
+    .unwrap_err();
+    assert!(
+        matches!(&errors[0], LoadError::BadClause { .. }),
+        "{errors:?}"
+    );
+
+    let wrong_prefix = CLAUSE.replace(
+        "id = \"OPT-001\"",
+        "id = \"OPT-001\"\noption = \"ge.inputBatchCpy\"",
+    );
+    let errors = load(&[("clauses/a.toml", &wrong_prefix), ("cases/t.toml", CASE)]).unwrap_err();
+    assert!(
+        matches!(&errors[0], LoadError::BadClause { why, .. } if why.contains("IBC")),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn option_rows_are_checked() {
+    let missing: String = OPTIONS.replace(
+        "key = \"ge.inputBatchCpy\"",
+        "key = \"ge.featureBaseRefreshable\"",
+    );
+    let errors = Spec::from_files([
+        ("options.toml", missing.as_str()),
+        ("clauses/a.toml", CLAUSE),
+        ("cases/t.toml", CASE),
+    ])
+    .unwrap_err()
+    .0;
+    assert!(
+        errors.iter().any(
+            |e| matches!(e, LoadError::Option(m) if m.contains("ge.inputBatchCpy has no row"))
+        ),
+        "{errors:?}"
+    );
+
+    let bad_default = OPTIONS.replace("default = \"131072\"", "default = \"33554433\"");
+    let errors = Spec::from_files([
+        ("options.toml", bad_default.as_str()),
+        ("clauses/a.toml", CLAUSE),
+        ("cases/t.toml", CASE),
+    ])
+    .unwrap_err()
+    .0;
+    assert!(
+        errors
+            .iter()
+            .any(|e| matches!(e, LoadError::Option(m) if m.contains("min..=max"))),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn stray_and_unparsable_files_are_refused() {
+    let errors = load(&[
+        ("clauses/a.toml", CLAUSE),
+        ("cases/t.toml", CASE),
+        ("notes.toml", "# x\n"),
+    ])
+    .unwrap_err();
+    assert_eq!(
+        errors,
+        vec![LoadError::StrayFile {
+            file: "notes.toml".into()
+        }]
+    );
+    let errors = load(&[("clauses/a.toml", "[[clause]\n"), ("cases/t.toml", CASE)]).unwrap_err();
+    assert!(
+        matches!(&errors[0], LoadError::Parse { file, .. } if file == "clauses/a.toml"),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn the_digest_changes_with_any_byte() {
+    let a = load(&[("clauses/a.toml", CLAUSE), ("cases/t.toml", CASE)]).unwrap();
+    let case2 = CASE.replace("one", "two");
+    let b = load(&[("clauses/a.toml", CLAUSE), ("cases/t.toml", &case2)]).unwrap();
+    assert_ne!(a.digest(), b.digest());
+}
