@@ -2,7 +2,13 @@
 //! answers with patterns and invariant oracles, and reports.
 #![deny(missing_docs)]
 
+pub mod backends;
+pub mod bundle;
+pub mod certify;
+pub mod expectations;
 pub mod gen;
+pub mod libtest;
 pub mod oracle;
 pub mod pattern;
+pub mod report;
 pub mod runner;

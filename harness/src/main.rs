@@ -1,1 +1,485 @@
-fn main() {}
+//! The `ge-conformance` command line: print the contract, evaluate one scenario, certify a
+//! backend, verify a report bundle, explain a clause.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use ge_conformance::backends::{self, BackendHandle};
+use ge_conformance::certify::{self, Config};
+use ge_conformance::expectations::Expectations;
+use ge_conformance::{bundle, runner};
+use ge_spec::{OptionKey, Scenario, Spec};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "ge-conformance",
+    version,
+    about = "Conformance suite for the GE memory-management options"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+enum Format {
+    Text,
+    Json,
+    Markdown,
+    Junit,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print the options table and the clause catalogue.
+    Spec {
+        /// Only this option (its row and its clauses).
+        #[arg(long)]
+        option: Option<String>,
+        /// List every clause with its number of cases and properties; fail if one has none.
+        #[arg(long)]
+        coverage: bool,
+        /// Output format (text or json).
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
+    /// Read one scenario as JSON (a file, or standard input) and print the backend's observation.
+    Eval {
+        /// The scenario file; standard input when absent.
+        #[arg(long)]
+        scenario: Option<PathBuf>,
+        /// Take the scenario of this table case (`table/case`) and judge the answer against it.
+        #[arg(long, conflicts_with = "scenario")]
+        case: Option<String>,
+        /// The backend: `reference` or `exec:<command line>`.
+        #[arg(long, default_value = "reference")]
+        backend: String,
+        /// Directory weights scenarios work in (a temporary one when absent).
+        #[arg(long)]
+        sandbox: Option<PathBuf>,
+        /// Also judge the answer against the reference (exit 1 when it differs).
+        #[arg(long)]
+        judge: bool,
+    },
+    /// Certify a backend against the whole suite and print the report.
+    Certify {
+        /// The backend: `reference` or `exec:<command line>`.
+        #[arg(long, default_value = "reference")]
+        backend: String,
+        /// Generated scenarios per property.
+        #[arg(long, default_value_t = certify::DEFAULT_CASES)]
+        cases: u32,
+        /// Seed of the generated scenarios.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Waivers (TOML): known failures with reason, tracker and expiry.
+        #[arg(long)]
+        expectations: Option<PathBuf>,
+        /// Write the report bundle (reports plus a SHA-256 manifest) into this directory.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Format of the report printed on standard output.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// Only trials whose name contains this text.
+        #[arg(long)]
+        filter: Option<String>,
+    },
+    /// Check a report bundle offline: digests, missing or extra files, spec tables.
+    Verify {
+        /// The bundle directory.
+        dir: PathBuf,
+    },
+    /// Explain one clause: summary, origin, rationale and cases.
+    Explain {
+        /// The clause ID, for example IFS-003.
+        clause: String,
+    },
+}
+
+/// Prints a line on standard output; a closed pipe (`| head`) is not an error worth a panic.
+macro_rules! out {
+    ($($t:tt)*) => {{
+        let _ = writeln!(std::io::stdout().lock(), $($t)*);
+    }};
+}
+
+/// Prints on standard output without a newline, ignoring a closed pipe.
+macro_rules! outn {
+    ($($t:tt)*) => {{
+        let _ = write!(std::io::stdout().lock(), $($t)*);
+    }};
+}
+
+/// A failure of set-up or usage: exit status 2.
+struct Usage(String);
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(Usage(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode, Usage> {
+    match cli.command {
+        Command::Spec {
+            option,
+            coverage,
+            format,
+        } => spec(option, coverage, format),
+        Command::Eval {
+            scenario,
+            case,
+            backend,
+            sandbox,
+            judge,
+        } => eval(scenario, case, &backend, sandbox, judge),
+        Command::Certify {
+            backend,
+            cases,
+            seed,
+            expectations,
+            out,
+            format,
+            filter,
+        } => certify_cmd(&backend, cases, seed, expectations, out, format, filter),
+        Command::Verify { dir } => match bundle::verify(&dir) {
+            Ok(report) => {
+                out!(
+                    "bundle verifies: backend {} {}, {} ({} passed, {} failed), spec tables {}",
+                    report.meta.backend,
+                    report.meta.backend_version,
+                    if report.certified {
+                        "certified"
+                    } else {
+                        "not certified"
+                    },
+                    report.totals.passed,
+                    report.totals.failed,
+                    report.meta.spec_digest
+                );
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                Ok(ExitCode::from(1))
+            }
+        },
+        Command::Explain { clause } => explain(&clause),
+    }
+}
+
+fn spec(option: Option<String>, coverage: bool, format: Format) -> Result<ExitCode, Usage> {
+    let spec = Spec::embedded();
+    let key = match option {
+        Some(k) => Some(k.parse::<OptionKey>().map_err(|e| Usage(e.to_string()))?),
+        None => None,
+    };
+    let clauses: Vec<_> = spec
+        .clauses()
+        .filter(|c| key.is_none() || c.option == key)
+        .collect();
+    if coverage {
+        let mut uncovered = 0;
+        let mut rows = Vec::new();
+        for c in &clauses {
+            let cases = spec.cases_for(&c.id).count();
+            let props = ge_spec::Capability::ALL
+                .iter()
+                .filter(|cap| certify::property_clauses(**cap).contains(&c.id))
+                .count();
+            if cases + props == 0 {
+                uncovered += 1;
+            }
+            rows.push((c.id.clone(), cases, props));
+        }
+        if format == Format::Json {
+            let json: Vec<_> = rows
+                .iter()
+                .map(|(id, c, p)| serde_json::json!({"clause": id, "cases": c, "properties": p}))
+                .collect();
+            out!(
+                "{}",
+                serde_json::to_string_pretty(&json).unwrap_or_default()
+            );
+        } else {
+            out!("{:<8} {:>5} {:>10}", "clause", "cases", "properties");
+            for (id, c, p) in &rows {
+                out!("{id:<8} {c:>5} {p:>10}");
+            }
+            out!(
+                "{} clauses, {} without any case or property",
+                rows.len(),
+                uncovered
+            );
+        }
+        return Ok(if uncovered == 0 {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        });
+    }
+    if format == Format::Json {
+        let options: Vec<_> = spec
+            .options()
+            .filter(|o| key.is_none_or(|k| o.key == k))
+            .collect();
+        let json =
+            serde_json::json!({ "digest": spec.digest(), "options": options, "clauses": clauses });
+        out!(
+            "{}",
+            serde_json::to_string_pretty(&json).unwrap_or_default()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    out!(
+        "Options ({} tables digest {})\n",
+        spec.options().count(),
+        &spec.digest()[..16]
+    );
+    for o in spec.options().filter(|o| key.is_none_or(|k| o.key == k)) {
+        let levels: Vec<_> = o.levels.iter().map(|l| l.as_str()).collect();
+        let grammar = serde_json::to_value(o.grammar)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        out!(
+            "{}  ({grammar}; default {:?}; levels {}; {})",
+            o.key,
+            o.default.clone().unwrap_or_default(),
+            levels.join(", "),
+            if o.mandatory { "mandatory" } else { "optional" }
+        );
+        out!("    {}", o.summary);
+        for v in &o.values {
+            out!("    {} = {}", v.value, v.meaning);
+        }
+        if let (Some(min), Some(max)) = (o.min, o.max) {
+            out!("    range {min}..={max}");
+        }
+        let r = serde_json::to_value(&o.restrictions).unwrap_or_default();
+        if r.as_object().is_some_and(|m| !m.is_empty()) {
+            out!("    restrictions {r}");
+        }
+    }
+    out!("\nClauses ({})\n", clauses.len());
+    for c in clauses {
+        out!(
+            "{}  {:<6} {:<17} {}",
+            c.id,
+            c.strength.to_string(),
+            c.origin.to_string(),
+            c.summary
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn explain(id: &str) -> Result<ExitCode, Usage> {
+    let spec = Spec::embedded();
+    let clause = spec
+        .clause(id)
+        .ok_or_else(|| Usage(format!("no clause {id}; `ge-conformance spec` lists them")))?;
+    out!("{}  {} ({})", clause.id, clause.strength, clause.origin);
+    out!(
+        "option:  {}",
+        clause.option.map_or("cross-cutting", |k| k.as_str())
+    );
+    out!("section: {}", clause.section);
+    out!("\n{}", clause.summary);
+    if let Some(r) = &clause.rationale {
+        out!("\nWhy the suite decided so: {r}");
+    }
+    let cases: Vec<_> = spec.cases_for(id).collect();
+    out!("\nCases ({}):", cases.len());
+    for c in cases {
+        out!(
+            "  {}{}",
+            c.full_name(),
+            c.case
+                .comment
+                .as_ref()
+                .map(|m| format!(" — {m}"))
+                .unwrap_or_default()
+        );
+    }
+    let props: Vec<_> = ge_spec::Capability::ALL
+        .iter()
+        .filter(|cap| certify::property_clauses(**cap).contains(&clause.id))
+        .collect();
+    if !props.is_empty() {
+        out!(
+            "Properties: {}",
+            props
+                .iter()
+                .map(|c| format!("property/{c}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn open_backend(arg: &str) -> Result<BackendHandle, Usage> {
+    backends::open(arg).map_err(Usage)
+}
+
+fn eval(
+    scenario: Option<PathBuf>,
+    case: Option<String>,
+    backend: &str,
+    sandbox: Option<PathBuf>,
+    judge: bool,
+) -> Result<ExitCode, Usage> {
+    let spec = Spec::embedded();
+    let table_case = match &case {
+        Some(name) => Some(
+            spec.cases()
+                .iter()
+                .find(|c| c.full_name() == *name)
+                .ok_or_else(|| Usage(format!("no case {name}")))?,
+        ),
+        None => None,
+    };
+    let scenario: Scenario = match table_case {
+        Some(c) => c.case.scenario.clone(),
+        None => {
+            let text = match &scenario {
+                Some(path) => std::fs::read_to_string(path)
+                    .map_err(|e| Usage(format!("{}: {e}", path.display())))?,
+                None => {
+                    let mut s = String::new();
+                    std::io::stdin()
+                        .read_to_string(&mut s)
+                        .map_err(|e| Usage(format!("standard input: {e}")))?;
+                    s
+                }
+            };
+            serde_json::from_str(&text).map_err(|e| Usage(format!("not a scenario: {e}")))?
+        }
+    };
+    let handle = open_backend(backend)?;
+    let temp;
+    let dir = match sandbox {
+        Some(d) => {
+            std::fs::create_dir_all(&d).map_err(|e| Usage(format!("{}: {e}", d.display())))?;
+            d
+        }
+        None => {
+            temp =
+                tempfile::tempdir().map_err(|e| Usage(format!("cannot create a sandbox: {e}")))?;
+            temp.path().to_path_buf()
+        }
+    };
+    let observation = certify::evaluate(handle.backend(), &scenario, &dir).map_err(Usage)?;
+    out!(
+        "{}",
+        serde_json::to_string_pretty(&observation).unwrap_or_default()
+    );
+    let mut failed = false;
+    if let Some(c) = table_case {
+        match runner::judge_observation(c, observation) {
+            runner::Verdict::Pass => eprintln!("{}: pass", c.full_name()),
+            verdict => {
+                failed = true;
+                eprintln!("{}: FAIL {:?}", c.full_name(), verdict.broken_clauses());
+                if let runner::Verdict::Fail(problems) = verdict {
+                    for p in problems {
+                        eprintln!("  {p}");
+                    }
+                }
+            }
+        }
+    }
+    if judge {
+        match certify::compare(handle.backend(), &scenario) {
+            Ok(()) => eprintln!("agrees with the reference"),
+            Err(d) => {
+                failed = true;
+                eprintln!(
+                    "differs from the reference [{}]: {}",
+                    d.clauses.join(", "),
+                    d.message
+                );
+            }
+        }
+    }
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn certify_cmd(
+    backend: &str,
+    cases: u32,
+    seed: u64,
+    expectations: Option<PathBuf>,
+    out: Option<PathBuf>,
+    format: Format,
+    filter: Option<String>,
+) -> Result<ExitCode, Usage> {
+    let expectations = match expectations {
+        Some(path) => {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| Usage(format!("{}: {e}", path.display())))?;
+            Expectations::parse(&text).map_err(|e| Usage(format!("{}: {e}", path.display())))?
+        }
+        None => Expectations::default(),
+    };
+    let handle = open_backend(backend)?;
+    let cfg = Config {
+        seed,
+        cases,
+        expectations,
+        backend_arg: backend.to_owned(),
+        filter,
+        ..Config::default()
+    };
+    let tty = std::io::stderr().is_terminal();
+    let mut progress = |done: usize, total: usize, r: &ge_conformance::report::TrialResult| {
+        let mut err = std::io::stderr().lock();
+        if tty {
+            let width = 30;
+            let filled = done * width / total.max(1);
+            let _ = write!(
+                err,
+                "\r[{}{}] {done}/{total} {:<60.60}",
+                "#".repeat(filled),
+                " ".repeat(width - filled),
+                r.name
+            );
+            if done == total {
+                let _ = writeln!(err);
+            }
+        } else if r.outcome != ge_conformance::report::Outcome::Pass {
+            let _ = writeln!(err, "{} {}", r.outcome.as_str(), r.name);
+        }
+    };
+    let mut report = certify::certify(handle.backend(), &cfg, &mut progress);
+    report.backend_stderr = handle.stderr();
+    let text = match format {
+        Format::Text => report.to_text(),
+        Format::Json => report.to_json(),
+        Format::Markdown => report.to_markdown(),
+        Format::Junit => report.to_junit(),
+    };
+    outn!("{text}");
+    if let Some(dir) = out {
+        bundle::write(&report, &dir).map_err(|e| Usage(e.to_string()))?;
+        eprintln!("report bundle written to {}", dir.display());
+    }
+    Ok(if report.certified {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

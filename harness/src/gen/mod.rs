@@ -6,3 +6,14 @@ pub mod options;
 pub mod session;
 pub mod transfer;
 pub mod weights;
+
+use ge_spec::{Capability, Scenario};
+use proptest::strategy::{BoxedStrategy, Strategy};
+
+/// The scenario generator of `capability`, or `None` when the suite has none yet.
+pub fn scenarios(capability: Capability) -> Option<BoxedStrategy<Scenario>> {
+    match capability {
+        Capability::Options => Some(options::scenario().prop_map(Scenario::Options).boxed()),
+        _ => None,
+    }
+}

@@ -1,0 +1,222 @@
+//! Expectations (waivers): a TOML file listing cases or clauses known to fail, each with a
+//! reason, a tracker reference and an expiry date. A waived failure is reported as waived; a
+//! waived case that passes, or an expired entry, fails the run; an entry matching nothing is stale.
+//!
+//! ```toml
+//! [[waive]]
+//! match = "transfer/*-sync-*"      # a case name or a clause ID; `*` and `?` are globs
+//! reason = "sync run still fuses"
+//! tracker = "ENG-1234"
+//! expires = "2027-03-31"
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+/// One waiver.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Waiver {
+    /// Glob over full case names (`table/case`), property names or clause IDs.
+    #[serde(rename = "match")]
+    pub pattern: String,
+    /// Why the failure is accepted for now.
+    pub reason: String,
+    /// Where the fix is tracked.
+    pub tracker: String,
+    /// Last day the waiver holds, `YYYY-MM-DD`.
+    pub expires: String,
+}
+
+/// A parsed expectations file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expectations {
+    /// The waivers.
+    #[serde(default)]
+    pub waive: Vec<Waiver>,
+}
+
+/// Something wrong with an expectations file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExpectationsError {
+    /// Not TOML, or not of the expected shape.
+    #[error("expectations file: {0}")]
+    Parse(String),
+    /// An entry is incomplete or malformed.
+    #[error("expectations entry {index} (`{pattern}`): {why}")]
+    Entry {
+        /// 1-based position in the file.
+        index: usize,
+        /// Its pattern.
+        pattern: String,
+        /// What is wrong.
+        why: String,
+    },
+}
+
+/// A calendar date, compared as (year, month, day).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Date(pub u32, pub u32, pub u32);
+
+impl Date {
+    /// Parses `YYYY-MM-DD`.
+    pub fn parse(text: &str) -> Option<Date> {
+        let b = text.as_bytes();
+        if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+            return None;
+        }
+        let num = |s: &str| {
+            s.bytes()
+                .all(|c| c.is_ascii_digit())
+                .then(|| s.parse().ok())
+                .flatten()
+        };
+        let (y, m, d) = (num(&text[..4])?, num(&text[5..7])?, num(&text[8..])?);
+        ((1..=12).contains(&m) && (1..=31).contains(&d)).then_some(Date(y, m, d))
+    }
+
+    /// Today (UTC), from the system clock.
+    pub fn today() -> Date {
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        // Civil-from-days (Howard Hinnant's algorithm), days since 1970-01-01.
+        let z = (secs / 86_400) as i64 + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+        let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+        let y = (yoe + era * 400 + i64::from(m <= 2)) as u32;
+        Date(y, m, d)
+    }
+}
+
+impl std::fmt::Display for Date {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:04}-{:02}-{:02}", self.0, self.1, self.2)
+    }
+}
+
+/// Glob match with `*` (any run) and `?` (one character).
+pub fn glob(pattern: &str, text: &str) -> bool {
+    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
+}
+
+impl Expectations {
+    /// Parses and checks an expectations file.
+    pub fn parse(text: &str) -> Result<Expectations, ExpectationsError> {
+        let parsed: Expectations = toml::from_str(text)
+            .map_err(|e| ExpectationsError::Parse(e.to_string().trim_end().to_owned()))?;
+        for (i, w) in parsed.waive.iter().enumerate() {
+            let bad = |why: &str| ExpectationsError::Entry {
+                index: i + 1,
+                pattern: w.pattern.clone(),
+                why: why.to_owned(),
+            };
+            if w.pattern.trim().is_empty() {
+                return Err(bad("`match` is empty"));
+            }
+            if w.reason.trim().is_empty() {
+                return Err(bad("every waiver needs a reason"));
+            }
+            if w.tracker.trim().is_empty() {
+                return Err(bad("every waiver needs a tracker reference"));
+            }
+            if Date::parse(&w.expires).is_none() {
+                return Err(bad("`expires` must be a date written YYYY-MM-DD"));
+            }
+        }
+        Ok(parsed)
+    }
+
+    /// The waivers that match a trial with this name and these clauses.
+    pub fn matching<'a>(
+        &'a self,
+        name: &'a str,
+        clauses: &'a [String],
+    ) -> impl Iterator<Item = (usize, &'a Waiver)> + 'a {
+        self.waive.iter().enumerate().filter(move |(_, w)| {
+            glob(&w.pattern, name) || clauses.iter().any(|c| glob(&w.pattern, c))
+        })
+    }
+
+    /// The waivers whose expiry date is before `today`.
+    pub fn expired(&self, today: Date) -> Vec<&Waiver> {
+        self.waive
+            .iter()
+            .filter(|w| Date::parse(&w.expires).is_some_and(|d| d < today))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        assert!(glob("transfer/*", "transfer/a-b"));
+        assert!(glob("IFS-01?", "IFS-010"));
+        assert!(!glob("IFS-01?", "IFS-0100"));
+        assert!(glob("*", ""));
+        assert!(glob("a*b*c", "axxbyyc"));
+        assert!(!glob("a*b*c", "axxbyy"));
+        assert!(glob(
+            "options-*/ibc-*",
+            "options-levels/ibc-at-graph-takes-effect"
+        ));
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(Date::parse("2027-01-31"), Some(Date(2027, 1, 31)));
+        assert_eq!(Date::parse("2027-13-01"), None);
+        assert_eq!(Date::parse("27-01-31"), None);
+        assert!(Date::today() > Date(2024, 1, 1));
+    }
+
+    #[test]
+    fn entries_need_reason_tracker_and_date() {
+        let ok = "[[waive]]\nmatch = \"a/*\"\nreason = \"r\"\ntracker = \"T-1\"\nexpires = \"2030-01-01\"\n";
+        assert_eq!(Expectations::parse(ok).unwrap().waive.len(), 1);
+        for (from, to) in [
+            ("reason = \"r\"", "reason = \"\""),
+            ("tracker = \"T-1\"", "tracker = \" \""),
+            ("2030-01-01", "soon"),
+        ] {
+            assert!(matches!(
+                Expectations::parse(&ok.replace(from, to)),
+                Err(ExpectationsError::Entry { .. })
+            ));
+        }
+        assert!(matches!(
+            Expectations::parse("[[waive]]\nmatch = 1\n"),
+            Err(ExpectationsError::Parse(_))
+        ));
+        assert!(matches!(
+            Expectations::parse(&ok.replace("match", "mtch")),
+            Err(ExpectationsError::Parse(_))
+        ));
+    }
+}

@@ -1,0 +1,151 @@
+//! The vendor entry point: turns the suite into libtest-mimic trials (`<table>/<case>` and
+//! `property/<capability>`), so `cargo test`, filters, `--ignored` and nextest work in a vendor's
+//! crate. A test target with `harness = false` and a `main` of a few lines is all it takes:
+//!
+//! ```no_run
+//! # use std::collections::BTreeSet;
+//! # use ge_spec::{Backend, vocab::Capability};
+//! # struct MyEngine;
+//! # impl Backend for MyEngine {
+//! #     fn name(&self) -> &str { "my-engine" }
+//! #     fn capabilities(&self) -> BTreeSet<Capability> { BTreeSet::new() }
+//! # }
+//! fn main() {
+//!     ge_conformance::libtest::Suite::new(MyEngine).run_and_exit();
+//! }
+//! ```
+//!
+//! Trials of capabilities the backend does not declare are marked ignored (never passed).
+//! `GE_CONFORMANCE_EXPECTATIONS` names a waiver file, `GE_CONFORMANCE_SEED` and
+//! `GE_CONFORMANCE_CASES` set the seed and the scenarios per property.
+
+use std::sync::Arc;
+
+use ge_spec::{Backend, Spec};
+use libtest_mimic::{Arguments, Failed, Trial};
+
+use crate::certify::{self, Config};
+use crate::expectations::Expectations;
+use crate::report::{Outcome, TrialResult};
+
+/// The suite, ready to run against one backend.
+#[derive(Debug)]
+pub struct Suite<B> {
+    backend: Arc<B>,
+    config: Config,
+}
+
+fn render(r: &TrialResult) -> String {
+    let mut out = r.message.clone().unwrap_or_default();
+    if let Some(s) = &r.scenario {
+        out.push_str(&format!("\nscenario: {s}"));
+    }
+    if let Some(rep) = &r.reproducer {
+        out.push_str(&format!("\nreproduce: {rep}"));
+    }
+    out
+}
+
+fn verdict(r: TrialResult) -> Result<(), Failed> {
+    match r.outcome {
+        Outcome::Pass | Outcome::Waived | Outcome::NotSupported => Ok(()),
+        Outcome::Fail | Outcome::UnexpectedPass => Err(render(&r).into()),
+    }
+}
+
+impl<B: Backend + Send + Sync + 'static> Suite<B> {
+    /// The suite for `backend`, configured from the environment (see the module docs).
+    ///
+    /// # Panics
+    /// When `GE_CONFORMANCE_EXPECTATIONS` names a file that cannot be read or parsed, or the seed
+    /// or case count is not a number: a test binary has no better way to refuse bad set-up.
+    pub fn new(backend: B) -> Self {
+        let mut config = Config {
+            backend_arg: backend.name().to_owned(),
+            ..Config::default()
+        };
+        if let Ok(path) = std::env::var("GE_CONFORMANCE_EXPECTATIONS") {
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("GE_CONFORMANCE_EXPECTATIONS={path}: {e}"));
+            config.expectations =
+                Expectations::parse(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+        }
+        if let Ok(seed) = std::env::var("GE_CONFORMANCE_SEED") {
+            config.seed = seed
+                .parse()
+                .unwrap_or_else(|_| panic!("GE_CONFORMANCE_SEED={seed} is not a number"));
+        }
+        if let Ok(cases) = std::env::var("GE_CONFORMANCE_CASES") {
+            config.cases = cases
+                .parse()
+                .unwrap_or_else(|_| panic!("GE_CONFORMANCE_CASES={cases} is not a number"));
+        }
+        Suite {
+            backend: Arc::new(backend),
+            config,
+        }
+    }
+
+    /// Replaces the configuration (seed, budget, waivers).
+    pub fn with_config(mut self, config: Config) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// The trials, one per case and one per property.
+    pub fn trials(&self) -> Vec<Trial> {
+        let declared = self.backend.capabilities();
+        let config = Arc::new(self.config.clone());
+        let mut trials = Vec::new();
+        for case in Spec::embedded().cases() {
+            let (backend, config, case_ref) =
+                (Arc::clone(&self.backend), Arc::clone(&config), case.clone());
+            let waived = |r: TrialResult, cfg: &Config| apply(r, cfg);
+            trials.push(
+                Trial::test(case.full_name(), move || {
+                    verdict(waived(
+                        certify::run_case_trial(backend.as_ref(), &case_ref, &config),
+                        &config,
+                    ))
+                })
+                .with_kind(case.capability().as_str())
+                .with_ignored_flag(!declared.contains(&case.capability())),
+            );
+        }
+        for cap in ge_spec::Capability::ALL {
+            let (backend, config) = (Arc::clone(&self.backend), Arc::clone(&config));
+            trials.push(
+                Trial::test(format!("property/{cap}"), move || {
+                    verdict(apply(
+                        certify::run_property(backend.as_ref(), cap, &config),
+                        &config,
+                    ))
+                })
+                .with_kind("property")
+                .with_ignored_flag(!declared.contains(&cap)),
+            );
+        }
+        trials
+    }
+
+    /// Parses the libtest arguments, runs the trials and exits with libtest's status.
+    pub fn run_and_exit(self) -> ! {
+        let args = Arguments::from_args();
+        let expired = self.config.expectations.expired(self.config.today);
+        if !expired.is_empty() {
+            for w in expired {
+                eprintln!(
+                    "expired waiver: {} ({}, expired {})",
+                    w.pattern, w.tracker, w.expires
+                );
+            }
+            std::process::exit(101);
+        }
+        libtest_mimic::run(&args, self.trials()).exit()
+    }
+}
+
+fn apply(mut r: TrialResult, cfg: &Config) -> TrialResult {
+    certify::apply_waivers(&mut r, &cfg.expectations);
+    r
+}
