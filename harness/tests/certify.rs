@@ -1,0 +1,283 @@
+//! The certification run as a vendor sees it: the reference certifies; waivers, unexpected
+//! passes, expired and stale entries; a panicking backend fails only its own trials; a backend
+//! that declares a capability and refuses it fails; bundles verify and catch tampering.
+
+use std::collections::BTreeSet;
+
+use ge_conformance::bundle;
+use ge_conformance::certify::{certify, Config};
+use ge_conformance::expectations::{Date, Expectations};
+use ge_conformance::report::{Outcome, Report};
+use ge_reference::Reference;
+use ge_spec::vocab::{Capability, OptionsObservation, OptionsScenario};
+use ge_spec::{Answer, Backend, NotSupported};
+
+fn run(backend: &dyn Backend, cfg: &Config) -> Report {
+    certify(backend, cfg, &mut |_, _, _| {})
+}
+
+fn small() -> Config {
+    Config {
+        cases: 16,
+        today: Date(2026, 11, 29),
+        ..Config::default()
+    }
+}
+
+/// The reference, claiming only the options capability.
+struct OptionsOnly;
+
+impl Backend for OptionsOnly {
+    fn name(&self) -> &str {
+        "options-only"
+    }
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        [Capability::Options].into_iter().collect()
+    }
+    fn options(&self, s: &OptionsScenario) -> Answer<OptionsObservation> {
+        Reference.options(s)
+    }
+}
+
+/// Gets the fusion threshold range wrong by one.
+struct OffByOne;
+
+impl Backend for OffByOne {
+    fn name(&self) -> &str {
+        "off-by-one"
+    }
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        [Capability::Options].into_iter().collect()
+    }
+    fn options(&self, s: &OptionsScenario) -> Answer<OptionsObservation> {
+        let mut s = s.clone();
+        for level in ge_spec::Level::ALL {
+            if let Some(v) = s.options.at_mut(level).get_mut("ge.exec.input_fusion_size") {
+                if v == "33554433" {
+                    *v = "33554432".into();
+                }
+            }
+        }
+        Reference.options(&s)
+    }
+}
+
+/// Panics on every scenario with a graph-level option.
+struct Panicky;
+
+impl Backend for Panicky {
+    fn name(&self) -> &str {
+        "panicky"
+    }
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        [Capability::Options].into_iter().collect()
+    }
+    fn options(&self, s: &OptionsScenario) -> Answer<OptionsObservation> {
+        assert!(s.options.graph.is_empty(), "graph options are too hard");
+        Reference.options(s)
+    }
+}
+
+/// Declares the options capability but refuses it.
+struct Liar;
+
+impl Backend for Liar {
+    fn name(&self) -> &str {
+        "liar"
+    }
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        [Capability::Options].into_iter().collect()
+    }
+    fn options(&self, _: &OptionsScenario) -> Answer<OptionsObservation> {
+        Err(NotSupported::new(Capability::Options, "changed my mind"))
+    }
+}
+
+#[test]
+fn the_reference_certifies_on_options() {
+    let cfg = Config { filter: Some("options".into()), ..small() };
+    let report = run(&Reference, &cfg);
+    assert!(report.certified, "{}", report.to_text());
+    assert_eq!(report.totals.failed, 0);
+    assert!(report.totals.passed > 150);
+    let prop = report.trials.iter().find(|t| t.name == "property/options").expect("the options property runs");
+    assert_eq!((prop.outcome, prop.scenarios), (Outcome::Pass, 16));
+}
+
+#[test]
+fn undeclared_capabilities_are_not_supported_never_passed() {
+    let report = run(&OptionsOnly, &small());
+    assert!(report.certified, "{}", report.to_text());
+    for t in &report.trials {
+        if t.capability != Capability::Options {
+            assert_eq!(t.outcome, Outcome::NotSupported, "{}", t.name);
+        }
+    }
+}
+
+#[test]
+fn a_wrong_backend_fails_with_a_reproducer() {
+    let cfg = Config { filter: Some("options-".into()), backend_arg: "exec:./engine".into(), ..small() };
+    let report = run(&OffByOne, &cfg);
+    assert!(!report.certified);
+    let failed: Vec<_> = report.trials.iter().filter(|t| t.outcome == Outcome::Fail).collect();
+    let names: Vec<_> = failed.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["options-defaults/two-invalid-levels-two-errors", "options-numbers/ifs-rejects-max-plus-one"]);
+    let t = failed[1];
+    assert_eq!(t.name, "options-numbers/ifs-rejects-max-plus-one");
+    assert!(t.broken.contains(&"IFS-001".to_owned()));
+    assert!(t.scenario.is_some());
+    assert_eq!(
+        t.reproducer.as_deref(),
+        Some("ge-conformance eval --backend exec:./engine --case options-numbers/ifs-rejects-max-plus-one")
+    );
+    let text = report.to_text();
+    assert!(text.contains("NOT CERTIFIED") && text.contains("reproduce:"), "{text}");
+}
+
+#[test]
+fn a_property_failure_is_shrunk_and_reproducible() {
+    let cfg = Config { filter: Some("property/options".into()), cases: 512, seed: 7, ..small() };
+    let report = run(&Panicky, &cfg);
+    let t = &report.trials[0];
+    assert_eq!(t.outcome, Outcome::Fail, "{}", report.to_text());
+    assert!(t.message.as_deref().unwrap_or_default().contains("panicked"));
+    let reproducer = t.reproducer.as_deref().expect("a reproducer");
+    assert!(reproducer.starts_with("echo '{\"capability\":\"options\"") && reproducer.ends_with("| ge-conformance eval --judge --backend reference"), "{reproducer}");
+    // Shrinking leaves a single graph-level option.
+    let scenario = t.scenario.as_ref().expect("the minimal scenario");
+    assert_eq!(scenario["options"]["graph"].as_object().map(|m| m.len()), Some(1), "{scenario}");
+    // The same seed gives the same minimal scenario.
+    let again = run(&Panicky, &cfg);
+    assert_eq!(again.trials[0].scenario, t.scenario);
+}
+
+#[test]
+fn a_panicking_backend_fails_only_its_cases_and_the_report_is_written() {
+    let cfg = Config { filter: Some("options-".into()), ..small() };
+    let report = run(&Panicky, &cfg);
+    let failed = report.trials.iter().filter(|t| t.outcome == Outcome::Fail).count();
+    let passed = report.trials.iter().filter(|t| t.outcome == Outcome::Pass).count();
+    assert!(failed > 50 && passed > 50, "{failed} failed, {passed} passed");
+    assert!(report.trials.iter().filter(|t| t.outcome == Outcome::Fail).all(|t| t.message.as_deref().unwrap_or_default().contains("panicked")));
+}
+
+#[test]
+fn declaring_a_capability_and_refusing_it_fails() {
+    let cfg = Config { filter: Some("options-defaults/".into()), ..small() };
+    let report = run(&Liar, &cfg);
+    assert!(report.trials.iter().all(|t| t.outcome == Outcome::Fail));
+    assert!(report.trials[0].message.as_deref().unwrap_or_default().contains("declares capability"));
+}
+
+fn waivers(text: &str) -> Expectations {
+    Expectations::parse(text).expect("valid expectations")
+}
+
+#[test]
+fn waivers_waive_and_unexpected_passes_fail() {
+    let cfg = Config {
+        filter: Some("options-numbers/".into()),
+        expectations: waivers(
+            r#"
+[[waive]]
+match = "IFS-001"
+reason = "range check off by one"
+tracker = "ENG-1"
+expires = "2027-01-01"
+
+[[waive]]
+match = "options-numbers/ifs-accepts-zero"
+reason = "thought to fail"
+tracker = "ENG-2"
+expires = "2027-01-01"
+
+[[waive]]
+match = "nothing/*"
+reason = "stale"
+tracker = "ENG-3"
+expires = "2027-01-01"
+"#,
+        ),
+        ..small()
+    };
+    let report = run(&OffByOne, &cfg);
+    let outcome = |name: &str| report.trials.iter().find(|t| t.name == name).map(|t| t.outcome);
+    assert_eq!(outcome("options-numbers/ifs-rejects-max-plus-one"), Some(Outcome::Waived));
+    assert_eq!(outcome("options-numbers/ifs-accepts-zero"), Some(Outcome::UnexpectedPass));
+    // Other IFS-001 cases pass: a waiver by clause that matches a passing case is an unexpected pass too.
+    assert_eq!(outcome("options-numbers/ifs-rejects-huge"), Some(Outcome::UnexpectedPass));
+    assert!(!report.certified);
+    assert_eq!(report.stale_waivers, vec!["nothing/* (ENG-3)".to_owned()]);
+}
+
+#[test]
+fn a_waived_failure_alone_certifies_but_an_expired_waiver_does_not() {
+    let entry = |expires: &str| {
+        waivers(&format!(
+            "[[waive]]\nmatch = \"options-numbers/ifs-rejects-max-plus-one\"\nreason = \"r\"\ntracker = \"T\"\nexpires = \"{expires}\"\n"
+        ))
+    };
+    let base = Config { filter: Some("options-numbers/".into()), ..small() };
+    let ok = run(&OffByOne, &Config { expectations: entry("2026-11-29"), ..base.clone() });
+    assert!(ok.certified, "{}", ok.to_text());
+    assert_eq!(ok.totals.waived, 1);
+    let expired = run(&OffByOne, &Config { expectations: entry("2026-11-28"), ..base });
+    assert!(!expired.certified);
+    assert_eq!(expired.expired_waivers.len(), 1);
+}
+
+#[test]
+fn bundles_verify_and_catch_tampering() {
+    let cfg = Config { filter: Some("options-defaults/".into()), ..small() };
+    let report = run(&Reference, &cfg);
+    let dir = tempfile::tempdir().expect("temp dir");
+    bundle::write(&report, dir.path()).expect("bundle written");
+    let back = bundle::verify(dir.path()).expect("a fresh bundle verifies");
+    assert_eq!(back, report);
+
+    let check = |mutate: &dyn Fn(&std::path::Path), expect: &str| {
+        let d = tempfile::tempdir().expect("temp dir");
+        bundle::write(&report, d.path()).expect("bundle written");
+        mutate(d.path());
+        let err = bundle::verify(d.path()).expect_err("tampering is caught").to_string();
+        assert!(err.contains(expect), "expected `{expect}` in: {err}");
+    };
+    check(&|p| std::fs::write(p.join("report.md"), "# all good\n").unwrap(), "report.md was changed");
+    check(&|p| std::fs::remove_file(p.join("report.xml")).unwrap(), "report.xml is missing");
+    check(&|p| std::fs::write(p.join("extra.txt"), "x").unwrap(), "extra.txt is not in the manifest");
+    check(
+        &|p| {
+            let text = std::fs::read_to_string(p.join("report.json")).unwrap().replace(ge_spec::Spec::embedded().digest(), &"0".repeat(64));
+            std::fs::write(p.join("report.json"), &text).unwrap();
+            // Re-sign the manifest so only the spec digest check can catch it.
+            let manifest = std::fs::read_to_string(p.join(bundle::MANIFEST)).unwrap();
+            let digest = sha256(text.as_bytes());
+            let fixed: String = manifest
+                .lines()
+                .map(|l| if l.ends_with("  report.json") { format!("{digest}  report.json\n") } else { format!("{l}\n") })
+                .collect();
+            std::fs::write(p.join(bundle::MANIFEST), fixed).unwrap();
+        },
+        "made against spec tables",
+    );
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[test]
+fn reports_render_in_every_format() {
+    let cfg = Config { filter: Some("options-numbers/".into()), ..small() };
+    let report = run(&OffByOne, &cfg);
+    let json: serde_json::Value = serde_json::from_str(&report.to_json()).expect("JSON report parses");
+    assert_eq!(json["meta"]["spec_digest"], ge_spec::Spec::embedded().digest());
+    assert_eq!(json["meta"]["backend"], "off-by-one");
+    let md = report.to_markdown();
+    assert!(md.contains("| verdict | **not certified** |") && md.contains("`IFS-001`"));
+    let junit = report.to_junit();
+    assert!(junit.starts_with("<?xml") && junit.contains("<failure") && junit.contains("failures=\"1\""));
+    assert_eq!(junit.matches("<testcase").count(), report.trials.len());
+}

@@ -1,0 +1,206 @@
+//! Deliberately wrong options backends, each breaking one rule the source text or our clauses
+//! set. Every one must be caught by the clause it breaks, and the reference by nothing.
+
+use std::collections::BTreeSet;
+
+use ge_conformance::runner::caught_clauses;
+use ge_reference::Reference;
+use ge_spec::vocab::{Capability, Effective, OptionsObservation, OptionsScenario};
+use ge_spec::{Answer, Backend, Level, OptionKey, Source};
+use rstest::rstest;
+
+/// One way of being wrong.
+#[derive(Debug, Clone)]
+enum Fault {
+    /// Accepts values that break `clause`, reporting them as in force.
+    Accept(&'static str),
+    /// Never emits warnings of `clause`.
+    Silence(&'static str),
+    /// Lets `key` take effect at `level`, where the source text says it does not.
+    Leak(OptionKey, Level),
+    /// The widest level wins instead of the narrowest.
+    WidestWins,
+    /// Drops keys outside the twelve instead of passing them through.
+    DropPassthrough,
+    /// Reports a wrong default for `key`.
+    WrongDefault(OptionKey, &'static str),
+    /// Keeps out-of-range indexes of `key` in force, without a warning.
+    KeepOutOfRange(&'static str),
+    /// Reports list values in the order given instead of canonical order.
+    NoCanonicalOrder,
+    /// Treats an unmet restriction (run mode, shape, product, input count, companion option)
+    /// as an error that rejects the option.
+    RestrictionRejects,
+}
+
+#[derive(Debug)]
+struct Faulty(Fault);
+
+fn level_source(level: Level) -> Source {
+    level.into()
+}
+
+impl Backend for Faulty {
+    fn name(&self) -> &str {
+        "faulty-options"
+    }
+
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        [Capability::Options].into_iter().collect()
+    }
+
+    fn options(&self, scenario: &OptionsScenario) -> Answer<OptionsObservation> {
+        let mut s = scenario.clone();
+        match &self.0 {
+            Fault::Leak(key, level) => {
+                // Pretend the setting was made at a level where the option takes effect.
+                if let Some(v) = s.options.at_mut(*level).remove(key.as_str()) {
+                    let row = ge_spec::Spec::embedded().option(*key);
+                    let target = *row.levels.last().expect("a level");
+                    s.options.at_mut(target).entry(key.as_str().to_owned()).or_insert(v);
+                    let mut o = Reference.options(&s)?;
+                    if let Some(e) = o.effective.get_mut(key.as_str()) {
+                        if e.from == level_source(target) {
+                            e.from = level_source(*level);
+                        }
+                    }
+                    return Ok(o);
+                }
+            }
+            Fault::WidestWins => {
+                for key in OptionKey::ALL {
+                    let k = key.as_str();
+                    let row = ge_spec::Spec::embedded().option(key);
+                    let widest = Level::ALL.into_iter().find(|l| row.takes_effect_at(*l) && s.options.at(*l).contains_key(k));
+                    if let Some(w) = widest {
+                        let v = s.options.at(w)[k].clone();
+                        for l in Level::ALL {
+                            if row.takes_effect_at(l) && l > w {
+                                s.options.at_mut(l).insert(k.to_owned(), v.clone());
+                            }
+                        }
+                        let mut o = Reference.options(&s)?;
+                        if let Some(e) = o.effective.get_mut(k) {
+                            e.from = level_source(w);
+                        }
+                        return Ok(o);
+                    }
+                }
+            }
+            _ => {}
+        }
+        let mut o = Reference.options(&s)?;
+        match &self.0 {
+            Fault::Accept(clause) => {
+                let accepted: Vec<_> = o.errors.iter().filter(|e| e.clause == *clause).cloned().collect();
+                o.errors.retain(|e| e.clause != *clause);
+                for e in accepted {
+                    let key = e.key.clone().unwrap_or_default();
+                    if !o.errors.iter().any(|x| x.key.as_deref() == Some(key.as_str())) {
+                        o.rejected.retain(|k| *k != key);
+                        o.effective.insert(key, Effective { value: e.value.clone().unwrap_or_default(), from: level_source(e.level.unwrap_or(Level::Graph)) });
+                    }
+                }
+            }
+            Fault::Silence(clause) => o.warnings.retain(|w| w.clause != *clause),
+            Fault::DropPassthrough => o.passthrough.clear(),
+            Fault::WrongDefault(key, value) => {
+                if let Some(e) = o.effective.get_mut(key.as_str()) {
+                    if e.from == Source::Default {
+                        e.value = (*value).to_owned();
+                    }
+                }
+            }
+            Fault::KeepOutOfRange(clause) => {
+                let dropped: Vec<_> = o.warnings.iter().filter(|w| w.clause == *clause).cloned().collect();
+                o.warnings.retain(|w| w.clause != *clause);
+                for w in dropped {
+                    if let (Some(k), Some(v)) = (w.key, w.value) {
+                        if let Some(e) = o.effective.get_mut(&k) {
+                            e.value = v;
+                        }
+                    }
+                }
+            }
+            Fault::NoCanonicalOrder => {
+                for level in Level::ALL {
+                    for (k, v) in s.options.at(level) {
+                        if let Some(e) = o.effective.get_mut(k) {
+                            if e.from == level_source(level) && (v.contains(',') || v.contains('|')) {
+                                e.value = v.clone();
+                            }
+                        }
+                    }
+                }
+            }
+            Fault::RestrictionRejects => {
+                const RESTRICTIONS: [&str; 7] = ["IFS-003", "IFS-004", "IBC-003", "IBC-004", "IBC-005", "FBR-003", "EWD-003"];
+                let moved: Vec<_> = o.warnings.iter().filter(|w| RESTRICTIONS.contains(&w.clause.as_str())).cloned().collect();
+                o.warnings.retain(|w| !RESTRICTIONS.contains(&w.clause.as_str()));
+                for w in moved {
+                    if let Some(k) = &w.key {
+                        o.effective.remove(k);
+                        o.rejected.push(k.clone());
+                    }
+                    o.errors.push(w);
+                }
+            }
+            _ => {}
+        }
+        o.canonicalize();
+        Ok(o)
+    }
+}
+
+#[rstest]
+#[case::acp_accepts_out_of_set(Fault::Accept("ACP-001"), "ACP-001")]
+#[case::acp_graph_level_counts(Fault::Leak(OptionKey::AtomicCleanPolicy, Level::Graph), "ACP-002")]
+#[case::drm_accepts_out_of_set(Fault::Accept("DRM-001"), "DRM-001")]
+#[case::drm_wrong_default(Fault::WrongDefault(OptionKey::DisableReuseMemory, "1"), "OPT-006")]
+#[case::ifs_range_off_by_one(Fault::Accept("IFS-001"), "IFS-001")]
+#[case::ifs_lenient_numbers(Fault::Accept("OPT-003"), "OPT-003")]
+#[case::ifs_sync_run_silent(Fault::Silence("IFS-003"), "IFS-003")]
+#[case::ifs_dynamic_shape_silent(Fault::Silence("IFS-004"), "IFS-004")]
+#[case::irm_keeps_out_of_range(Fault::KeepOutOfRange("IRM-003"), "IRM-003")]
+#[case::irm_accepts_malformed(Fault::Accept("IRM-004"), "IRM-004")]
+#[case::irm_session_level_counts(Fault::Leak(OptionKey::InputReuseMemIndexes, Level::Session), "IRM-002")]
+#[case::rzc_accepts_out_of_set(Fault::Accept("RZC-001"), "RZC-001")]
+#[case::rzc_wrong_default(Fault::WrongDefault(OptionKey::ReuseZeroCopyMemory, "1"), "OPT-006")]
+#[case::smp_accepts_one(Fault::Accept("SMP-001"), "SMP-001")]
+#[case::smp_graph_level_counts(Fault::Leak(OptionKey::StaticMemoryPolicy, Level::Graph), "SMP-002")]
+#[case::ori_accepts_out_of_range(Fault::Accept("ORI-003"), "ORI-003")]
+#[case::ori_accepts_output_twice(Fault::Accept("ORI-004"), "ORI-004")]
+#[case::ori_accepts_input_twice(Fault::Accept("ORI-005"), "ORI-005")]
+#[case::ori_accepts_malformed(Fault::Accept("ORI-006"), "ORI-006")]
+#[case::orm_keeps_out_of_range(Fault::KeepOutOfRange("ORM-003"), "ORM-003")]
+#[case::orm_global_level_counts(Fault::Leak(OptionKey::OutputReuseMemIndexes, Level::Global), "ORM-002")]
+#[case::orm_accepts_malformed(Fault::Accept("ORM-004"), "ORM-004")]
+#[case::exw_accepts_out_of_set(Fault::Accept("EXW-001"), "EXW-001")]
+#[case::exw_graph_level_counts(Fault::Leak(OptionKey::ExternalWeight, Level::Graph), "EXW-002")]
+#[case::ewd_silent_without_external_weight(Fault::Silence("EWD-003"), "EWD-003")]
+#[case::ewd_graph_level_counts(Fault::Leak(OptionKey::ExternalWeightDir, Level::Graph), "EWD-002")]
+#[case::ibc_accepts_out_of_set(Fault::Accept("IBC-001"), "IBC-001")]
+#[case::ibc_single_input_silent(Fault::Silence("IBC-003"), "IBC-003")]
+#[case::ibc_unlisted_product_silent(Fault::Silence("IBC-004"), "IBC-004")]
+#[case::ibc_sync_run_silent(Fault::Silence("IBC-005"), "IBC-005")]
+#[case::fbr_accepts_out_of_set(Fault::Accept("FBR-001"), "FBR-001")]
+#[case::fbr_dynamic_shape_silent(Fault::Silence("FBR-003"), "FBR-003")]
+#[case::widest_level_wins(Fault::WidestWins, "OPT-001")]
+#[case::ineffective_level_silent(Fault::Silence("OPT-002"), "OPT-002")]
+#[case::passthrough_dropped(Fault::DropPassthrough, "OPT-004")]
+#[case::lists_not_canonical(Fault::NoCanonicalOrder, "OPT-007")]
+#[case::restriction_rejects(Fault::RestrictionRejects, "OPT-008")]
+fn fault_is_caught_by_its_clause(#[case] fault: Fault, #[case] clause: &str) {
+    let caught = caught_clauses(&Faulty(fault.clone()), Some(Capability::Options));
+    assert!(
+        caught.contains_key(clause),
+        "{fault:?} should be caught by {clause}; caught by {:?}",
+        caught.keys().collect::<Vec<_>>()
+    );
+    println!("{fault:?} -> {clause} ({} failing case(s), e.g. {})", caught[clause].len(), caught[clause][0]);
+}
+
+#[test]
+fn the_reference_is_caught_by_nothing() {
+    assert!(caught_clauses(&Reference, None).is_empty());
+}
