@@ -95,12 +95,19 @@ impl Backend for Liar {
 
 #[test]
 fn the_reference_certifies_on_options() {
-    let cfg = Config { filter: Some("options".into()), ..small() };
+    let cfg = Config {
+        filter: Some("options".into()),
+        ..small()
+    };
     let report = run(&Reference, &cfg);
     assert!(report.certified, "{}", report.to_text());
     assert_eq!(report.totals.failed, 0);
     assert!(report.totals.passed > 150);
-    let prop = report.trials.iter().find(|t| t.name == "property/options").expect("the options property runs");
+    let prop = report
+        .trials
+        .iter()
+        .find(|t| t.name == "property/options")
+        .expect("the options property runs");
     assert_eq!((prop.outcome, prop.scenarios), (Outcome::Pass, 16));
 }
 
@@ -117,12 +124,26 @@ fn undeclared_capabilities_are_not_supported_never_passed() {
 
 #[test]
 fn a_wrong_backend_fails_with_a_reproducer() {
-    let cfg = Config { filter: Some("options-".into()), backend_arg: "exec:./engine".into(), ..small() };
+    let cfg = Config {
+        filter: Some("options-".into()),
+        backend_arg: "exec:./engine".into(),
+        ..small()
+    };
     let report = run(&OffByOne, &cfg);
     assert!(!report.certified);
-    let failed: Vec<_> = report.trials.iter().filter(|t| t.outcome == Outcome::Fail).collect();
+    let failed: Vec<_> = report
+        .trials
+        .iter()
+        .filter(|t| t.outcome == Outcome::Fail)
+        .collect();
     let names: Vec<_> = failed.iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(names, ["options-defaults/two-invalid-levels-two-errors", "options-numbers/ifs-rejects-max-plus-one"]);
+    assert_eq!(
+        names,
+        [
+            "options-defaults/two-invalid-levels-two-errors",
+            "options-numbers/ifs-rejects-max-plus-one"
+        ]
+    );
     let t = failed[1];
     assert_eq!(t.name, "options-numbers/ifs-rejects-max-plus-one");
     assert!(t.broken.contains(&"IFS-001".to_owned()));
@@ -132,21 +153,41 @@ fn a_wrong_backend_fails_with_a_reproducer() {
         Some("ge-conformance eval --backend exec:./engine --case options-numbers/ifs-rejects-max-plus-one")
     );
     let text = report.to_text();
-    assert!(text.contains("NOT CERTIFIED") && text.contains("reproduce:"), "{text}");
+    assert!(
+        text.contains("NOT CERTIFIED") && text.contains("reproduce:"),
+        "{text}"
+    );
 }
 
 #[test]
 fn a_property_failure_is_shrunk_and_reproducible() {
-    let cfg = Config { filter: Some("property/options".into()), cases: 512, seed: 7, ..small() };
+    let cfg = Config {
+        filter: Some("property/options".into()),
+        cases: 512,
+        seed: 7,
+        ..small()
+    };
     let report = run(&Panicky, &cfg);
     let t = &report.trials[0];
     assert_eq!(t.outcome, Outcome::Fail, "{}", report.to_text());
-    assert!(t.message.as_deref().unwrap_or_default().contains("panicked"));
+    assert!(t
+        .message
+        .as_deref()
+        .unwrap_or_default()
+        .contains("panicked"));
     let reproducer = t.reproducer.as_deref().expect("a reproducer");
-    assert!(reproducer.starts_with("echo '{\"capability\":\"options\"") && reproducer.ends_with("| ge-conformance eval --judge --backend reference"), "{reproducer}");
+    assert!(
+        reproducer.starts_with("echo '{\"capability\":\"options\"")
+            && reproducer.ends_with("| ge-conformance eval --judge --backend reference"),
+        "{reproducer}"
+    );
     // Shrinking leaves a single graph-level option.
     let scenario = t.scenario.as_ref().expect("the minimal scenario");
-    assert_eq!(scenario["options"]["graph"].as_object().map(|m| m.len()), Some(1), "{scenario}");
+    assert_eq!(
+        scenario["options"]["graph"].as_object().map(|m| m.len()),
+        Some(1),
+        "{scenario}"
+    );
     // The same seed gives the same minimal scenario.
     let again = run(&Panicky, &cfg);
     assert_eq!(again.trials[0].scenario, t.scenario);
@@ -154,20 +195,49 @@ fn a_property_failure_is_shrunk_and_reproducible() {
 
 #[test]
 fn a_panicking_backend_fails_only_its_cases_and_the_report_is_written() {
-    let cfg = Config { filter: Some("options-".into()), ..small() };
+    let cfg = Config {
+        filter: Some("options-".into()),
+        ..small()
+    };
     let report = run(&Panicky, &cfg);
-    let failed = report.trials.iter().filter(|t| t.outcome == Outcome::Fail).count();
-    let passed = report.trials.iter().filter(|t| t.outcome == Outcome::Pass).count();
-    assert!(failed > 50 && passed > 50, "{failed} failed, {passed} passed");
-    assert!(report.trials.iter().filter(|t| t.outcome == Outcome::Fail).all(|t| t.message.as_deref().unwrap_or_default().contains("panicked")));
+    let failed = report
+        .trials
+        .iter()
+        .filter(|t| t.outcome == Outcome::Fail)
+        .count();
+    let passed = report
+        .trials
+        .iter()
+        .filter(|t| t.outcome == Outcome::Pass)
+        .count();
+    assert!(
+        failed > 50 && passed > 50,
+        "{failed} failed, {passed} passed"
+    );
+    assert!(report
+        .trials
+        .iter()
+        .filter(|t| t.outcome == Outcome::Fail)
+        .all(|t| t
+            .message
+            .as_deref()
+            .unwrap_or_default()
+            .contains("panicked")));
 }
 
 #[test]
 fn declaring_a_capability_and_refusing_it_fails() {
-    let cfg = Config { filter: Some("options-defaults/".into()), ..small() };
+    let cfg = Config {
+        filter: Some("options-defaults/".into()),
+        ..small()
+    };
     let report = run(&Liar, &cfg);
     assert!(report.trials.iter().all(|t| t.outcome == Outcome::Fail));
-    assert!(report.trials[0].message.as_deref().unwrap_or_default().contains("declares capability"));
+    assert!(report.trials[0]
+        .message
+        .as_deref()
+        .unwrap_or_default()
+        .contains("declares capability"));
 }
 
 fn waivers(text: &str) -> Expectations {
@@ -202,11 +272,26 @@ expires = "2027-01-01"
         ..small()
     };
     let report = run(&OffByOne, &cfg);
-    let outcome = |name: &str| report.trials.iter().find(|t| t.name == name).map(|t| t.outcome);
-    assert_eq!(outcome("options-numbers/ifs-rejects-max-plus-one"), Some(Outcome::Waived));
-    assert_eq!(outcome("options-numbers/ifs-accepts-zero"), Some(Outcome::UnexpectedPass));
+    let outcome = |name: &str| {
+        report
+            .trials
+            .iter()
+            .find(|t| t.name == name)
+            .map(|t| t.outcome)
+    };
+    assert_eq!(
+        outcome("options-numbers/ifs-rejects-max-plus-one"),
+        Some(Outcome::Waived)
+    );
+    assert_eq!(
+        outcome("options-numbers/ifs-accepts-zero"),
+        Some(Outcome::UnexpectedPass)
+    );
     // Other IFS-001 cases pass: a waiver by clause that matches a passing case is an unexpected pass too.
-    assert_eq!(outcome("options-numbers/ifs-rejects-huge"), Some(Outcome::UnexpectedPass));
+    assert_eq!(
+        outcome("options-numbers/ifs-rejects-huge"),
+        Some(Outcome::UnexpectedPass)
+    );
     assert!(!report.certified);
     assert_eq!(report.stale_waivers, vec!["nothing/* (ENG-3)".to_owned()]);
 }
@@ -218,18 +303,36 @@ fn a_waived_failure_alone_certifies_but_an_expired_waiver_does_not() {
             "[[waive]]\nmatch = \"options-numbers/ifs-rejects-max-plus-one\"\nreason = \"r\"\ntracker = \"T\"\nexpires = \"{expires}\"\n"
         ))
     };
-    let base = Config { filter: Some("options-numbers/".into()), ..small() };
-    let ok = run(&OffByOne, &Config { expectations: entry("2026-11-29"), ..base.clone() });
+    let base = Config {
+        filter: Some("options-numbers/".into()),
+        ..small()
+    };
+    let ok = run(
+        &OffByOne,
+        &Config {
+            expectations: entry("2026-11-29"),
+            ..base.clone()
+        },
+    );
     assert!(ok.certified, "{}", ok.to_text());
     assert_eq!(ok.totals.waived, 1);
-    let expired = run(&OffByOne, &Config { expectations: entry("2026-11-28"), ..base });
+    let expired = run(
+        &OffByOne,
+        &Config {
+            expectations: entry("2026-11-28"),
+            ..base
+        },
+    );
     assert!(!expired.certified);
     assert_eq!(expired.expired_waivers.len(), 1);
 }
 
 #[test]
 fn bundles_verify_and_catch_tampering() {
-    let cfg = Config { filter: Some("options-defaults/".into()), ..small() };
+    let cfg = Config {
+        filter: Some("options-defaults/".into()),
+        ..small()
+    };
     let report = run(&Reference, &cfg);
     let dir = tempfile::tempdir().expect("temp dir");
     bundle::write(&report, dir.path()).expect("bundle written");
@@ -240,22 +343,41 @@ fn bundles_verify_and_catch_tampering() {
         let d = tempfile::tempdir().expect("temp dir");
         bundle::write(&report, d.path()).expect("bundle written");
         mutate(d.path());
-        let err = bundle::verify(d.path()).expect_err("tampering is caught").to_string();
+        let err = bundle::verify(d.path())
+            .expect_err("tampering is caught")
+            .to_string();
         assert!(err.contains(expect), "expected `{expect}` in: {err}");
     };
-    check(&|p| std::fs::write(p.join("report.md"), "# all good\n").unwrap(), "report.md was changed");
-    check(&|p| std::fs::remove_file(p.join("report.xml")).unwrap(), "report.xml is missing");
-    check(&|p| std::fs::write(p.join("extra.txt"), "x").unwrap(), "extra.txt is not in the manifest");
+    check(
+        &|p| std::fs::write(p.join("report.md"), "# all good\n").unwrap(),
+        "report.md was changed",
+    );
+    check(
+        &|p| std::fs::remove_file(p.join("report.xml")).unwrap(),
+        "report.xml is missing",
+    );
+    check(
+        &|p| std::fs::write(p.join("extra.txt"), "x").unwrap(),
+        "extra.txt is not in the manifest",
+    );
     check(
         &|p| {
-            let text = std::fs::read_to_string(p.join("report.json")).unwrap().replace(ge_spec::Spec::embedded().digest(), &"0".repeat(64));
+            let text = std::fs::read_to_string(p.join("report.json"))
+                .unwrap()
+                .replace(ge_spec::Spec::embedded().digest(), &"0".repeat(64));
             std::fs::write(p.join("report.json"), &text).unwrap();
             // Re-sign the manifest so only the spec digest check can catch it.
             let manifest = std::fs::read_to_string(p.join(bundle::MANIFEST)).unwrap();
             let digest = sha256(text.as_bytes());
             let fixed: String = manifest
                 .lines()
-                .map(|l| if l.ends_with("  report.json") { format!("{digest}  report.json\n") } else { format!("{l}\n") })
+                .map(|l| {
+                    if l.ends_with("  report.json") {
+                        format!("{digest}  report.json\n")
+                    } else {
+                        format!("{l}\n")
+                    }
+                })
                 .collect();
             std::fs::write(p.join(bundle::MANIFEST), fixed).unwrap();
         },
@@ -265,19 +387,33 @@ fn bundles_verify_and_catch_tampering() {
 
 fn sha256(bytes: &[u8]) -> String {
     use sha2::Digest;
-    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 #[test]
 fn reports_render_in_every_format() {
-    let cfg = Config { filter: Some("options-numbers/".into()), ..small() };
+    let cfg = Config {
+        filter: Some("options-numbers/".into()),
+        ..small()
+    };
     let report = run(&OffByOne, &cfg);
-    let json: serde_json::Value = serde_json::from_str(&report.to_json()).expect("JSON report parses");
-    assert_eq!(json["meta"]["spec_digest"], ge_spec::Spec::embedded().digest());
+    let json: serde_json::Value =
+        serde_json::from_str(&report.to_json()).expect("JSON report parses");
+    assert_eq!(
+        json["meta"]["spec_digest"],
+        ge_spec::Spec::embedded().digest()
+    );
     assert_eq!(json["meta"]["backend"], "off-by-one");
     let md = report.to_markdown();
     assert!(md.contains("| verdict | **not certified** |") && md.contains("`IFS-001`"));
     let junit = report.to_junit();
-    assert!(junit.starts_with("<?xml") && junit.contains("<failure") && junit.contains("failures=\"1\""));
+    assert!(
+        junit.starts_with("<?xml")
+            && junit.contains("<failure")
+            && junit.contains("failures=\"1\"")
+    );
     assert_eq!(junit.matches("<testcase").count(), report.trials.len());
 }

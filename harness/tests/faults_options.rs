@@ -57,7 +57,10 @@ impl Backend for Faulty {
                 if let Some(v) = s.options.at_mut(*level).remove(key.as_str()) {
                     let row = ge_spec::Spec::embedded().option(*key);
                     let target = *row.levels.last().expect("a level");
-                    s.options.at_mut(target).entry(key.as_str().to_owned()).or_insert(v);
+                    s.options
+                        .at_mut(target)
+                        .entry(key.as_str().to_owned())
+                        .or_insert(v);
                     let mut o = Reference.options(&s)?;
                     if let Some(e) = o.effective.get_mut(key.as_str()) {
                         if e.from == level_source(target) {
@@ -71,7 +74,9 @@ impl Backend for Faulty {
                 for key in OptionKey::ALL {
                     let k = key.as_str();
                     let row = ge_spec::Spec::embedded().option(key);
-                    let widest = Level::ALL.into_iter().find(|l| row.takes_effect_at(*l) && s.options.at(*l).contains_key(k));
+                    let widest = Level::ALL
+                        .into_iter()
+                        .find(|l| row.takes_effect_at(*l) && s.options.at(*l).contains_key(k));
                     if let Some(w) = widest {
                         let v = s.options.at(w)[k].clone();
                         for l in Level::ALL {
@@ -92,13 +97,28 @@ impl Backend for Faulty {
         let mut o = Reference.options(&s)?;
         match &self.0 {
             Fault::Accept(clause) => {
-                let accepted: Vec<_> = o.errors.iter().filter(|e| e.clause == *clause).cloned().collect();
+                let accepted: Vec<_> = o
+                    .errors
+                    .iter()
+                    .filter(|e| e.clause == *clause)
+                    .cloned()
+                    .collect();
                 o.errors.retain(|e| e.clause != *clause);
                 for e in accepted {
                     let key = e.key.clone().unwrap_or_default();
-                    if !o.errors.iter().any(|x| x.key.as_deref() == Some(key.as_str())) {
+                    if !o
+                        .errors
+                        .iter()
+                        .any(|x| x.key.as_deref() == Some(key.as_str()))
+                    {
                         o.rejected.retain(|k| *k != key);
-                        o.effective.insert(key, Effective { value: e.value.clone().unwrap_or_default(), from: level_source(e.level.unwrap_or(Level::Graph)) });
+                        o.effective.insert(
+                            key,
+                            Effective {
+                                value: e.value.clone().unwrap_or_default(),
+                                from: level_source(e.level.unwrap_or(Level::Graph)),
+                            },
+                        );
                     }
                 }
             }
@@ -112,7 +132,12 @@ impl Backend for Faulty {
                 }
             }
             Fault::KeepOutOfRange(clause) => {
-                let dropped: Vec<_> = o.warnings.iter().filter(|w| w.clause == *clause).cloned().collect();
+                let dropped: Vec<_> = o
+                    .warnings
+                    .iter()
+                    .filter(|w| w.clause == *clause)
+                    .cloned()
+                    .collect();
                 o.warnings.retain(|w| w.clause != *clause);
                 for w in dropped {
                     if let (Some(k), Some(v)) = (w.key, w.value) {
@@ -126,7 +151,8 @@ impl Backend for Faulty {
                 for level in Level::ALL {
                     for (k, v) in s.options.at(level) {
                         if let Some(e) = o.effective.get_mut(k) {
-                            if e.from == level_source(level) && (v.contains(',') || v.contains('|')) {
+                            if e.from == level_source(level) && (v.contains(',') || v.contains('|'))
+                            {
                                 e.value = v.clone();
                             }
                         }
@@ -134,9 +160,17 @@ impl Backend for Faulty {
                 }
             }
             Fault::RestrictionRejects => {
-                const RESTRICTIONS: [&str; 7] = ["IFS-003", "IFS-004", "IBC-003", "IBC-004", "IBC-005", "FBR-003", "EWD-003"];
-                let moved: Vec<_> = o.warnings.iter().filter(|w| RESTRICTIONS.contains(&w.clause.as_str())).cloned().collect();
-                o.warnings.retain(|w| !RESTRICTIONS.contains(&w.clause.as_str()));
+                const RESTRICTIONS: [&str; 7] = [
+                    "IFS-003", "IFS-004", "IBC-003", "IBC-004", "IBC-005", "FBR-003", "EWD-003",
+                ];
+                let moved: Vec<_> = o
+                    .warnings
+                    .iter()
+                    .filter(|w| RESTRICTIONS.contains(&w.clause.as_str()))
+                    .cloned()
+                    .collect();
+                o.warnings
+                    .retain(|w| !RESTRICTIONS.contains(&w.clause.as_str()));
                 for w in moved {
                     if let Some(k) = &w.key {
                         o.effective.remove(k);
@@ -163,7 +197,10 @@ impl Backend for Faulty {
 #[case::ifs_dynamic_shape_silent(Fault::Silence("IFS-004"), "IFS-004")]
 #[case::irm_keeps_out_of_range(Fault::KeepOutOfRange("IRM-003"), "IRM-003")]
 #[case::irm_accepts_malformed(Fault::Accept("IRM-004"), "IRM-004")]
-#[case::irm_session_level_counts(Fault::Leak(OptionKey::InputReuseMemIndexes, Level::Session), "IRM-002")]
+#[case::irm_session_level_counts(
+    Fault::Leak(OptionKey::InputReuseMemIndexes, Level::Session),
+    "IRM-002"
+)]
 #[case::rzc_accepts_out_of_set(Fault::Accept("RZC-001"), "RZC-001")]
 #[case::rzc_wrong_default(Fault::WrongDefault(OptionKey::ReuseZeroCopyMemory, "1"), "OPT-006")]
 #[case::smp_accepts_one(Fault::Accept("SMP-001"), "SMP-001")]
@@ -173,7 +210,10 @@ impl Backend for Faulty {
 #[case::ori_accepts_input_twice(Fault::Accept("ORI-005"), "ORI-005")]
 #[case::ori_accepts_malformed(Fault::Accept("ORI-006"), "ORI-006")]
 #[case::orm_keeps_out_of_range(Fault::KeepOutOfRange("ORM-003"), "ORM-003")]
-#[case::orm_global_level_counts(Fault::Leak(OptionKey::OutputReuseMemIndexes, Level::Global), "ORM-002")]
+#[case::orm_global_level_counts(
+    Fault::Leak(OptionKey::OutputReuseMemIndexes, Level::Global),
+    "ORM-002"
+)]
 #[case::orm_accepts_malformed(Fault::Accept("ORM-004"), "ORM-004")]
 #[case::exw_accepts_out_of_set(Fault::Accept("EXW-001"), "EXW-001")]
 #[case::exw_graph_level_counts(Fault::Leak(OptionKey::ExternalWeight, Level::Graph), "EXW-002")]
@@ -197,7 +237,11 @@ fn fault_is_caught_by_its_clause(#[case] fault: Fault, #[case] clause: &str) {
         "{fault:?} should be caught by {clause}; caught by {:?}",
         caught.keys().collect::<Vec<_>>()
     );
-    println!("{fault:?} -> {clause} ({} failing case(s), e.g. {})", caught[clause].len(), caught[clause][0]);
+    println!(
+        "{fault:?} -> {clause} ({} failing case(s), e.g. {})",
+        caught[clause].len(),
+        caught[clause][0]
+    );
 }
 
 #[test]

@@ -10,9 +10,15 @@ fn every_snapshot_is_referenced_and_reviewed() {
     let dir = root.join("../snapshots");
     let mut problems = Vec::new();
     for entry in std::fs::read_dir(&dir).expect("snapshots/ exists") {
-        let name = entry.expect("directory entry").file_name().to_string_lossy().into_owned();
+        let name = entry
+            .expect("directory entry")
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
         if name.ends_with(".snap.new") || name.ends_with(".pending-snap") {
-            problems.push(format!("{name}: unreviewed snapshot; review it with cargo insta review"));
+            problems.push(format!(
+                "{name}: unreviewed snapshot; review it with cargo insta review"
+            ));
             continue;
         }
         let Some(stem) = name.strip_suffix(".snap") else {
@@ -26,8 +32,12 @@ fn every_snapshot_is_referenced_and_reviewed() {
         let test = root.join("tests").join(format!("{module}.rs"));
         match std::fs::read_to_string(&test) {
             // Named snapshots carry their name as a string; unnamed ones are named after the test.
-            Ok(text) if text.contains(&format!("\"{snap}\"")) || text.contains(&format!("fn {snap}(")) => {}
-            Ok(_) => problems.push(format!("{name}: no test in {module}.rs names \"{snap}\" (unreferenced)")),
+            Ok(text)
+                if text.contains(&format!("\"{snap}\""))
+                    || text.contains(&format!("fn {snap}(")) => {}
+            Ok(_) => problems.push(format!(
+                "{name}: no test in {module}.rs names \"{snap}\" (unreferenced)"
+            )),
             Err(_) => problems.push(format!("{name}: no test file {module}.rs (unreferenced)")),
         }
     }

@@ -55,9 +55,15 @@ fn source_text_configuration_examples() {
     }
     let scenario = OptionsScenario {
         options: maps,
-        graph: GraphFacts { inputs: 10, outputs: 10, ..GraphFacts::default() },
+        graph: GraphFacts {
+            inputs: 10,
+            outputs: 10,
+            ..GraphFacts::default()
+        },
         ..OptionsScenario::default()
     };
-    let o = Reference.options(&scenario).expect("the reference answers options");
+    let o = Reference
+        .options(&scenario)
+        .expect("the reference answers options");
     common::with_snapshots(|| insta::assert_json_snapshot!("source_examples_effective", o));
 }
