@@ -1,0 +1,68 @@
+//! Properties of the session capability over generated scripts: the oracle accepts every
+//! reference observation, and it notices when any one trace entry or refresh result is changed.
+
+use ge_conformance::gen::session::scenario;
+use ge_conformance::oracle::session::judge;
+use ge_spec::vocab::session::{SessionObservation, SessionScenario, TraceAction};
+use proptest::prelude::*;
+
+fn reference(s: &SessionScenario) -> SessionObservation {
+    ge_reference::session::run(s).expect("the reference runs sessions")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn oracle_accepts_every_reference_trace(s in scenario()) {
+        let obs = reference(&s);
+        let found = judge(&s, &obs);
+        prop_assert!(found.is_empty(), "{:#?}\non {}", found, serde_json::to_string(&s).unwrap());
+    }
+
+    #[test]
+    fn dropping_any_trace_entry_is_noticed(s in scenario(), pick in any::<prop::sample::Index>()) {
+        let mut obs = reference(&s);
+        prop_assume!(!obs.trace.is_empty());
+        let i = pick.index(obs.trace.len());
+        obs.trace.remove(i);
+        prop_assert!(!judge(&s, &obs).is_empty());
+    }
+
+    #[test]
+    fn resizing_any_trace_entry_is_noticed(s in scenario(), pick in any::<prop::sample::Index>()) {
+        let mut obs = reference(&s);
+        prop_assume!(!obs.trace.is_empty());
+        let i = pick.index(obs.trace.len());
+        obs.trace[i].bytes += 1;
+        prop_assert!(!judge(&s, &obs).is_empty());
+    }
+
+    #[test]
+    fn flipping_any_action_is_noticed(s in scenario(), pick in any::<prop::sample::Index>()) {
+        let mut obs = reference(&s);
+        prop_assume!(!obs.trace.is_empty());
+        let i = pick.index(obs.trace.len());
+        obs.trace[i].action = match obs.trace[i].action {
+            TraceAction::Alloc => TraceAction::Free,
+            TraceAction::Free => TraceAction::Alloc,
+        };
+        prop_assert!(!judge(&s, &obs).is_empty());
+    }
+
+    #[test]
+    fn flipping_any_refresh_result_is_noticed(s in scenario(), pick in any::<prop::sample::Index>()) {
+        let mut obs = reference(&s);
+        prop_assume!(!obs.refreshes.is_empty());
+        let i = pick.index(obs.refreshes.len());
+        obs.refreshes[i].ok = !obs.refreshes[i].ok;
+        prop_assert!(!judge(&s, &obs).is_empty());
+    }
+
+    #[test]
+    fn scenarios_survive_json(s in scenario()) {
+        let text = serde_json::to_string(&s).unwrap();
+        let back: SessionScenario = serde_json::from_str(&text).unwrap();
+        prop_assert_eq!(back, s);
+    }
+}
