@@ -1,7 +1,7 @@
 //! Properties of the session capability over generated scripts: the oracle accepts every
 //! reference observation, and it notices when any one trace entry or refresh result is changed.
 
-use ge_conformance::gen::session::scenario;
+use ge_conformance::gen::session::{event, scenario};
 use ge_conformance::oracle::session::judge;
 use ge_spec::vocab::session::{SessionObservation, SessionScenario, TraceAction};
 use proptest::prelude::*;
@@ -57,6 +57,31 @@ proptest! {
         let i = pick.index(obs.refreshes.len());
         obs.refreshes[i].ok = !obs.refreshes[i].ok;
         prop_assert!(!judge(&s, &obs).is_empty());
+    }
+
+    /// Option values good and bad, at every level: rejected options stop the script, accepted
+    /// ones run it, and either way the oracle agrees with the reference.
+    #[test]
+    fn oracle_accepts_reference_under_any_option_values(
+        values in prop::collection::vec(
+            (0usize..3, 0usize..3, prop::sample::select(vec!["0", "1", "2", "3", "4", "x", "", "01"])),
+            0..4,
+        ),
+        events in prop::collection::vec(event(), 0..12),
+    ) {
+        let keys = ["ge.exec.staticMemoryPolicy", "ge.exec.reuseZeroCopyMemory", "ge.featureBaseRefreshable"];
+        let mut s = SessionScenario { options: Default::default(), events };
+        for (level, key, value) in values {
+            let map = match level {
+                0 => &mut s.options.global,
+                1 => &mut s.options.session,
+                _ => &mut s.options.graph,
+            };
+            map.insert(keys[key].to_owned(), value.to_owned());
+        }
+        let obs = reference(&s);
+        let found = judge(&s, &obs);
+        prop_assert!(found.is_empty(), "{:#?}\non {}", found, serde_json::to_string(&s).unwrap());
     }
 
     #[test]

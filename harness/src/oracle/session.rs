@@ -246,8 +246,9 @@ enum StepKind {
 struct StepWants {
     step: u32,
     kind: StepKind,
-    /// The graphs loaded before the step.
-    before: BTreeMap<u32, Graph>,
+    /// The graphs the step concerns: the event's graph (before the event, or as the event
+    /// loaded it); at the end of the script, every graph still loaded.
+    known: BTreeMap<u32, Graph>,
     want: Vec<Want>,
 }
 
@@ -256,7 +257,7 @@ fn blame(
     kind: StepKind,
     block: Block,
     model: &Model,
-    before: &BTreeMap<u32, Graph>,
+    known: &BTreeMap<u32, Graph>,
 ) -> &'static str {
     let graph = match kind {
         StepKind::Refused => return "SES-012",
@@ -264,10 +265,10 @@ fn blame(
         StepKind::Load(g) | StepKind::Execute(g) | StepKind::Unload(g) => Some(g),
         StepKind::End => None,
     };
-    let info = |id: u32| before.get(&id).or_else(|| model.graphs.get(&id));
+    let info = |id: u32| known.get(&id);
     match block {
         Block::Feature(id) | Block::Io(id) if graph.is_some_and(|g| g != id) => "SES-013",
-        Block::Feature(id) | Block::Io(id) if graph.is_none() && !before.contains_key(&id) => {
+        Block::Feature(id) | Block::Io(id) if graph.is_none() && !known.contains_key(&id) => {
             "SES-011"
         }
         Block::Feature(_) if matches!(kind, StepKind::Execute(_)) => "SES-018",
@@ -461,7 +462,17 @@ pub fn judge(scenario: &SessionScenario, obs: &SessionObservation) -> Vec<Violat
     let mut refusals: BTreeMap<u32, &'static str> = BTreeMap::new();
     for (index, (event, res)) in events.iter().zip(&loads).enumerate() {
         let step = index as u32;
-        let before = model.graphs.clone();
+        let id = match event {
+            SessionEvent::Load { graph, .. }
+            | SessionEvent::Execute { graph, .. }
+            | SessionEvent::Refresh { graph, .. }
+            | SessionEvent::Unload { graph } => *graph,
+        };
+        // The event's graph as it was before the event, or as the event made it.
+        let mut known: BTreeMap<u32, Graph> = BTreeMap::new();
+        if let Some(g) = model.graphs.get(&id) {
+            known.insert(id, g.clone());
+        }
         let mut w = Vec::new();
         let kind = match event {
             SessionEvent::Load {
@@ -564,10 +575,13 @@ pub fn judge(scenario: &SessionScenario, obs: &SessionObservation) -> Vec<Violat
                 }
             }
         };
+        if let (false, Some(g)) = (known.contains_key(&id), model.graphs.get(&id)) {
+            known.insert(id, g.clone());
+        }
         wants.push(StepWants {
             step,
             kind,
-            before,
+            known,
             want: w,
         });
     }
@@ -580,53 +594,56 @@ pub fn judge(scenario: &SessionScenario, obs: &SessionObservation) -> Vec<Violat
     wants.push(StepWants {
         step: end,
         kind: StepKind::End,
-        before,
+        known: before,
         want: w,
     });
 
-    // Entries, step by step, as multisets.
-    let mut by_step: BTreeMap<u32, Vec<(TraceAction, &str, u64)>> = BTreeMap::new();
+    // Entries, step by step, as multisets: counts per (action, block, bytes).
+    type Key<'a> = (TraceAction, &'a str, u64);
+    let mut by_step: BTreeMap<u32, BTreeMap<Key, u64>> = BTreeMap::new();
     for e in &obs.trace {
-        by_step
+        *by_step
             .entry(e.step)
             .or_default()
-            .push((e.action, e.pool.as_str(), e.bytes));
+            .entry((e.action, e.pool.as_str(), e.bytes))
+            .or_default() += 1;
     }
     for StepWants {
         step,
         kind,
-        before,
+        known,
         want,
     } in &wants
     {
         let mut got = by_step.remove(step).unwrap_or_default();
+        let mut due: BTreeMap<Key, (u64, &'static str)> = BTreeMap::new();
         for w in want {
-            match got
-                .iter()
-                .position(|(a, n, b)| *a == w.action && *n == w.name && *b == w.bytes)
-            {
-                Some(i) => {
-                    got.remove(i);
-                }
-                None => out.push(Violation::new(
-                    w.clause,
+            due.entry((w.action, w.name.as_str(), w.bytes))
+                .or_insert((0, w.clause))
+                .0 += 1;
+        }
+        for ((a, n, b), (count, clause)) in due {
+            let have = got.remove(&(a, n, b)).unwrap_or(0);
+            if have < count {
+                out.push(Violation::new(
+                    clause,
                     format!(
-                        "step {step}: `{} {} {} bytes` is due and missing",
-                        action_text(w.action),
-                        w.name,
-                        w.bytes
+                        "step {step}: `{} {n} {b} bytes` is due {count} time(s), found {have}",
+                        action_text(a)
                     ),
-                )),
+                ));
+            } else if have > count {
+                got.insert((a, n, b), have - count);
             }
         }
-        for (a, n, b) in got {
+        for ((a, n, b), count) in got {
             let Some(block) = parse_block(n) else {
                 continue;
             };
             out.push(Violation::new(
-                blame(*kind, block, &model, before),
+                blame(*kind, block, &model, known),
                 format!(
-                    "step {step}: `{} {n} {b} bytes` is not called for here",
+                    "step {step}: `{} {n} {b} bytes` ({count} time(s)) is not called for here",
                     action_text(a)
                 ),
             ));
