@@ -91,3 +91,22 @@ proptest! {
         prop_assert_eq!(back, s);
     }
 }
+
+/// The largest script the contract runs, without zero-copy reuse: 200000 trace entries, which
+/// the oracle accepts (matching per step by counts, so this stays fast). Kept out of the case
+/// tables because every fault test would replay it.
+#[test]
+fn oracle_accepts_the_largest_script() {
+    let s: SessionScenario = serde_json::from_str(
+        r#"{"events": [
+            {"event": "load", "graph": 1, "feature_bytes": 0, "io_bytes": 8},
+            {"event": "execute", "graph": 1, "times": 100000}
+        ]}"#,
+    )
+    .unwrap();
+    let obs = reference(&s);
+    assert!(obs.errors.is_empty(), "{:?}", obs.errors);
+    assert_eq!(obs.trace.len(), 200_000);
+    let found = judge(&s, &obs);
+    assert!(found.is_empty(), "{:?}", &found[..found.len().min(5)]);
+}
