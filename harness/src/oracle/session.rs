@@ -304,8 +304,8 @@ fn blame(
     }
 }
 
-/// The effective options of the session and of each load, or `None` when some option is
-/// rejected (SES-016, SES-017).
+/// The option resolution of the session (global and session maps) and of each event (`None`
+/// for events that are not loads), by the rules of SES-016.
 fn resolutions(scenario: &SessionScenario) -> (Resolution, Vec<Option<Resolution>>) {
     let session = resolve(
         &OptionMaps {
