@@ -1,14 +1,405 @@
-//! The reference session capability (being written; see the session issue).
+//! The reference session capability: runs a script of graph loads, executions, feature-base
+//! refreshes and unloads in one session, and records every device allocation and release.
+//!
+//! The model, clause by clause (see `spec/tables/clauses/{SES,SMP,RZC,FBR}.toml`):
+//! - options are resolved before anything runs, once for the session and once per load; any
+//!   rejected option stops the script before its first event (SES-016, SES-017);
+//! - feature memory is taken at load and given back at unload (SES-018): a block of its own
+//!   (`graph-<id>/feature`) or a shared pool (`static-pool`, `dynamic-pool`) chosen by
+//!   `ge.exec.staticMemoryPolicy` and the graph's shape (SMP-010..014);
+//! - the zero-copy I/O area is a block of its own (`graph-<id>/io`), allocated per execution or
+//!   once per load by `ge.exec.reuseZeroCopyMemory` (RZC-010..013);
+//! - refreshes never touch the trace; their result follows `ge.featureBaseRefreshable`
+//!   (FBR-010..014);
+//! - a script error refuses the one event and the script goes on (SES-012); at the end every
+//!   graph still loaded is unloaded, in ascending id order (SES-011).
 
-use ge_spec::vocab::session::{SessionObservation, SessionScenario};
-use ge_spec::vocab::Capability;
-use ge_spec::{Answer, NotSupported};
+use std::collections::{BTreeMap, BTreeSet};
+
+use ge_spec::vocab::session::{
+    RefreshResult, SessionEvent, SessionObservation, SessionScenario, TraceAction, TraceEntry,
+};
+use ge_spec::{Answer, Diagnostic, OptionKey, OptionMaps, Product, RunMode, ShapeKind};
+
+use crate::options::{resolve, Context, Resolution};
+
+/// Largest number of events, and largest total of executions, in one script (SES-020).
+pub const MAX_SCRIPT: u64 = 100_000;
+
+/// The graph-level option map that applies to one load (SES-016): the load's own map when it
+/// brings one, the scenario's `options.graph` otherwise.
+pub fn graph_maps(
+    scenario: &SessionScenario,
+    own: Option<&BTreeMap<String, String>>,
+) -> OptionMaps {
+    OptionMaps {
+        global: scenario.options.global.clone(),
+        session: scenario.options.session.clone(),
+        graph: own
+            .cloned()
+            .unwrap_or_else(|| scenario.options.graph.clone()),
+    }
+}
+
+/// The option context of a graph of `shape` in a session (asynchronous run, default product,
+/// input and output counts unknown).
+pub fn context(shape: ShapeKind) -> Context {
+    Context {
+        inputs: None,
+        outputs: None,
+        shape,
+        run_mode: RunMode::Async,
+        product: Product::default(),
+    }
+}
+
+/// The two shared pools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum PoolKind {
+    Static,
+    Dynamic,
+}
+
+impl PoolKind {
+    fn name(self) -> &'static str {
+        match self {
+            PoolKind::Static => "static-pool",
+            PoolKind::Dynamic => "dynamic-pool",
+        }
+    }
+}
+
+/// Which pool, if any, serves a graph of `shape` under `policy` (SMP-010, SMP-011, SMP-014).
+fn pool_for(policy: u8, shape: ShapeKind) -> Option<PoolKind> {
+    match (policy, shape) {
+        (2 | 4, ShapeKind::Static) => Some(PoolKind::Static),
+        (3 | 4, ShapeKind::Dynamic) => Some(PoolKind::Dynamic),
+        _ => None,
+    }
+}
+
+#[derive(Debug, Default)]
+struct Pool {
+    /// Bytes held (0: not allocated).
+    size: u64,
+    /// Graphs that draw on it.
+    users: BTreeSet<u32>,
+}
+
+#[derive(Debug)]
+struct Graph {
+    shape: ShapeKind,
+    feature: u64,
+    io: u64,
+    pool: Option<PoolKind>,
+    reuse_zero_copy: bool,
+    refreshable: bool,
+    base_set: bool,
+}
+
+struct Run {
+    trace: Vec<TraceEntry>,
+    refreshes: Vec<RefreshResult>,
+    errors: Vec<Diagnostic>,
+    graphs: BTreeMap<u32, Graph>,
+    pools: BTreeMap<PoolKind, Pool>,
+}
+
+impl Run {
+    fn push(&mut self, step: u32, action: TraceAction, pool: String, bytes: u64) {
+        // SES-015: a block of no bytes is never allocated, so never freed either.
+        if bytes > 0 {
+            self.trace.push(TraceEntry {
+                step,
+                action,
+                pool,
+                bytes,
+            });
+        }
+    }
+
+    fn refuse(&mut self, step: u32, clause: &str, message: String) {
+        self.errors
+            .push(Diagnostic::new(clause, message).subject(format!("step {step}")));
+    }
+
+    fn load(&mut self, step: u32, id: u32, graph: Graph) {
+        if self.graphs.contains_key(&id) {
+            return self.refuse(
+                step,
+                "SES-012",
+                format!("graph {id} is already loaded; the load is refused"),
+            );
+        }
+        match graph.pool {
+            Some(kind) => {
+                let pool = self.pools.entry(kind).or_default();
+                pool.users.insert(id);
+                let old = pool.size;
+                if graph.feature > old {
+                    // SMP-011: the smaller pool goes first, then the pool is taken again at
+                    // the size the new graph needs (SMP-012: exactly that size).
+                    pool.size = graph.feature;
+                    self.push(step, TraceAction::Free, kind.name().into(), old);
+                    self.push(step, TraceAction::Alloc, kind.name().into(), graph.feature);
+                }
+            }
+            None => self.push(
+                step,
+                TraceAction::Alloc,
+                format!("graph-{id}/feature"),
+                graph.feature,
+            ),
+        }
+        if graph.reuse_zero_copy {
+            // RZC-013: the one zero-copy area is planned with the graph, apart from the rest.
+            self.push(step, TraceAction::Alloc, format!("graph-{id}/io"), graph.io);
+        }
+        self.graphs.insert(id, graph);
+    }
+
+    fn execute(&mut self, step: u32, id: u32, times: u32) {
+        let Some(graph) = self.graphs.get(&id) else {
+            return self.refuse(
+                step,
+                "SES-012",
+                format!("graph {id} is not loaded; the execution is refused"),
+            );
+        };
+        if graph.reuse_zero_copy {
+            // RZC-012: every execution reuses the area taken at load.
+            return;
+        }
+        let io = graph.io;
+        for _ in 0..times {
+            // RZC-010, RZC-011: a fresh area per execution, released when it ends.
+            self.push(step, TraceAction::Alloc, format!("graph-{id}/io"), io);
+            self.push(step, TraceAction::Free, format!("graph-{id}/io"), io);
+        }
+    }
+
+    fn refresh(&mut self, step: u32, id: u32, bytes: u64) {
+        let ok = match self.graphs.get_mut(&id) {
+            None => {
+                self.refuse(
+                    step,
+                    "SES-012",
+                    format!("graph {id} is not loaded; the refresh is refused"),
+                );
+                false
+            }
+            Some(graph) if bytes < graph.feature => {
+                let need = graph.feature;
+                self.refuse(
+                    step,
+                    "FBR-013",
+                    format!("graph {id} needs {need} bytes of feature memory; a base of {bytes} bytes is refused"),
+                );
+                false
+            }
+            Some(graph) => {
+                // FBR-014: on a dynamic-shape graph the option does nothing; the default rule
+                // holds.
+                let refreshable = graph.refreshable && graph.shape == ShapeKind::Static;
+                if graph.base_set && !refreshable {
+                    let clause = if graph.shape == ShapeKind::Static {
+                        "FBR-011"
+                    } else {
+                        "FBR-014"
+                    };
+                    self.errors.push(
+                        Diagnostic::new(
+                            clause,
+                            format!("the feature base of graph {id} is already set and cannot be refreshed again"),
+                        )
+                        .key(OptionKey::FeatureBaseRefreshable.as_str())
+                        .subject(format!("step {step}")),
+                    );
+                    false
+                } else {
+                    // FBR-012: the first accepted refresh is the initial setting of the base.
+                    graph.base_set = true;
+                    true
+                }
+            }
+        };
+        self.refreshes.push(RefreshResult {
+            step,
+            graph: id,
+            ok,
+        });
+    }
+
+    fn unload(&mut self, step: u32, id: u32) {
+        let Some(graph) = self.graphs.remove(&id) else {
+            return self.refuse(
+                step,
+                "SES-012",
+                format!("graph {id} is not loaded; the unload is refused"),
+            );
+        };
+        match graph.pool {
+            Some(kind) => {
+                let pool = self.pools.entry(kind).or_default();
+                pool.users.remove(&id);
+                if pool.users.is_empty() {
+                    // SMP-013: the pool goes with the last graph that draws on it.
+                    let size = std::mem::take(&mut pool.size);
+                    self.push(step, TraceAction::Free, kind.name().into(), size);
+                }
+            }
+            None => self.push(
+                step,
+                TraceAction::Free,
+                format!("graph-{id}/feature"),
+                graph.feature,
+            ),
+        }
+        if graph.reuse_zero_copy {
+            self.push(step, TraceAction::Free, format!("graph-{id}/io"), graph.io);
+        }
+    }
+}
+
+/// Adds `graph <id>` to the subject of a diagnostic that belongs to one graph (SES-017).
+fn for_graph(mut d: Diagnostic, id: u32) -> Diagnostic {
+    d.subject = Some(match d.subject.take() {
+        Some(s) => format!("graph {id}, {s}"),
+        None => format!("graph {id}"),
+    });
+    d
+}
+
+/// The diagnostics of `of` that `base` does not have (multiset difference).
+fn extra(of: &[Diagnostic], base: &[Diagnostic]) -> Vec<Diagnostic> {
+    let mut left: Vec<&Diagnostic> = base.iter().collect();
+    let mut out = Vec::new();
+    for d in of {
+        match left.iter().position(|b| *b == d) {
+            Some(i) => {
+                left.swap_remove(i);
+            }
+            None => out.push(d.clone()),
+        }
+    }
+    out
+}
 
 /// Runs a session script.
 pub fn run(scenario: &SessionScenario) -> Answer<SessionObservation> {
-    let _ = scenario;
-    Err(NotSupported::new(
-        Capability::Session,
-        "not implemented yet",
-    ))
+    let mut obs = SessionObservation::default();
+    let events = &scenario.events;
+    let executions: u64 = events
+        .iter()
+        .map(|e| match e {
+            SessionEvent::Execute { times, .. } => u64::from(*times),
+            _ => 0,
+        })
+        .sum();
+    if events.len() as u64 > MAX_SCRIPT || executions > MAX_SCRIPT {
+        obs.errors.push(
+            Diagnostic::new(
+                "SES-020",
+                format!("the script has {} events and {executions} executions; at most {MAX_SCRIPT} of each are run", events.len()),
+            )
+            .subject("script"),
+        );
+        return Ok(obs);
+    }
+
+    // SES-016, SES-017: the session's own resolution, then one per load.
+    let session_maps = OptionMaps {
+        global: scenario.options.global.clone(),
+        session: scenario.options.session.clone(),
+        graph: BTreeMap::new(),
+    };
+    let session = resolve(&session_maps, context(ShapeKind::Static));
+    let mut rejected = session.rejected();
+    obs.errors
+        .extend(session.observation.errors.iter().cloned());
+    obs.warnings
+        .extend(session.observation.warnings.iter().cloned());
+    let mut per_load: Vec<Option<Resolution>> = Vec::with_capacity(events.len());
+    for event in events {
+        let SessionEvent::Load {
+            graph,
+            shape,
+            options,
+            ..
+        } = event
+        else {
+            per_load.push(None);
+            continue;
+        };
+        let r = resolve(&graph_maps(scenario, options.as_ref()), context(*shape));
+        rejected |= r.rejected();
+        for d in extra(&r.observation.errors, &session.observation.errors) {
+            obs.errors.push(for_graph(d, *graph));
+        }
+        for d in extra(&r.observation.warnings, &session.observation.warnings) {
+            obs.warnings.push(for_graph(d, *graph));
+        }
+        per_load.push(Some(r));
+    }
+    obs.errors.sort();
+    obs.errors.dedup();
+    obs.warnings.sort();
+    obs.warnings.dedup();
+    if rejected {
+        return Ok(obs);
+    }
+
+    let policy = session.values.static_memory_policy;
+    let mut run = Run {
+        trace: Vec::new(),
+        refreshes: Vec::new(),
+        errors: Vec::new(),
+        graphs: BTreeMap::new(),
+        pools: BTreeMap::new(),
+    };
+    for (index, (event, resolution)) in events.iter().zip(&per_load).enumerate() {
+        // The script holds at most MAX_SCRIPT events, so the index fits.
+        let step = index as u32;
+        match event {
+            SessionEvent::Load {
+                graph,
+                shape,
+                feature_bytes,
+                io_bytes,
+                ..
+            } => {
+                let values = resolution
+                    .as_ref()
+                    .map(|r| r.values.clone())
+                    .unwrap_or_default();
+                run.load(
+                    step,
+                    *graph,
+                    Graph {
+                        shape: *shape,
+                        feature: *feature_bytes,
+                        io: *io_bytes,
+                        pool: pool_for(policy, *shape),
+                        reuse_zero_copy: values.reuse_zero_copy,
+                        refreshable: values.feature_base_refreshable,
+                        base_set: false,
+                    },
+                );
+            }
+            SessionEvent::Execute { graph, times } => run.execute(step, *graph, *times),
+            SessionEvent::Refresh { graph, bytes } => run.refresh(step, *graph, *bytes),
+            SessionEvent::Unload { graph } => run.unload(step, *graph),
+        }
+    }
+    // SES-011: the session closes; what is still loaded is unloaded, ascending by id.
+    let end = events.len() as u32;
+    let left: Vec<u32> = run.graphs.keys().copied().collect();
+    for id in left {
+        run.unload(end, id);
+    }
+    obs.trace = run.trace;
+    obs.refreshes = run.refreshes;
+    obs.errors.extend(run.errors);
+    obs.canonicalize();
+    Ok(obs)
 }

@@ -1,11 +1,708 @@
-//! The session oracle: the invariants every session observation must hold, whoever produced it.
+//! The session oracle: judges the allocation/free trace, refresh results and refusals of any
+//! backend against a session script, naming the clause each departure breaks.
+//!
+//! Two layers of checks:
+//! - trace hygiene, whatever the script: block names (SES-014), no empty blocks (SES-015),
+//!   steps in range and in order (SES-013), balance block by block (SES-010) and nothing held
+//!   at the end (SES-011);
+//! - a replay of the script under the clauses: for every step, the entries the clauses call for
+//!   (as a multiset: order within a step is free, except what the balance check already fixes);
+//!   a missing entry breaks the clause that calls for it, an extra one the clause that forbids
+//!   it. Refresh results and refusals are checked the same way.
+//!
+//! Option values are taken from the reference option layer, whose answers the options
+//! capability judges exactly; this oracle judges only what the session does with them.
 
-use ge_spec::vocab::session::{SessionObservation, SessionScenario};
+use std::collections::{BTreeMap, BTreeSet};
+
+use ge_reference::options::{resolve, Context, Resolution};
+use ge_spec::vocab::session::{SessionEvent, SessionObservation, SessionScenario, TraceAction};
+use ge_spec::{OptionMaps, Product, RunMode, ShapeKind};
 
 use super::Violation;
 
+/// Largest number of events, and largest total of executions, the contract runs (SES-020).
+const MAX_SCRIPT: u64 = 100_000;
+
+/// What a block name designates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Block {
+    Feature(u32),
+    Io(u32),
+    Pool(ShapeKind),
+}
+
+fn parse_block(name: &str) -> Option<Block> {
+    match name {
+        "static-pool" => return Some(Block::Pool(ShapeKind::Static)),
+        "dynamic-pool" => return Some(Block::Pool(ShapeKind::Dynamic)),
+        _ => {}
+    }
+    let rest = name.strip_prefix("graph-")?;
+    let (id, kind) = rest.split_once('/')?;
+    // The id is spelled in plain decimal, as the reference writes it.
+    if id.is_empty()
+        || !id.bytes().all(|b| b.is_ascii_digit())
+        || (id.len() > 1 && id.starts_with('0'))
+    {
+        return None;
+    }
+    let id: u32 = id.parse().ok()?;
+    match kind {
+        "feature" => Some(Block::Feature(id)),
+        "io" => Some(Block::Io(id)),
+        _ => None,
+    }
+}
+
+fn pool_name(shape: ShapeKind) -> &'static str {
+    match shape {
+        ShapeKind::Static => "static-pool",
+        ShapeKind::Dynamic => "dynamic-pool",
+    }
+}
+
+fn action_text(a: TraceAction) -> &'static str {
+    match a {
+        TraceAction::Alloc => "alloc",
+        TraceAction::Free => "free",
+    }
+}
+
+fn ctx(shape: ShapeKind) -> Context {
+    Context {
+        inputs: None,
+        outputs: None,
+        shape,
+        run_mode: RunMode::Async,
+        product: Product::default(),
+    }
+}
+
+/// Whether `policy` pools graphs of `shape` (SMP-010, SMP-011, SMP-014).
+fn pooled(policy: u8, shape: ShapeKind) -> bool {
+    matches!(
+        (policy, shape),
+        (2 | 4, ShapeKind::Static) | (3 | 4, ShapeKind::Dynamic)
+    )
+}
+
+/// The clause that governs a graph's feature memory under `policy`.
+fn feature_clause(policy: u8, shape: ShapeKind) -> &'static str {
+    match (policy, shape) {
+        (0, _) => "SMP-010",
+        (2 | 4, ShapeKind::Static) => "SMP-011",
+        _ => "SMP-014",
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Graph {
+    shape: ShapeKind,
+    feature: u64,
+    io: u64,
+    reuse: bool,
+    refreshable: bool,
+    base_set: bool,
+}
+
+#[derive(Debug, Default)]
+struct Pool {
+    size: u64,
+    users: BTreeSet<u32>,
+}
+
+/// One entry the clauses call for.
+#[derive(Debug, Clone)]
+struct Want {
+    action: TraceAction,
+    name: String,
+    bytes: u64,
+    clause: &'static str,
+}
+
+struct Model {
+    policy: u8,
+    graphs: BTreeMap<u32, Graph>,
+    pools: BTreeMap<bool, Pool>,
+}
+
+impl Model {
+    fn want(
+        out: &mut Vec<Want>,
+        action: TraceAction,
+        name: String,
+        bytes: u64,
+        clause: &'static str,
+    ) {
+        if bytes > 0 {
+            out.push(Want {
+                action,
+                name,
+                bytes,
+                clause,
+            });
+        }
+    }
+
+    fn pool_key(shape: ShapeKind) -> bool {
+        shape == ShapeKind::Static
+    }
+
+    fn load(&mut self, id: u32, g: Graph, out: &mut Vec<Want>) {
+        if pooled(self.policy, g.shape) {
+            let clause = feature_clause(self.policy, g.shape);
+            let pool = self.pools.entry(Self::pool_key(g.shape)).or_default();
+            pool.users.insert(id);
+            if g.feature > pool.size {
+                let old = pool.size;
+                pool.size = g.feature;
+                Self::want(
+                    out,
+                    TraceAction::Free,
+                    pool_name(g.shape).into(),
+                    old,
+                    clause,
+                );
+                Self::want(
+                    out,
+                    TraceAction::Alloc,
+                    pool_name(g.shape).into(),
+                    g.feature,
+                    clause,
+                );
+            }
+        } else {
+            Self::want(
+                out,
+                TraceAction::Alloc,
+                format!("graph-{id}/feature"),
+                g.feature,
+                feature_clause(self.policy, g.shape),
+            );
+        }
+        if g.reuse {
+            Self::want(
+                out,
+                TraceAction::Alloc,
+                format!("graph-{id}/io"),
+                g.io,
+                "RZC-013",
+            );
+        }
+        self.graphs.insert(id, g);
+    }
+
+    fn unload(&mut self, id: u32, out: &mut Vec<Want>) {
+        let Some(g) = self.graphs.remove(&id) else {
+            return;
+        };
+        if pooled(self.policy, g.shape) {
+            let pool = self.pools.entry(Self::pool_key(g.shape)).or_default();
+            pool.users.remove(&id);
+            if pool.users.is_empty() {
+                let size = std::mem::take(&mut pool.size);
+                Self::want(
+                    out,
+                    TraceAction::Free,
+                    pool_name(g.shape).into(),
+                    size,
+                    "SMP-013",
+                );
+            }
+        } else {
+            Self::want(
+                out,
+                TraceAction::Free,
+                format!("graph-{id}/feature"),
+                g.feature,
+                feature_clause(self.policy, g.shape),
+            );
+        }
+        if g.reuse {
+            Self::want(
+                out,
+                TraceAction::Free,
+                format!("graph-{id}/io"),
+                g.io,
+                "RZC-013",
+            );
+        }
+    }
+}
+
+/// What one step of the script was, for blaming extra entries.
+#[derive(Debug, Clone, Copy)]
+enum StepKind {
+    Refused,
+    Load(u32),
+    Execute(u32),
+    Refresh,
+    Unload(u32),
+    End,
+}
+
+/// What one step of the script calls for.
+struct StepWants {
+    step: u32,
+    kind: StepKind,
+    /// The graphs the step concerns: the event's graph (before the event, or as the event
+    /// loaded it); at the end of the script, every graph still loaded.
+    known: BTreeMap<u32, Graph>,
+    want: Vec<Want>,
+}
+
+/// The clause an entry that the clauses do not call for breaks.
+fn blame(
+    kind: StepKind,
+    block: Block,
+    model: &Model,
+    known: &BTreeMap<u32, Graph>,
+) -> &'static str {
+    let graph = match kind {
+        StepKind::Refused => return "SES-012",
+        StepKind::Refresh => return "SES-018",
+        StepKind::Load(g) | StepKind::Execute(g) | StepKind::Unload(g) => Some(g),
+        StepKind::End => None,
+    };
+    let info = |id: u32| known.get(&id);
+    match block {
+        Block::Feature(id) | Block::Io(id) if graph.is_some_and(|g| g != id) => "SES-013",
+        Block::Feature(id) | Block::Io(id) if graph.is_none() && !known.contains_key(&id) => {
+            "SES-011"
+        }
+        Block::Feature(_) if matches!(kind, StepKind::Execute(_)) => "SES-018",
+        Block::Feature(id) => match info(id) {
+            Some(g) => feature_clause(model.policy, g.shape),
+            None => "SES-013",
+        },
+        Block::Io(id) => {
+            let reuse = info(id).is_some_and(|g| g.reuse);
+            match (kind, reuse) {
+                (StepKind::Execute(_), true) => "RZC-012",
+                (StepKind::Execute(_), false) => "RZC-010",
+                (_, true) => "RZC-013",
+                (_, false) => "RZC-011",
+            }
+        }
+        Block::Pool(shape) => {
+            if model.policy == 0 {
+                return "SMP-010";
+            }
+            if matches!(kind, StepKind::Execute(_)) {
+                return "SES-018";
+            }
+            if !pooled(model.policy, shape) {
+                return "SMP-014";
+            }
+            match graph.and_then(info) {
+                Some(g) if g.shape != shape => "SMP-014",
+                _ if matches!(kind, StepKind::Unload(_) | StepKind::End) => "SMP-013",
+                _ => "SMP-012",
+            }
+        }
+    }
+}
+
+/// The option resolution of the session (global and session maps) and of each event (`None`
+/// for events that are not loads), by the rules of SES-016.
+fn resolutions(scenario: &SessionScenario) -> (Resolution, Vec<Option<Resolution>>) {
+    let session = resolve(
+        &OptionMaps {
+            global: scenario.options.global.clone(),
+            session: scenario.options.session.clone(),
+            graph: BTreeMap::new(),
+        },
+        ctx(ShapeKind::Static),
+    );
+    let loads = scenario
+        .events
+        .iter()
+        .map(|e| match e {
+            SessionEvent::Load { shape, options, .. } => Some(resolve(
+                &OptionMaps {
+                    global: scenario.options.global.clone(),
+                    session: scenario.options.session.clone(),
+                    graph: options
+                        .clone()
+                        .unwrap_or_else(|| scenario.options.graph.clone()),
+                },
+                ctx(*shape),
+            )),
+            _ => None,
+        })
+        .collect();
+    (session, loads)
+}
+
+/// Trace hygiene that holds whatever the script: names, sizes, steps, balance.
+fn hygiene(scenario: &SessionScenario, obs: &SessionObservation, out: &mut Vec<Violation>) {
+    let end = scenario.events.len() as u64;
+    let mut last = 0u32;
+    let mut held: BTreeMap<&str, u64> = BTreeMap::new();
+    for (i, e) in obs.trace.iter().enumerate() {
+        let what = format!(
+            "trace entry {i} ({} {} {} bytes at step {})",
+            action_text(e.action),
+            e.pool,
+            e.bytes,
+            e.step
+        );
+        if parse_block(&e.pool).is_none() {
+            out.push(Violation::new(
+                "SES-014",
+                format!("{what}: `{}` is not a block name of the contract", e.pool),
+            ));
+        }
+        if e.bytes == 0 {
+            out.push(Violation::new(
+                "SES-015",
+                format!("{what}: a block of zero bytes is recorded"),
+            ));
+        }
+        if u64::from(e.step) > end {
+            out.push(Violation::new(
+                "SES-013",
+                format!("{what}: the script has only {end} events"),
+            ));
+        }
+        if e.step < last {
+            out.push(Violation::new(
+                "SES-013",
+                format!("{what}: step goes back from {last}"),
+            ));
+        }
+        last = last.max(e.step);
+        match e.action {
+            TraceAction::Alloc => {
+                if let Some(b) = held.insert(&e.pool, e.bytes) {
+                    out.push(Violation::new(
+                        "SES-010",
+                        format!("{what}: `{}` is already held ({b} bytes)", e.pool),
+                    ));
+                }
+            }
+            TraceAction::Free => match held.remove(e.pool.as_str()) {
+                None => out.push(Violation::new(
+                    "SES-010",
+                    format!("{what}: `{}` is not held", e.pool),
+                )),
+                Some(b) if b != e.bytes => out.push(Violation::new(
+                    "SES-010",
+                    format!("{what}: `{}` was allocated with {b} bytes", e.pool),
+                )),
+                Some(_) => {}
+            },
+        }
+    }
+    for (name, bytes) in held {
+        out.push(Violation::new(
+            "SES-011",
+            format!("`{name}` ({bytes} bytes) is still held after the last trace entry"),
+        ));
+    }
+}
+
 /// Judges a session observation.
-pub fn judge(scenario: &SessionScenario, observation: &SessionObservation) -> Vec<Violation> {
-    let _ = (scenario, observation);
-    Vec::new()
+pub fn judge(scenario: &SessionScenario, obs: &SessionObservation) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let events = &scenario.events;
+    let executions: u64 = events
+        .iter()
+        .map(|e| match e {
+            SessionEvent::Execute { times, .. } => u64::from(*times),
+            _ => 0,
+        })
+        .sum();
+    let stops = |out: &mut Vec<Violation>, clause: &str, why: &str| {
+        if !obs.trace.is_empty() || !obs.refreshes.is_empty() {
+            out.push(Violation::new(
+                clause,
+                format!(
+                    "{why}, yet the script ran ({} trace entries, {} refresh results)",
+                    obs.trace.len(),
+                    obs.refreshes.len()
+                ),
+            ));
+        }
+    };
+    if events.len() as u64 > MAX_SCRIPT || executions > MAX_SCRIPT {
+        stops(&mut out, "SES-020", "the script is over the size limit");
+        if !obs.errors.iter().any(|d| d.clause == "SES-020") {
+            out.push(Violation::new(
+                "SES-020",
+                "a script over the size limit is refused with an error naming SES-020",
+            ));
+        }
+        return out;
+    }
+    let (session, loads) = resolutions(scenario);
+    if session.rejected() || loads.iter().flatten().any(Resolution::rejected) {
+        stops(&mut out, "SES-017", "an option is rejected");
+        if obs.errors.is_empty() {
+            out.push(Violation::new(
+                "SES-017",
+                "an option is rejected but no error is reported",
+            ));
+        }
+        return out;
+    }
+
+    hygiene(scenario, obs, &mut out);
+
+    let mut model = Model {
+        policy: session.values.static_memory_policy,
+        graphs: BTreeMap::new(),
+        pools: BTreeMap::new(),
+    };
+    let mut wants: Vec<StepWants> = Vec::new();
+    // (step, graph, ok, clause deciding it)
+    let mut refreshes: Vec<(u32, u32, bool, &'static str)> = Vec::new();
+    // (step, clause) of every refusal the clauses call for
+    let mut refusals: BTreeMap<u32, &'static str> = BTreeMap::new();
+    for (index, (event, res)) in events.iter().zip(&loads).enumerate() {
+        let step = index as u32;
+        let id = match event {
+            SessionEvent::Load { graph, .. }
+            | SessionEvent::Execute { graph, .. }
+            | SessionEvent::Refresh { graph, .. }
+            | SessionEvent::Unload { graph } => *graph,
+        };
+        // The event's graph as it was before the event, or as the event made it.
+        let mut known: BTreeMap<u32, Graph> = BTreeMap::new();
+        if let Some(g) = model.graphs.get(&id) {
+            known.insert(id, g.clone());
+        }
+        let mut w = Vec::new();
+        let kind = match event {
+            SessionEvent::Load {
+                graph,
+                shape,
+                feature_bytes,
+                io_bytes,
+                ..
+            } => {
+                if model.graphs.contains_key(graph) {
+                    refusals.insert(step, "SES-012");
+                    StepKind::Refused
+                } else {
+                    let values = res.as_ref().map(|r| r.values.clone()).unwrap_or_default();
+                    if *shape == ShapeKind::Dynamic
+                        && res.as_ref().is_some_and(|r| {
+                            r.observation.warnings.iter().any(|d| d.clause == "FBR-003")
+                        })
+                    {
+                        let subject = format!("graph {graph}");
+                        if !obs.warnings.iter().any(|d| {
+                            d.clause == "FBR-003" && d.subject.as_deref() == Some(subject.as_str())
+                        }) {
+                            out.push(Violation::new("FBR-003", format!("graph {graph} has dynamic shapes and the option is set to 1: a warning with subject `{subject}` is due")));
+                        }
+                    }
+                    model.load(
+                        *graph,
+                        Graph {
+                            shape: *shape,
+                            feature: *feature_bytes,
+                            io: *io_bytes,
+                            reuse: values.reuse_zero_copy,
+                            refreshable: values.feature_base_refreshable,
+                            base_set: false,
+                        },
+                        &mut w,
+                    );
+                    StepKind::Load(*graph)
+                }
+            }
+            SessionEvent::Execute { graph, times } => match model.graphs.get(graph) {
+                None => {
+                    refusals.insert(step, "SES-012");
+                    StepKind::Refused
+                }
+                Some(g) => {
+                    if !g.reuse {
+                        for _ in 0..*times {
+                            Model::want(
+                                &mut w,
+                                TraceAction::Alloc,
+                                format!("graph-{graph}/io"),
+                                g.io,
+                                "RZC-010",
+                            );
+                            Model::want(
+                                &mut w,
+                                TraceAction::Free,
+                                format!("graph-{graph}/io"),
+                                g.io,
+                                "RZC-011",
+                            );
+                        }
+                    }
+                    StepKind::Execute(*graph)
+                }
+            },
+            SessionEvent::Refresh { graph, bytes } => {
+                let (ok, clause) = match model.graphs.get_mut(graph) {
+                    None => (false, "SES-012"),
+                    Some(g) if *bytes < g.feature => (false, "FBR-013"),
+                    Some(g) => {
+                        let refreshable = g.refreshable && g.shape == ShapeKind::Static;
+                        let decision = match (refreshable, g.base_set, g.shape) {
+                            (true, _, _) => (true, "FBR-010"),
+                            (false, false, _) => (true, "FBR-012"),
+                            (false, true, ShapeKind::Static) => (false, "FBR-011"),
+                            (false, true, ShapeKind::Dynamic) => (false, "FBR-014"),
+                        };
+                        if decision.0 {
+                            g.base_set = true;
+                        }
+                        decision
+                    }
+                };
+                if !ok {
+                    refusals.insert(step, clause);
+                }
+                refreshes.push((step, *graph, ok, clause));
+                StepKind::Refresh
+            }
+            SessionEvent::Unload { graph } => {
+                if model.graphs.contains_key(graph) {
+                    model.unload(*graph, &mut w);
+                    StepKind::Unload(*graph)
+                } else {
+                    refusals.insert(step, "SES-012");
+                    StepKind::Refused
+                }
+            }
+        };
+        if let (false, Some(g)) = (known.contains_key(&id), model.graphs.get(&id)) {
+            known.insert(id, g.clone());
+        }
+        wants.push(StepWants {
+            step,
+            kind,
+            known,
+            want: w,
+        });
+    }
+    let end = events.len() as u32;
+    let before = model.graphs.clone();
+    let mut w = Vec::new();
+    for id in before.keys().copied().collect::<Vec<_>>() {
+        model.unload(id, &mut w);
+    }
+    wants.push(StepWants {
+        step: end,
+        kind: StepKind::End,
+        known: before,
+        want: w,
+    });
+
+    // Entries, step by step, as multisets: counts per (action, block, bytes).
+    type Key<'a> = (TraceAction, &'a str, u64);
+    let mut by_step: BTreeMap<u32, BTreeMap<Key, u64>> = BTreeMap::new();
+    for e in &obs.trace {
+        *by_step
+            .entry(e.step)
+            .or_default()
+            .entry((e.action, e.pool.as_str(), e.bytes))
+            .or_default() += 1;
+    }
+    for StepWants {
+        step,
+        kind,
+        known,
+        want,
+    } in &wants
+    {
+        let mut got = by_step.remove(step).unwrap_or_default();
+        let mut due: BTreeMap<Key, (u64, &'static str)> = BTreeMap::new();
+        for w in want {
+            due.entry((w.action, w.name.as_str(), w.bytes))
+                .or_insert((0, w.clause))
+                .0 += 1;
+        }
+        for ((a, n, b), (count, clause)) in due {
+            let have = got.remove(&(a, n, b)).unwrap_or(0);
+            if have < count {
+                out.push(Violation::new(
+                    clause,
+                    format!(
+                        "step {step}: `{} {n} {b} bytes` is due {count} time(s), found {have}",
+                        action_text(a)
+                    ),
+                ));
+            } else if have > count {
+                got.insert((a, n, b), have - count);
+            }
+        }
+        for ((a, n, b), count) in got {
+            let Some(block) = parse_block(n) else {
+                continue;
+            };
+            out.push(Violation::new(
+                blame(*kind, block, &model, known),
+                format!(
+                    "step {step}: `{} {n} {b} bytes` ({count} time(s)) is not called for here",
+                    action_text(a)
+                ),
+            ));
+        }
+    }
+
+    // Refresh results: one per refresh event, in order (SES-019), each as decided.
+    let got: Vec<(u32, u32)> = obs.refreshes.iter().map(|r| (r.step, r.graph)).collect();
+    let due: Vec<(u32, u32)> = refreshes.iter().map(|r| (r.0, r.1)).collect();
+    if got != due {
+        out.push(Violation::new(
+            "SES-019",
+            format!("refresh results name (step, graph) {got:?}; the script's refresh events are {due:?}"),
+        ));
+    } else {
+        for (r, (step, graph, ok, clause)) in obs.refreshes.iter().zip(&refreshes) {
+            if r.ok != *ok {
+                out.push(Violation::new(
+                    *clause,
+                    format!(
+                        "step {step}: the refresh of graph {graph} should be {}",
+                        if *ok { "accepted" } else { "refused" }
+                    ),
+                ));
+            }
+        }
+    }
+
+    // Refusals: an error naming the deciding clause and the step; none for accepted events.
+    let mut reported: BTreeMap<u32, Vec<&str>> = BTreeMap::new();
+    for d in &obs.errors {
+        if let Some(step) = d
+            .subject
+            .as_deref()
+            .and_then(|s| s.strip_prefix("step "))
+            .and_then(|n| n.parse::<u32>().ok())
+        {
+            reported.entry(step).or_default().push(d.clause.as_str());
+        }
+    }
+    for (step, clause) in &refusals {
+        if !reported.get(step).is_some_and(|c| c.contains(clause)) {
+            out.push(Violation::new(*clause, format!("step {step} is refused: an error naming {clause} with subject `step {step}` is due")));
+        }
+    }
+    for (step, clauses) in &reported {
+        if !refusals.contains_key(step) {
+            let clause = refreshes
+                .iter()
+                .find(|r| r.0 == *step)
+                .map_or("SES-012", |r| r.3);
+            out.push(Violation::new(
+                clause,
+                format!(
+                    "step {step} is not refused, yet errors name it ({})",
+                    clauses.join(", ")
+                ),
+            ));
+        }
+    }
+    out
 }

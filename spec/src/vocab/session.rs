@@ -1,6 +1,8 @@
 //! The session capability: several graphs over time in one session (memory pools, zero-copy I/O
 //! areas, feature-base refreshes), observed as an allocation trace.
 
+use std::collections::BTreeMap;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -24,6 +26,10 @@ pub enum SessionEvent {
         /// Zero-copy I/O memory the graph needs, in bytes.
         #[serde(default)]
         io_bytes: u64,
+        /// The graph-level option map given with this graph. When absent, the scenario's
+        /// `options.graph` map is used (clause SES-016).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        options: Option<BTreeMap<String, String>>,
     },
     /// Execute a loaded graph `times` times.
     Execute {
@@ -55,7 +61,8 @@ fn one() -> u32 {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SessionScenario {
-    /// The option maps (session and global levels matter most here).
+    /// The option maps. Global and session maps apply to every graph; `graph` is the graph-level
+    /// map of every load that does not bring its own (clause SES-016).
     #[serde(default)]
     pub options: OptionMaps,
     /// The script.
@@ -78,11 +85,13 @@ pub enum TraceAction {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TraceEntry {
-    /// Index of the script event that caused it.
+    /// Index of the script event that caused it; releases at the end of the script carry the
+    /// number of events (clauses SES-011, SES-013).
     pub step: u32,
     /// Alloc or free.
     pub action: TraceAction,
-    /// The pool or block, for example `graph-1/feature`, `static-pool`, `graph-1/io`.
+    /// The pool or block: `graph-<id>/feature`, `graph-<id>/io`, `static-pool` or
+    /// `dynamic-pool` (clause SES-014).
     pub pool: String,
     /// Bytes allocated or freed.
     pub bytes: u64,

@@ -1,0 +1,374 @@
+//! Deliberately wrong session backends: each wraps the reference with one fault the contract
+//! forbids, and must be caught by the session cases naming the clause the fault breaks.
+
+use std::collections::BTreeSet;
+
+use ge_conformance::runner::caught_clauses;
+use ge_reference::Reference;
+use ge_spec::vocab::session::{
+    SessionEvent, SessionObservation, SessionScenario, TraceAction, TraceEntry,
+};
+use ge_spec::{Answer, Backend, Capability};
+use rstest::rstest;
+
+const SMP: &str = "ge.exec.staticMemoryPolicy";
+const RZC: &str = "ge.exec.reuseZeroCopyMemory";
+const FBR: &str = "ge.featureBaseRefreshable";
+
+/// One fault each.
+#[derive(Debug, Clone, Copy)]
+enum Fault {
+    /// The shared pool keeps its first size: a larger graph never makes it grow.
+    PoolNeverGrows,
+    /// The pool is allocated at twice the largest need.
+    PoolOversized,
+    /// Zero-copy areas are taken per execution although reuse is on.
+    ZeroCopyReallocatedWithReuseOn,
+    /// One zero-copy area is kept although reuse is off.
+    ZeroCopyReusedWithReuseOff,
+    /// Per-execution zero-copy areas are never freed by their execution.
+    ZeroCopyNotFreedPerExecution,
+    /// The feature base can be refreshed again although the option is 0.
+    RefreshAllowedTwiceWithOptionOff,
+    /// The option 1 is ignored: static-shape graphs refresh only once.
+    RefreshOnceWithOptionOn,
+    /// The first setting of the base is refused under 0.
+    FirstRefreshRefused,
+    /// A base smaller than the feature memory is accepted.
+    SmallBaseAccepted,
+    /// A dynamic-shape graph honours the option 1.
+    DynamicGraphRefreshable,
+    /// No warning when the option is set for a dynamic-shape graph.
+    NoDynamicShapeWarning,
+    /// A shared pool is used under policy 0.
+    SharedPoolUnderPolicy0,
+    /// Dynamic-shape graphs are pooled under policy 2.
+    DynamicPooledUnderPolicy2,
+    /// Graphs still loaded at the end of the script are never unloaded.
+    NoUnloadAtEnd,
+    /// Events on graphs that are not loaded pass silently.
+    ScriptErrorsSilent,
+    /// End-of-script releases are recorded one step too late.
+    EndReleasesMisnumbered,
+    /// The static pool is called something else.
+    PoolMisnamed,
+    /// Empty I/O areas are allocated and freed.
+    ZeroByteBlocks,
+    /// Frees of feature blocks report one byte more than was allocated.
+    FreeSizeMismatch,
+    /// A load's own graph-level map is ignored.
+    LoadMapIgnored,
+    /// A rejected option stops nothing: the script runs on defaults.
+    RunsDespiteRejectedOption,
+    /// A refresh replaces the feature block: it allocates and frees feature memory.
+    RefreshTouchesTrace,
+    /// Refused refreshes have no result.
+    RefusedRefreshWithoutResult,
+    /// A script over the size limit is silently not run.
+    OversizedScriptSilent,
+}
+
+#[derive(Debug)]
+struct Faulty(Fault);
+
+/// Sets `key` to `value` at graph level for every graph of the script.
+fn force_graph_option(s: &mut SessionScenario, key: &str, value: &str) {
+    s.options.graph.insert(key.into(), value.into());
+    for e in &mut s.events {
+        if let SessionEvent::Load {
+            options: Some(m), ..
+        } = e
+        {
+            m.insert(key.into(), value.into());
+        }
+    }
+}
+
+/// The staticMemoryPolicy the session asks for (session level over global, default 0).
+fn policy(s: &SessionScenario) -> String {
+    s.options
+        .session
+        .get(SMP)
+        .or(s.options.global.get(SMP))
+        .cloned()
+        .unwrap_or_else(|| "0".into())
+}
+
+fn is_pool(name: &str) -> bool {
+    name.ends_with("-pool")
+}
+
+fn entry(step: u32, action: TraceAction, pool: String, bytes: u64) -> TraceEntry {
+    TraceEntry {
+        step,
+        action,
+        pool,
+        bytes,
+    }
+}
+
+impl Faulty {
+    fn run(&self, scenario: &SessionScenario) -> SessionObservation {
+        let mut s = scenario.clone();
+        match self.0 {
+            Fault::ZeroCopyReallocatedWithReuseOn => force_graph_option(&mut s, RZC, "0"),
+            Fault::ZeroCopyReusedWithReuseOff => force_graph_option(&mut s, RZC, "1"),
+            Fault::RefreshAllowedTwiceWithOptionOff => force_graph_option(&mut s, FBR, "1"),
+            Fault::RefreshOnceWithOptionOn => force_graph_option(&mut s, FBR, "0"),
+            Fault::SharedPoolUnderPolicy0 if policy(&s) == "0" => {
+                s.options.session.insert(SMP.into(), "4".into());
+            }
+            Fault::DynamicPooledUnderPolicy2 if policy(&s) == "2" => {
+                s.options.session.insert(SMP.into(), "4".into());
+            }
+            Fault::LoadMapIgnored => {
+                for e in &mut s.events {
+                    if let SessionEvent::Load { options, .. } = e {
+                        *options = None;
+                    }
+                }
+            }
+            _ => {}
+        }
+        let mut obs = ge_reference::session::run(&s).expect("the reference runs sessions");
+        let end = scenario.events.len() as u32;
+        match self.0 {
+            Fault::PoolNeverGrows => {
+                let mut size = std::collections::BTreeMap::new();
+                let mut out = Vec::new();
+                let mut i = 0;
+                while i < obs.trace.len() {
+                    let mut e = obs.trace[i].clone();
+                    if is_pool(&e.pool) {
+                        let next = obs.trace.get(i + 1);
+                        let growth = e.action == TraceAction::Free
+                            && next.is_some_and(|n| {
+                                n.pool == e.pool && n.action == TraceAction::Alloc
+                            });
+                        if growth {
+                            i += 2;
+                            continue;
+                        }
+                        match e.action {
+                            TraceAction::Alloc => {
+                                size.insert(e.pool.clone(), e.bytes);
+                            }
+                            TraceAction::Free => e.bytes = size.remove(&e.pool).unwrap_or(0),
+                        }
+                    }
+                    out.push(e);
+                    i += 1;
+                }
+                obs.trace = out;
+            }
+            Fault::PoolOversized => {
+                for e in &mut obs.trace {
+                    if is_pool(&e.pool) {
+                        e.bytes *= 2;
+                    }
+                }
+            }
+            Fault::ZeroCopyNotFreedPerExecution => {
+                let executes: BTreeSet<u32> = scenario
+                    .events
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| matches!(e, SessionEvent::Execute { .. }))
+                    .map(|(i, _)| i as u32)
+                    .collect();
+                obs.trace.retain(|e| {
+                    !(e.action == TraceAction::Free
+                        && e.pool.ends_with("/io")
+                        && executes.contains(&e.step))
+                });
+            }
+            Fault::FirstRefreshRefused => {
+                let mut seen = BTreeSet::new();
+                for r in &mut obs.refreshes {
+                    if r.ok && seen.insert(r.graph) {
+                        r.ok = false;
+                    }
+                }
+            }
+            Fault::SmallBaseAccepted | Fault::DynamicGraphRefreshable => {
+                let clause = match self.0 {
+                    Fault::SmallBaseAccepted => "FBR-013",
+                    _ => "FBR-014",
+                };
+                let steps: BTreeSet<String> = obs
+                    .errors
+                    .iter()
+                    .filter(|d| d.clause == clause)
+                    .filter_map(|d| d.subject.clone())
+                    .collect();
+                obs.errors.retain(|d| d.clause != clause);
+                for r in &mut obs.refreshes {
+                    if steps.contains(&format!("step {}", r.step)) {
+                        r.ok = true;
+                    }
+                }
+            }
+            Fault::NoDynamicShapeWarning => obs.warnings.retain(|d| d.clause != "FBR-003"),
+            Fault::NoUnloadAtEnd => obs.trace.retain(|e| e.step != end),
+            Fault::ScriptErrorsSilent => obs.errors.retain(|d| d.clause != "SES-012"),
+            Fault::EndReleasesMisnumbered => {
+                for e in &mut obs.trace {
+                    if e.step == end {
+                        e.step += 1;
+                    }
+                }
+            }
+            Fault::PoolMisnamed => {
+                for e in &mut obs.trace {
+                    if e.pool == "static-pool" {
+                        e.pool = "pool-static".into();
+                    }
+                }
+            }
+            Fault::ZeroByteBlocks => {
+                for (i, e) in scenario.events.iter().enumerate() {
+                    if let SessionEvent::Load {
+                        graph, io_bytes: 0, ..
+                    } = e
+                    {
+                        let name = format!("graph-{graph}/io");
+                        obs.trace
+                            .push(entry(i as u32, TraceAction::Alloc, name.clone(), 0));
+                        obs.trace.push(entry(i as u32, TraceAction::Free, name, 0));
+                    }
+                }
+                obs.trace.sort_by_key(|e| e.step);
+            }
+            Fault::FreeSizeMismatch => {
+                for e in &mut obs.trace {
+                    if e.action == TraceAction::Free && e.pool.ends_with("/feature") {
+                        e.bytes += 1;
+                    }
+                }
+            }
+            Fault::RunsDespiteRejectedOption if obs.trace.is_empty() && !obs.errors.is_empty() => {
+                let mut plain = scenario.clone();
+                plain.options = Default::default();
+                for e in &mut plain.events {
+                    if let SessionEvent::Load { options, .. } = e {
+                        *options = None;
+                    }
+                }
+                if let Ok(ran) = ge_reference::session::run(&plain) {
+                    obs.trace = ran.trace;
+                    obs.refreshes = ran.refreshes;
+                }
+            }
+            Fault::RefreshTouchesTrace => {
+                for r in obs.refreshes.clone() {
+                    if r.ok {
+                        let name = format!("graph-{}/feature", r.graph);
+                        obs.trace
+                            .push(entry(r.step, TraceAction::Alloc, name.clone(), 1));
+                        obs.trace.push(entry(r.step, TraceAction::Free, name, 1));
+                    }
+                }
+                obs.trace.sort_by_key(|e| e.step);
+            }
+            Fault::RefusedRefreshWithoutResult => obs.refreshes.retain(|r| r.ok),
+            Fault::OversizedScriptSilent => obs.errors.retain(|d| d.clause != "SES-020"),
+            _ => {}
+        }
+        obs
+    }
+}
+
+impl Backend for Faulty {
+    fn name(&self) -> &str {
+        "faulty-session"
+    }
+
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        [Capability::Session].into_iter().collect()
+    }
+
+    fn session(&self, scenario: &SessionScenario) -> Answer<SessionObservation> {
+        Ok(self.run(scenario))
+    }
+}
+
+#[test]
+fn reference_is_caught_by_nothing() {
+    let caught = caught_clauses(&Reference, Some(Capability::Session));
+    assert!(caught.is_empty(), "the reference fails {caught:#?}");
+}
+
+#[rstest]
+#[case::pool_never_grows(Fault::PoolNeverGrows, "SMP-011")]
+#[case::pool_oversized(Fault::PoolOversized, "SMP-012")]
+#[case::zero_copy_reallocated_with_reuse_on(Fault::ZeroCopyReallocatedWithReuseOn, "RZC-012")]
+#[case::zero_copy_reallocated_not_planned_at_load(Fault::ZeroCopyReallocatedWithReuseOn, "RZC-013")]
+#[case::zero_copy_reused_with_reuse_off(Fault::ZeroCopyReusedWithReuseOff, "RZC-010")]
+#[case::zero_copy_not_freed_per_execution(Fault::ZeroCopyNotFreedPerExecution, "RZC-011")]
+#[case::refresh_allowed_twice_with_option_off(Fault::RefreshAllowedTwiceWithOptionOff, "FBR-011")]
+#[case::refresh_once_with_option_on(Fault::RefreshOnceWithOptionOn, "FBR-010")]
+#[case::first_refresh_refused(Fault::FirstRefreshRefused, "FBR-012")]
+#[case::small_base_accepted(Fault::SmallBaseAccepted, "FBR-013")]
+#[case::dynamic_graph_refreshable(Fault::DynamicGraphRefreshable, "FBR-014")]
+#[case::no_dynamic_shape_warning(Fault::NoDynamicShapeWarning, "FBR-003")]
+#[case::shared_pool_under_policy_0(Fault::SharedPoolUnderPolicy0, "SMP-010")]
+#[case::dynamic_pooled_under_policy_2(Fault::DynamicPooledUnderPolicy2, "SMP-014")]
+#[case::no_unload_at_end(Fault::NoUnloadAtEnd, "SES-011")]
+#[case::script_errors_silent(Fault::ScriptErrorsSilent, "SES-012")]
+#[case::end_releases_misnumbered(Fault::EndReleasesMisnumbered, "SES-013")]
+#[case::pool_misnamed(Fault::PoolMisnamed, "SES-014")]
+#[case::zero_byte_blocks(Fault::ZeroByteBlocks, "SES-015")]
+#[case::free_size_mismatch(Fault::FreeSizeMismatch, "SES-010")]
+#[case::load_map_ignored(Fault::LoadMapIgnored, "SES-016")]
+#[case::runs_despite_rejected_option(Fault::RunsDespiteRejectedOption, "SES-017")]
+#[case::refresh_touches_trace(Fault::RefreshTouchesTrace, "SES-018")]
+#[case::refused_refresh_without_result(Fault::RefusedRefreshWithoutResult, "SES-019")]
+#[case::oversized_script_silent(Fault::OversizedScriptSilent, "SES-020")]
+fn fault_is_caught(#[case] fault: Fault, #[case] clause: &str) {
+    let caught = caught_clauses(&Faulty(fault), Some(Capability::Session));
+    assert!(
+        caught.contains_key(clause),
+        "{fault:?} should be caught by {clause}; caught: {caught:#?}"
+    );
+}
+
+/// The oracle alone, without the tables' expectations, names the clause: every session case's
+/// scenario is judged on the faulty backend's observation.
+#[rstest]
+#[case(Fault::PoolNeverGrows, "SMP-011")]
+#[case(Fault::PoolOversized, "SMP-012")]
+#[case(Fault::ZeroCopyReallocatedWithReuseOn, "RZC-012")]
+#[case(Fault::ZeroCopyReusedWithReuseOff, "RZC-010")]
+#[case(Fault::ZeroCopyNotFreedPerExecution, "RZC-011")]
+#[case(Fault::RefreshAllowedTwiceWithOptionOff, "FBR-011")]
+#[case(Fault::RefreshOnceWithOptionOn, "FBR-010")]
+#[case(Fault::FirstRefreshRefused, "FBR-012")]
+#[case(Fault::SmallBaseAccepted, "FBR-013")]
+#[case(Fault::DynamicGraphRefreshable, "FBR-014")]
+#[case(Fault::NoDynamicShapeWarning, "FBR-003")]
+#[case(Fault::SharedPoolUnderPolicy0, "SMP-010")]
+#[case(Fault::DynamicPooledUnderPolicy2, "SMP-014")]
+#[case(Fault::NoUnloadAtEnd, "SES-011")]
+#[case(Fault::ScriptErrorsSilent, "SES-012")]
+#[case(Fault::EndReleasesMisnumbered, "SES-013")]
+#[case(Fault::PoolMisnamed, "SES-014")]
+#[case(Fault::ZeroByteBlocks, "SES-015")]
+#[case(Fault::FreeSizeMismatch, "SES-010")]
+#[case(Fault::RunsDespiteRejectedOption, "SES-017")]
+#[case(Fault::RefreshTouchesTrace, "SES-018")]
+#[case(Fault::RefusedRefreshWithoutResult, "SES-019")]
+#[case(Fault::OversizedScriptSilent, "SES-020")]
+fn oracle_alone_names_the_clause(#[case] fault: Fault, #[case] clause: &str) {
+    let mut named = BTreeSet::new();
+    for case in ge_spec::Spec::embedded().cases() {
+        if let ge_spec::Scenario::Session(s) = &case.case.scenario {
+            for v in ge_conformance::oracle::session::judge(s, &Faulty(fault).run(s)) {
+                named.insert(v.clause);
+            }
+        }
+    }
+    assert!(
+        named.contains(clause),
+        "{fault:?}: the oracle should name {clause}; it named {named:?}"
+    );
+}

@@ -1,0 +1,112 @@
+//! Properties of the session capability over generated scripts: the oracle accepts every
+//! reference observation, and it notices when any one trace entry or refresh result is changed.
+
+use ge_conformance::gen::session::{event, scenario};
+use ge_conformance::oracle::session::judge;
+use ge_spec::vocab::session::{SessionObservation, SessionScenario, TraceAction};
+use proptest::prelude::*;
+
+fn reference(s: &SessionScenario) -> SessionObservation {
+    ge_reference::session::run(s).expect("the reference runs sessions")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn oracle_accepts_every_reference_trace(s in scenario()) {
+        let obs = reference(&s);
+        let found = judge(&s, &obs);
+        prop_assert!(found.is_empty(), "{:#?}\non {}", found, serde_json::to_string(&s).unwrap());
+    }
+
+    #[test]
+    fn dropping_any_trace_entry_is_noticed(s in scenario(), pick in any::<prop::sample::Index>()) {
+        let mut obs = reference(&s);
+        prop_assume!(!obs.trace.is_empty());
+        let i = pick.index(obs.trace.len());
+        obs.trace.remove(i);
+        prop_assert!(!judge(&s, &obs).is_empty());
+    }
+
+    #[test]
+    fn resizing_any_trace_entry_is_noticed(s in scenario(), pick in any::<prop::sample::Index>()) {
+        let mut obs = reference(&s);
+        prop_assume!(!obs.trace.is_empty());
+        let i = pick.index(obs.trace.len());
+        obs.trace[i].bytes += 1;
+        prop_assert!(!judge(&s, &obs).is_empty());
+    }
+
+    #[test]
+    fn flipping_any_action_is_noticed(s in scenario(), pick in any::<prop::sample::Index>()) {
+        let mut obs = reference(&s);
+        prop_assume!(!obs.trace.is_empty());
+        let i = pick.index(obs.trace.len());
+        obs.trace[i].action = match obs.trace[i].action {
+            TraceAction::Alloc => TraceAction::Free,
+            TraceAction::Free => TraceAction::Alloc,
+        };
+        prop_assert!(!judge(&s, &obs).is_empty());
+    }
+
+    #[test]
+    fn flipping_any_refresh_result_is_noticed(s in scenario(), pick in any::<prop::sample::Index>()) {
+        let mut obs = reference(&s);
+        prop_assume!(!obs.refreshes.is_empty());
+        let i = pick.index(obs.refreshes.len());
+        obs.refreshes[i].ok = !obs.refreshes[i].ok;
+        prop_assert!(!judge(&s, &obs).is_empty());
+    }
+
+    /// Option values good and bad, at every level: rejected options stop the script, accepted
+    /// ones run it, and either way the oracle agrees with the reference.
+    #[test]
+    fn oracle_accepts_reference_under_any_option_values(
+        values in prop::collection::vec(
+            (0usize..3, 0usize..3, prop::sample::select(vec!["0", "1", "2", "3", "4", "x", "", "01"])),
+            0..4,
+        ),
+        events in prop::collection::vec(event(), 0..12),
+    ) {
+        let keys = ["ge.exec.staticMemoryPolicy", "ge.exec.reuseZeroCopyMemory", "ge.featureBaseRefreshable"];
+        let mut s = SessionScenario { options: Default::default(), events };
+        for (level, key, value) in values {
+            let map = match level {
+                0 => &mut s.options.global,
+                1 => &mut s.options.session,
+                _ => &mut s.options.graph,
+            };
+            map.insert(keys[key].to_owned(), value.to_owned());
+        }
+        let obs = reference(&s);
+        let found = judge(&s, &obs);
+        prop_assert!(found.is_empty(), "{:#?}\non {}", found, serde_json::to_string(&s).unwrap());
+    }
+
+    #[test]
+    fn scenarios_survive_json(s in scenario()) {
+        let text = serde_json::to_string(&s).unwrap();
+        let back: SessionScenario = serde_json::from_str(&text).unwrap();
+        prop_assert_eq!(back, s);
+    }
+}
+
+/// The largest script the contract runs, without zero-copy reuse: 200000 trace entries, which
+/// the oracle accepts (matching per step by counts, so this stays fast). Kept out of the case
+/// tables because every fault test would replay it.
+#[test]
+fn oracle_accepts_the_largest_script() {
+    let s: SessionScenario = serde_json::from_str(
+        r#"{"events": [
+            {"event": "load", "graph": 1, "feature_bytes": 0, "io_bytes": 8},
+            {"event": "execute", "graph": 1, "times": 100000}
+        ]}"#,
+    )
+    .unwrap();
+    let obs = reference(&s);
+    assert!(obs.errors.is_empty(), "{:?}", obs.errors);
+    assert_eq!(obs.trace.len(), 200_000);
+    let found = judge(&s, &obs);
+    assert!(found.is_empty(), "{:?}", &found[..found.len().min(5)]);
+}
