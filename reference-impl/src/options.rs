@@ -159,8 +159,6 @@ struct Parser<'a> {
     warnings: Vec<Diagnostic>,
 }
 
-// A diagnostic is the natural error here and parsing is not hot; boxing would only add noise.
-#[allow(clippy::result_large_err)]
 impl Parser<'_> {
     fn diag(&self, clause: String, message: String) -> Diagnostic {
         Diagnostic::new(clause, message)

@@ -14,6 +14,7 @@ use proptest::strategy::{BoxedStrategy, Strategy};
 pub fn scenarios(capability: Capability) -> Option<BoxedStrategy<Scenario>> {
     match capability {
         Capability::Options => Some(options::scenario().prop_map(Scenario::Options).boxed()),
+        Capability::Session => Some(session::scenario().prop_map(Scenario::Session).boxed()),
         _ => None,
     }
 }
