@@ -60,23 +60,29 @@ pub fn plan_observation(scenario: &TransferScenario) -> TransferObservation {
     let eligible = |input: &TransferInput| {
         fusion_on && input.placement == Placement::Host && input.size <= values.fusion_size
     };
-    let eligible_count = scenario.inputs.iter().filter(|i| eligible(i)).count();
-    // IFS-016: one eligible input alone is not fused.
-    let fuse = eligible_count >= 2;
-
-    let mut remaining = Vec::new();
+    // One pass: eligible inputs are held as fusion candidates until we know there are two.
+    let n = scenario.inputs.len();
+    let mut candidates = Vec::with_capacity(n);
+    let mut remaining = Vec::with_capacity(n);
     let mut fused_bytes: Option<u64> = Some(0);
     for input in &scenario.inputs {
         match input.placement {
             // TRF-003: nothing to move.
             Placement::Device => obs.on_device.push(input.index),
-            Placement::Host if fuse && eligible(input) => {
-                obs.fused.push(input.index);
+            Placement::Host if eligible(input) => {
+                candidates.push(input.index);
                 // IFS-018: the plain sum of the fused sizes.
                 fused_bytes = fused_bytes.and_then(|sum| sum.checked_add(input.size));
             }
             Placement::Host => remaining.push(input.index),
         }
+    }
+    // IFS-016: one eligible input alone is not fused; it is moved like the others.
+    if candidates.len() >= 2 {
+        obs.fused = candidates;
+    } else {
+        remaining.extend(candidates);
+        fused_bytes = Some(0);
     }
     let Some(fused_bytes) = fused_bytes else {
         // Unreachable with thresholds capped at 32 MiB and a 32-bit input count, but a sum that
@@ -110,8 +116,12 @@ pub fn plan_observation(scenario: &TransferScenario) -> TransferObservation {
     obs
 }
 
-/// TRF-002: every index once. Sorting a copy keeps the check linear for inputs given in order.
+/// TRF-002: every index once. Inputs given in increasing index order (the usual case) are
+/// checked in one pass; otherwise a sorted copy is.
 fn check_unique_indexes(inputs: &[TransferInput], errors: &mut Vec<Diagnostic>) {
+    if inputs.windows(2).all(|w| w[0].index < w[1].index) {
+        return;
+    }
     let mut indexes: Vec<u32> = inputs.iter().map(|i| i.index).collect();
     indexes.sort_unstable();
     let mut last_reported = None;
