@@ -123,7 +123,11 @@ pub fn judge(scenario: &TransferScenario, observation: &TransferObservation) -> 
         .collect();
     let reported: BTreeSet<String> = scenario_errors
         .iter()
-        .filter_map(|d| d.subject.clone())
+        .map(|d| {
+            d.subject
+                .clone()
+                .unwrap_or_else(|| "(no subject)".to_owned())
+        })
         .collect();
     if count.is_some() && reported != duplicates {
         out.push(Violation::new(
