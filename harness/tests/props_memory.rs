@@ -7,7 +7,9 @@ use ge_reference::memory::observe;
 use proptest::prelude::*;
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    // Scenarios whose options stop planning (misaligned reused I/O) are skipped by the reuse
+    // property; about a quarter of draws, so the reject budget is raised.
+    #![proptest_config(ProptestConfig { max_global_rejects: 1 << 20, ..ProptestConfig::with_cases(256) })]
 
     #[test]
     fn the_oracle_accepts_every_reference_plan(s in scenario()) {
@@ -22,10 +24,11 @@ proptest! {
         on.options.global.remove("ge.exec.disableReuseMemory");
         on.options.session.remove("ge.exec.disableReuseMemory");
         on.options.graph.insert("ge.exec.disableReuseMemory".into(), "0".into());
-        let mut off = s;
+        let planned = |o: &ge_spec::vocab::MemoryObservation| o.offsets.len() == s.tensors.len();
+        let mut off = s.clone();
         off.options.graph.insert("ge.exec.disableReuseMemory".into(), "1".into());
         let (on, off) = (observe(&on), observe(&off));
-        prop_assume!(on.errors.is_empty() && off.errors.is_empty());
+        prop_assume!(planned(&on) && planned(&off));
         prop_assert!(on.peak_bytes <= off.peak_bytes, "reuse on: {}, off: {}", on.peak_bytes, off.peak_bytes);
     }
 
