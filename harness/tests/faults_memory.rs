@@ -26,6 +26,24 @@ enum Fault {
     ScatterMemset,
     /// Does not check the run's addresses of a pair.
     IgnoreRunMismatch,
+    /// Reads lifetimes as half-open: a tensor's memory is free during its last step.
+    HalfOpenLifetimes,
+    /// Reports a peak one alignment unit too high.
+    MisreportPeak,
+    /// Shifts every offset by 16 bytes.
+    Misalign,
+    /// Leaves the first tensor out of the plan.
+    DropTensor,
+    /// Raises no error on an invalid scenario.
+    AcceptInvalid,
+    /// Reports the 32-byte error but plans anyway.
+    PlanDespiteError,
+    /// Never reports reused inputs.
+    HideReusedInputs,
+    /// Never reports reused outputs.
+    HideReusedOutputs,
+    /// Under policy 1, reports one cleanup group for all memset outputs.
+    MergeSeparateGroups,
 }
 
 #[derive(Debug)]
@@ -126,6 +144,77 @@ impl Backend for Faulty {
                 obs.warnings = reference(scenario)?.warnings;
                 Ok(obs)
             }
+            Fault::HalfOpenLifetimes => {
+                let mut s = scenario.clone();
+                for t in &mut s.tensors {
+                    if t.last > t.first {
+                        t.last -= 1;
+                    }
+                }
+                let mut obs = reference(&s)?;
+                repeak(scenario, &mut obs);
+                Ok(obs)
+            }
+            Fault::MisreportPeak => {
+                let mut obs = reference(scenario)?;
+                if !obs.offsets.is_empty() {
+                    obs.peak_bytes += 32;
+                }
+                Ok(obs)
+            }
+            Fault::Misalign => {
+                let mut obs = reference(scenario)?;
+                for offset in obs.offsets.values_mut() {
+                    *offset += 16;
+                }
+                for group in &mut obs.cleanup {
+                    group.offset += 16;
+                }
+                repeak(scenario, &mut obs);
+                Ok(obs)
+            }
+            Fault::DropTensor => {
+                let mut obs = reference(scenario)?;
+                if let Some(t) = scenario.tensors.first() {
+                    obs.offsets.remove(&t.name);
+                }
+                Ok(obs)
+            }
+            Fault::AcceptInvalid => {
+                let mut obs = reference(scenario)?;
+                obs.errors.retain(|e| e.clause != "MEM-001");
+                Ok(obs)
+            }
+            Fault::PlanDespiteError => {
+                let obs = reference(scenario)?;
+                let mut planned = Faulty(Fault::AcceptMisaligned).memory(scenario)?;
+                planned.errors = obs.errors;
+                Ok(planned)
+            }
+            Fault::HideReusedInputs => {
+                let mut obs = reference(scenario)?;
+                obs.reused_inputs.clear();
+                Ok(obs)
+            }
+            Fault::HideReusedOutputs => {
+                let mut obs = reference(scenario)?;
+                obs.reused_outputs.clear();
+                Ok(obs)
+            }
+            Fault::MergeSeparateGroups => {
+                let mut obs = reference(scenario)?;
+                if obs.cleanup.len() > 1 {
+                    let mut all = obs.cleanup[0].clone();
+                    for g in &obs.cleanup[1..] {
+                        let stop = (all.offset + all.size).max(g.offset + g.size);
+                        all.offset = all.offset.min(g.offset);
+                        all.size = stop - all.offset;
+                        all.tensors.extend(g.tensors.iter().cloned());
+                    }
+                    obs.cleanup = vec![all];
+                }
+                Ok(obs)
+            }
             Fault::IgnoreRunMismatch => {
                 let mut obs = reference(scenario)?;
                 obs.errors.retain(|e| e.clause != "ORI-011");
@@ -143,6 +232,15 @@ impl Backend for Faulty {
 #[case::alias_apart(Fault::AliasApart, "ORI-010")]
 #[case::scatter_memset(Fault::ScatterMemset, "ACP-010")]
 #[case::ignore_run_mismatch(Fault::IgnoreRunMismatch, "ORI-011")]
+#[case::half_open_lifetimes(Fault::HalfOpenLifetimes, "DRM-011")]
+#[case::misreport_peak(Fault::MisreportPeak, "MEM-004")]
+#[case::misalign(Fault::Misalign, "MEM-003")]
+#[case::drop_tensor(Fault::DropTensor, "MEM-002")]
+#[case::accept_invalid(Fault::AcceptInvalid, "MEM-001")]
+#[case::plan_despite_error(Fault::PlanDespiteError, "MEM-002")]
+#[case::hide_reused_inputs(Fault::HideReusedInputs, "IRM-012")]
+#[case::hide_reused_outputs(Fault::HideReusedOutputs, "ORM-012")]
+#[case::merge_separate_groups(Fault::MergeSeparateGroups, "ACP-011")]
 fn each_fault_is_caught_by_its_clause(#[case] fault: Fault, #[case] clause: &str) {
     let caught = caught_clauses(&Faulty(fault), Some(Capability::Memory));
     assert!(
