@@ -1,1 +1,211 @@
 //! Proptest strategies that generate memory scenarios (used by property tests and the certify runner).
+//!
+//! [`scenario`] draws valid graphs with every memory option in play (including out-of-range
+//! indexes, misaligned reused I/O and run-time address mismatches, so error paths are drawn
+//! too); [`workload`] draws plain intermediate tensors for judging plan quality.
+
+use proptest::collection::vec;
+use proptest::prelude::*;
+
+use ge_spec::vocab::memory::{MemoryScenario, Role, RunAddresses, Tensor};
+use ge_spec::OptionMaps;
+
+/// A tensor size: mostly multiples of 32 bytes, sometimes not, sometimes 0.
+pub fn size() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        6 => (1u64..=16).prop_map(|k| k * 32),
+        2 => 1u64..=600,
+        1 => Just(0u64),
+    ]
+}
+
+/// A lifetime `(first, last)` within a short graph of about a dozen steps.
+pub fn lifetime() -> impl Strategy<Value = (u32, u32)> {
+    (0u32..10, 0u32..5).prop_map(|(first, len)| (first, first + len))
+}
+
+/// Raw ingredients of the options, turned into strings by [`scenario`].
+#[derive(Debug, Clone)]
+struct Knobs {
+    disable: Option<bool>,
+    input_mask: u8,
+    output_mask: u8,
+    pairs: Vec<(u32, u32)>,
+    clean: Option<bool>,
+    run: Option<Option<usize>>,
+}
+
+fn knobs() -> impl Strategy<Value = Knobs> {
+    (
+        proptest::option::of(any::<bool>()),
+        any::<u8>(),
+        any::<u8>(),
+        vec((0u32..5, 0u32..5), 0..3),
+        proptest::option::of(any::<bool>()),
+        proptest::option::of(proptest::option::of(0usize..3)),
+    )
+        .prop_map(
+            |(disable, input_mask, output_mask, pairs, clean, run)| Knobs {
+                disable,
+                input_mask,
+                output_mask,
+                pairs,
+                clean,
+                run,
+            },
+        )
+}
+
+/// A comma-separated list of the indexes set in `mask`, among `0..=count` (so one index may be
+/// out of range, which the option layer ignores with a warning).
+fn index_list(mask: u8, count: u32) -> Option<String> {
+    let items: Vec<String> = (0..=count.min(7))
+        .filter(|i| mask & (1 << i) != 0)
+        .map(|i| i.to_string())
+        .collect();
+    (!items.is_empty()).then(|| items.join(","))
+}
+
+/// A valid memory scenario: up to 4 inputs and 4 outputs, up to 10 intermediates, up to 5 memset
+/// outputs of up to 3 operators, every memory option sometimes set, and sometimes run addresses.
+pub fn scenario() -> impl Strategy<Value = MemoryScenario> {
+    (
+        vec((size(), lifetime()), 0..4),
+        vec((size(), lifetime()), 0..4),
+        vec((size(), lifetime()), 0..10),
+        vec((size(), lifetime(), 0u8..3), 0..5),
+        knobs(),
+    )
+        .prop_map(|(ins, outs, mids, memsets, knobs)| {
+            let mut tensors = Vec::new();
+            for (i, (size, (first, last))) in ins.iter().enumerate() {
+                tensors.push(Tensor {
+                    name: format!("in{i}"),
+                    size: *size,
+                    first: *first,
+                    last: *last,
+                    role: Role::Input { index: i as u32 },
+                });
+            }
+            for (j, (size, (first, last))) in outs.iter().enumerate() {
+                tensors.push(Tensor {
+                    name: format!("out{j}"),
+                    size: *size,
+                    first: *first,
+                    last: *last,
+                    role: Role::Output { index: j as u32 },
+                });
+            }
+            for (k, (size, (first, last))) in mids.iter().enumerate() {
+                tensors.push(Tensor {
+                    name: format!("t{k}"),
+                    size: *size,
+                    first: *first,
+                    last: *last,
+                    role: Role::Intermediate,
+                });
+            }
+            for (k, (size, (first, last), op)) in memsets.iter().enumerate() {
+                tensors.push(Tensor {
+                    name: format!("m{k}"),
+                    size: *size,
+                    first: *first,
+                    last: *last,
+                    role: Role::Memset {
+                        op: format!("memset{op}"),
+                    },
+                });
+            }
+            let (inputs, outputs) = (ins.len() as u32, outs.len() as u32);
+            let mut options = OptionMaps::default();
+            let set = |maps: &mut OptionMaps, session: bool, key: &str, value: String| {
+                let map = if session {
+                    &mut maps.session
+                } else {
+                    &mut maps.graph
+                };
+                map.insert(key.to_owned(), value);
+            };
+            if let Some(d) = knobs.disable {
+                set(
+                    &mut options,
+                    false,
+                    "ge.exec.disableReuseMemory",
+                    u8::from(d).to_string(),
+                );
+            }
+            if let Some(list) = index_list(knobs.input_mask, inputs) {
+                set(&mut options, false, "ge.exec.inputReuseMemIndexes", list);
+            }
+            if let Some(list) = index_list(knobs.output_mask, outputs) {
+                set(&mut options, false, "ge.exec.outputReuseMemIndexes", list);
+            }
+            // Pairs within range, each input and output at most once (other pairs are option
+            // errors, drawn by the options generator, not here).
+            let mut pairs: Vec<(u32, u32)> = Vec::new();
+            for (i, o) in knobs.pairs {
+                if i < inputs && o < outputs && !pairs.iter().any(|&(a, b)| a == i || b == o) {
+                    pairs.push((i, o));
+                }
+            }
+            if !pairs.is_empty() {
+                let text: Vec<String> = pairs.iter().map(|(i, o)| format!("{i},{o}")).collect();
+                set(
+                    &mut options,
+                    false,
+                    "ge.exec.outputReuseInputMemIndexes",
+                    text.join("|"),
+                );
+            }
+            if let Some(c) = knobs.clean {
+                set(
+                    &mut options,
+                    true,
+                    "ge.exec.atomicCleanPolicy",
+                    u8::from(c).to_string(),
+                );
+            }
+            let run = knobs.run.map(|mismatch| {
+                let mut run = RunAddresses {
+                    inputs: (0..inputs).map(|i| 0x1000 * (u64::from(i) + 1)).collect(),
+                    outputs: (0..outputs)
+                        .map(|j| 0x10_0000 * (u64::from(j) + 1))
+                        .collect(),
+                };
+                for (n, &(i, o)) in pairs.iter().enumerate() {
+                    run.outputs[o as usize] = run.inputs[i as usize];
+                    if mismatch == Some(n) {
+                        run.outputs[o as usize] += 0x40;
+                    }
+                }
+                run
+            });
+            MemoryScenario {
+                options,
+                inputs,
+                outputs,
+                tensors,
+                run,
+            }
+        })
+}
+
+/// Up to `max` intermediate tensors with random sizes (multiples of 32 bytes) and short
+/// lifetimes over a graph of about `max / 4` steps, no options set.
+pub fn workload(max: usize) -> impl Strategy<Value = MemoryScenario> {
+    let steps = (max as u32 / 4).max(1);
+    vec((1u64..=4096, 0..steps, 0u32..16), 1..=max.max(1)).prop_map(|rows| MemoryScenario {
+        tensors: rows
+            .into_iter()
+            .enumerate()
+            .map(|(k, (units, first, len))| Tensor {
+                name: format!("t{k}"),
+                size: units * 32,
+                first,
+                last: first + len,
+                role: Role::Intermediate,
+            })
+            .collect(),
+        ..MemoryScenario::default()
+    })
+}

@@ -1,7 +1,7 @@
 //! The memory capability: the device memory plan of one graph (offsets in one arena, I/O reuse
 //! and aliasing, memset cleanup groups, peak bytes).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -60,6 +60,15 @@ pub struct RunAddresses {
     pub outputs: Vec<u64>,
 }
 
+/// The alignment of every offset in the arena, in bytes (clause MEM-003).
+pub const ALIGNMENT: u64 = 32;
+
+/// `size` rounded up to [`ALIGNMENT`], or `None` when that does not fit in a `u64`.
+pub fn aligned(size: u64) -> Option<u64> {
+    size.checked_add(ALIGNMENT - 1)
+        .map(|s| s / ALIGNMENT * ALIGNMENT)
+}
+
 /// Scenario of the memory capability.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -76,6 +85,118 @@ pub struct MemoryScenario {
     /// Addresses passed at run time, if the scenario includes a run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<RunAddresses>,
+}
+
+impl MemoryScenario {
+    /// The last step of the run: the largest `last` of any tensor (0 without tensors). Memory
+    /// that must outlive the run's own uses (unlisted inputs and outputs) is live up to here.
+    pub fn run_end(&self) -> u32 {
+        self.tensors.iter().map(|t| t.last).max().unwrap_or(0)
+    }
+
+    /// The tensor of graph input `index`, if any.
+    pub fn input(&self, index: u32) -> Option<&Tensor> {
+        self.tensors
+            .iter()
+            .find(|t| t.role == Role::Input { index })
+    }
+
+    /// The tensor of graph output `index`, if any.
+    pub fn output(&self, index: u32) -> Option<&Tensor> {
+        self.tensors
+            .iter()
+            .find(|t| t.role == Role::Output { index })
+    }
+
+    /// Checks that the scenario describes a graph at all (clause MEM-001) and returns one error
+    /// per problem, empty when it is valid. A valid scenario has unique tensor names, `first <=
+    /// last` for every tensor, exactly one tensor per graph input and per graph output (indexes
+    /// below the counts), sizes whose sum, each rounded up to [`ALIGNMENT`], fits in a `u64`,
+    /// and, when run addresses are given, exactly one address per input and per output.
+    pub fn validate(&self) -> Vec<Diagnostic> {
+        let mut errors = Vec::new();
+        let bad =
+            |subject: String, message: String| Diagnostic::new("MEM-001", message).subject(subject);
+        let mut names = BTreeSet::new();
+        let mut inputs = BTreeSet::new();
+        let mut outputs = BTreeSet::new();
+        let mut total: Option<u64> = Some(0);
+        for t in &self.tensors {
+            let subject = format!("tensor {}", t.name);
+            if !names.insert(t.name.as_str()) {
+                errors.push(bad(
+                    subject.clone(),
+                    format!("two tensors are named `{}`", t.name),
+                ));
+            }
+            if t.first > t.last {
+                errors.push(bad(
+                    subject.clone(),
+                    format!(
+                        "tensor `{}` is first used at step {} but last used at step {}",
+                        t.name, t.first, t.last
+                    ),
+                ));
+            }
+            let (index, count, seen, what) = match &t.role {
+                Role::Input { index } => (*index, self.inputs, &mut inputs, "input"),
+                Role::Output { index } => (*index, self.outputs, &mut outputs, "output"),
+                Role::Intermediate | Role::Memset { .. } => (0, 1, &mut BTreeSet::new(), ""),
+            };
+            if !what.is_empty() {
+                if index >= count {
+                    errors.push(bad(
+                        subject.clone(),
+                        format!(
+                            "tensor `{}` is {what} {index} but the graph has {count} {what}(s)",
+                            t.name
+                        ),
+                    ));
+                } else if !seen.insert(index) {
+                    errors.push(bad(
+                        subject.clone(),
+                        format!(
+                            "tensor `{}` is {what} {index}, which another tensor already is",
+                            t.name
+                        ),
+                    ));
+                }
+            }
+            total = total.and_then(|sum| aligned(t.size).and_then(|a| sum.checked_add(a)));
+        }
+        for (count, seen, what) in [
+            (self.inputs, &inputs, "input"),
+            (self.outputs, &outputs, "output"),
+        ] {
+            if let Some(missing) = (0..count).find(|i| !seen.contains(i)) {
+                errors.push(bad(
+                    format!("{what} {missing}"),
+                    format!("no tensor is graph {what} {missing}"),
+                ));
+            }
+        }
+        if total.is_none() {
+            errors.push(bad(
+                "sizes".to_owned(),
+                "the tensor sizes, each rounded up to 32 bytes, add up to more than 2^64 - 1 bytes"
+                    .to_owned(),
+            ));
+        }
+        if let Some(run) = &self.run {
+            if run.inputs.len() != self.inputs as usize
+                || run.outputs.len() != self.outputs as usize
+            {
+                errors.push(bad(
+                    "run".to_owned(),
+                    format!(
+                        "the run gives {} input and {} output address(es) for a graph of {} input(s) and {} output(s)",
+                        run.inputs.len(), run.outputs.len(), self.inputs, self.outputs
+                    ),
+                ));
+            }
+        }
+        errors
+    }
 }
 
 /// One cleanup of memset outputs.
@@ -112,16 +233,17 @@ pub struct MemoryObservation {
     /// The cleanup groups of memset outputs.
     #[serde(default)]
     pub cleanup: Vec<CleanupGroup>,
-    /// Inputs whose memory was reused by other tensors (sorted).
+    /// Inputs whose bytes some other tensor (not its alias partner) also occupies (sorted).
     #[serde(default)]
     pub reused_inputs: Vec<u32>,
-    /// Outputs placed in memory freed by other tensors (sorted).
+    /// Outputs whose bytes some other tensor (not its alias partner) also occupies (sorted).
     #[serde(default)]
     pub reused_outputs: Vec<u32>,
     /// Output/input aliases in force (sorted).
     #[serde(default)]
     pub aliases: Vec<Alias>,
-    /// Highest byte used in the arena.
+    /// The end of the highest tensor: the largest `offset + size` of any tensor (0 when nothing
+    /// is planned), clause MEM-004.
     #[serde(default)]
     pub peak_bytes: u64,
     /// Errors (planning or run time).

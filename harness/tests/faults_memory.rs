@@ -1,0 +1,256 @@
+//! Deliberately wrong memory planners: each wraps the reference with ONE fault the contract
+//! forbids, and the memory cases with the oracle must catch it under the clause it breaks.
+
+use std::collections::BTreeSet;
+
+use ge_conformance::runner::caught_clauses;
+use ge_reference::Reference;
+use ge_spec::vocab::memory::{aligned, MemoryObservation, MemoryScenario, Role};
+use ge_spec::{Answer, Backend, Capability};
+use rstest::rstest;
+
+/// The one thing each faulty planner gets wrong.
+#[derive(Debug, Clone, Copy)]
+enum Fault {
+    /// Puts every tensor at offset 0, live or not.
+    OverlapLive,
+    /// Plans as if `disableReuseMemory` were never set.
+    IgnoreDisable,
+    /// Reuses every input's memory, listed or not.
+    TouchUnlistedInput,
+    /// Plans listed inputs and outputs whatever their size, without the 32-byte error.
+    AcceptMisaligned,
+    /// Places each aliased output above everything instead of at its input's address.
+    AliasApart,
+    /// Under policy 0, plans memset outputs per operator and reports one group spanning them.
+    ScatterMemset,
+    /// Does not check the run's addresses of a pair.
+    IgnoreRunMismatch,
+    /// Reads lifetimes as half-open: a tensor's memory is free during its last step.
+    HalfOpenLifetimes,
+    /// Reports a peak one alignment unit too high.
+    MisreportPeak,
+    /// Shifts every offset by 16 bytes.
+    Misalign,
+    /// Leaves the first tensor out of the plan.
+    DropTensor,
+    /// Raises no error on an invalid scenario.
+    AcceptInvalid,
+    /// Reports the 32-byte error but plans anyway.
+    PlanDespiteError,
+    /// Never reports reused inputs.
+    HideReusedInputs,
+    /// Never reports reused outputs.
+    HideReusedOutputs,
+    /// Under policy 1, reports one cleanup group for all memset outputs.
+    MergeSeparateGroups,
+}
+
+#[derive(Debug)]
+struct Faulty(Fault);
+
+fn without(scenario: &MemoryScenario, key: &str) -> MemoryScenario {
+    let mut s = scenario.clone();
+    s.options.global.remove(key);
+    s.options.session.remove(key);
+    s.options.graph.remove(key);
+    s
+}
+
+fn repeak(scenario: &MemoryScenario, obs: &mut MemoryObservation) {
+    obs.peak_bytes = scenario
+        .tensors
+        .iter()
+        .filter_map(|t| obs.offsets.get(&t.name).map(|o| o + t.size))
+        .max()
+        .unwrap_or(0);
+}
+
+impl Backend for Faulty {
+    fn name(&self) -> &str {
+        "faulty-memory"
+    }
+
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        [Capability::Memory].into_iter().collect()
+    }
+
+    fn memory(&self, scenario: &MemoryScenario) -> Answer<MemoryObservation> {
+        let reference = |s: &MemoryScenario| Reference.memory(s);
+        match self.0 {
+            Fault::OverlapLive => {
+                let mut obs = reference(scenario)?;
+                for offset in obs.offsets.values_mut() {
+                    *offset = 0;
+                }
+                repeak(scenario, &mut obs);
+                Ok(obs)
+            }
+            Fault::IgnoreDisable => reference(&without(scenario, "ge.exec.disableReuseMemory")),
+            Fault::TouchUnlistedInput => {
+                let mut s = scenario.clone();
+                if s.inputs > 0 {
+                    let all: Vec<String> = (0..s.inputs).map(|i| i.to_string()).collect();
+                    s.options
+                        .graph
+                        .insert("ge.exec.inputReuseMemIndexes".into(), all.join(","));
+                }
+                reference(&s)
+            }
+            Fault::AcceptMisaligned => {
+                let mut s = scenario.clone();
+                for t in &mut s.tensors {
+                    if matches!(t.role, Role::Input { .. } | Role::Output { .. }) {
+                        t.size = aligned(t.size).unwrap_or(t.size);
+                    }
+                }
+                let mut obs = reference(&s)?;
+                repeak(scenario, &mut obs);
+                Ok(obs)
+            }
+            Fault::AliasApart => {
+                let mut obs = reference(scenario)?;
+                for alias in obs.aliases.clone() {
+                    let top = aligned(obs.peak_bytes).unwrap_or(0);
+                    if let Some(t) = scenario.output(alias.output) {
+                        obs.offsets.insert(t.name.clone(), top);
+                        obs.peak_bytes = top + t.size;
+                    }
+                }
+                Ok(obs)
+            }
+            Fault::ScatterMemset => {
+                let mut s = without(scenario, "ge.exec.atomicCleanPolicy");
+                s.options
+                    .session
+                    .insert("ge.exec.atomicCleanPolicy".into(), "1".into());
+                let mut obs = reference(&s)?;
+                if obs.cleanup.len() > 1 {
+                    let start = obs.cleanup.iter().map(|g| g.offset).min().unwrap_or(0);
+                    let stop = obs
+                        .cleanup
+                        .iter()
+                        .map(|g| g.offset + g.size)
+                        .max()
+                        .unwrap_or(0);
+                    let tensors = obs.cleanup.iter().flat_map(|g| g.tensors.clone()).collect();
+                    obs.cleanup = vec![ge_spec::vocab::memory::CleanupGroup {
+                        offset: start,
+                        size: stop - start,
+                        tensors,
+                    }];
+                }
+                // The policy-0 answer of the reference for the warnings the scenario calls for.
+                obs.warnings = reference(scenario)?.warnings;
+                Ok(obs)
+            }
+            Fault::HalfOpenLifetimes => {
+                let mut s = scenario.clone();
+                for t in &mut s.tensors {
+                    if t.last > t.first {
+                        t.last -= 1;
+                    }
+                }
+                let mut obs = reference(&s)?;
+                repeak(scenario, &mut obs);
+                Ok(obs)
+            }
+            Fault::MisreportPeak => {
+                let mut obs = reference(scenario)?;
+                if !obs.offsets.is_empty() {
+                    obs.peak_bytes += 32;
+                }
+                Ok(obs)
+            }
+            Fault::Misalign => {
+                let mut obs = reference(scenario)?;
+                for offset in obs.offsets.values_mut() {
+                    *offset += 16;
+                }
+                for group in &mut obs.cleanup {
+                    group.offset += 16;
+                }
+                repeak(scenario, &mut obs);
+                Ok(obs)
+            }
+            Fault::DropTensor => {
+                let mut obs = reference(scenario)?;
+                if let Some(t) = scenario.tensors.first() {
+                    obs.offsets.remove(&t.name);
+                }
+                Ok(obs)
+            }
+            Fault::AcceptInvalid => {
+                let mut obs = reference(scenario)?;
+                obs.errors.retain(|e| e.clause != "MEM-001");
+                Ok(obs)
+            }
+            Fault::PlanDespiteError => {
+                let obs = reference(scenario)?;
+                let mut planned = Faulty(Fault::AcceptMisaligned).memory(scenario)?;
+                planned.errors = obs.errors;
+                Ok(planned)
+            }
+            Fault::HideReusedInputs => {
+                let mut obs = reference(scenario)?;
+                obs.reused_inputs.clear();
+                Ok(obs)
+            }
+            Fault::HideReusedOutputs => {
+                let mut obs = reference(scenario)?;
+                obs.reused_outputs.clear();
+                Ok(obs)
+            }
+            Fault::MergeSeparateGroups => {
+                let mut obs = reference(scenario)?;
+                if obs.cleanup.len() > 1 {
+                    let mut all = obs.cleanup[0].clone();
+                    for g in &obs.cleanup[1..] {
+                        let stop = (all.offset + all.size).max(g.offset + g.size);
+                        all.offset = all.offset.min(g.offset);
+                        all.size = stop - all.offset;
+                        all.tensors.extend(g.tensors.iter().cloned());
+                    }
+                    obs.cleanup = vec![all];
+                }
+                Ok(obs)
+            }
+            Fault::IgnoreRunMismatch => {
+                let mut obs = reference(scenario)?;
+                obs.errors.retain(|e| e.clause != "ORI-011");
+                Ok(obs)
+            }
+        }
+    }
+}
+
+#[rstest]
+#[case::overlap_live(Fault::OverlapLive, "DRM-011")]
+#[case::ignore_disable(Fault::IgnoreDisable, "DRM-010")]
+#[case::touch_unlisted_input(Fault::TouchUnlistedInput, "IRM-010")]
+#[case::accept_misaligned(Fault::AcceptMisaligned, "IRM-011")]
+#[case::alias_apart(Fault::AliasApart, "ORI-010")]
+#[case::scatter_memset(Fault::ScatterMemset, "ACP-010")]
+#[case::ignore_run_mismatch(Fault::IgnoreRunMismatch, "ORI-011")]
+#[case::half_open_lifetimes(Fault::HalfOpenLifetimes, "DRM-011")]
+#[case::misreport_peak(Fault::MisreportPeak, "MEM-004")]
+#[case::misalign(Fault::Misalign, "MEM-003")]
+#[case::drop_tensor(Fault::DropTensor, "MEM-002")]
+#[case::accept_invalid(Fault::AcceptInvalid, "MEM-001")]
+#[case::plan_despite_error(Fault::PlanDespiteError, "MEM-002")]
+#[case::hide_reused_inputs(Fault::HideReusedInputs, "IRM-012")]
+#[case::hide_reused_outputs(Fault::HideReusedOutputs, "ORM-012")]
+#[case::merge_separate_groups(Fault::MergeSeparateGroups, "ACP-011")]
+fn each_fault_is_caught_by_its_clause(#[case] fault: Fault, #[case] clause: &str) {
+    let caught = caught_clauses(&Faulty(fault), Some(Capability::Memory));
+    assert!(
+        caught.contains_key(clause),
+        "{fault:?} should break {clause}; caught: {caught:#?}"
+    );
+}
+
+#[test]
+fn the_reference_is_caught_by_nothing() {
+    let caught = caught_clauses(&Reference, Some(Capability::Memory));
+    assert!(caught.is_empty(), "{caught:#?}");
+}
