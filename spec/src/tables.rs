@@ -519,7 +519,7 @@ impl Spec {
         let clause = clause.to_owned();
         self.cases
             .iter()
-            .filter(move |c| c.case.clauses.iter().any(|id| *id == clause))
+            .filter(move |c| c.case.clauses.contains(&clause))
     }
 
     /// SHA-256 over every table file (path and contents), lowercase hex. Reports carry it so a
