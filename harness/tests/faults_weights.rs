@@ -84,24 +84,16 @@ impl Backend for Faulty {
                 }
             }
             Fault::WorkPathIgnored => s.ascend_work_path = WorkPathEnv::Unset,
-            Fault::TmpNotRemoved => {
-                if !user_dir_set(&s) {
-                    s.unload = false;
-                }
-            }
-            Fault::SymlinkFollowed => {
-                if s.unload {
-                    follow_links(sandbox, false);
-                }
-            }
+            Fault::TmpNotRemoved if !user_dir_set(&s) => s.unload = false,
+            Fault::SymlinkFollowed if s.unload => follow_links(sandbox, false),
             _ => {}
         }
         let mut obs = Reference.weights(&s, sandbox)?;
         match self.0 {
-            Fault::UserDirRemoved if scenario.unload && user_dir_set(scenario) => {
-                if !obs.dir.is_empty() {
-                    let _ = fs::remove_dir_all(sandbox.join(&obs.dir));
-                }
+            Fault::UserDirRemoved
+                if scenario.unload && user_dir_set(scenario) && !obs.dir.is_empty() =>
+            {
+                let _ = fs::remove_dir_all(sandbox.join(&obs.dir));
             }
             Fault::LiesAboutFiles => {
                 for f in &mut obs.files {
