@@ -91,8 +91,9 @@ impl Tier {
 pub struct Expected {
     /// True when the load must be refused (a rejected option or a scenario error).
     pub refused: bool,
-    /// True when the refusal comes from the option layer (WGT-009).
-    pub option_rejected: bool,
+    /// The clause a refusal rests on: WGT-009 (an option rejected), WGT-001 (a path leaving
+    /// the sandbox) or WGT-002 (a malformed model).
+    pub refusal: &'static str,
     /// `ge.externalWeight` in force.
     pub mode: u8,
     /// The directory, sandbox-relative (mode 1 and 2 only).
@@ -118,7 +119,7 @@ pub fn expected(scenario: &WeightsScenario) -> Expected {
     let mode = r.values.external_weight;
     let mut out = Expected {
         refused: true,
-        option_rejected: r.rejected(),
+        refusal: "WGT-001",
         mode,
         dir: None,
         tier: None,
@@ -127,6 +128,8 @@ pub fn expected(scenario: &WeightsScenario) -> Expected {
     let Some(work) = inside(&[], &scenario.work_dir) else {
         return out;
     };
+    let mut names = BTreeSet::new();
+    let mut total = 0u64;
     let env_ok = match &scenario.ascend_work_path {
         WorkPathEnv::Set { path } => !path.is_empty() && inside(&[], path).is_some(),
         _ => true,
@@ -138,8 +141,13 @@ pub fn expected(scenario: &WeightsScenario) -> Expected {
                 _ => true,
             }
     });
-    let mut names = BTreeSet::new();
-    let mut total = 0u64;
+    if !env_ok || !setup_ok {
+        return out;
+    }
+    out.refusal = "WGT-002";
+    if scenario.constants.len() > 10_000 {
+        return out;
+    }
     for c in &scenario.constants {
         let Some(len) = c.declared_len() else {
             return out;
@@ -159,7 +167,8 @@ pub fn expected(scenario: &WeightsScenario) -> Expected {
         }
         out.weights.push((c.name.clone(), c.node_type, bytes));
     }
-    if r.rejected() || !env_ok || !setup_ok || scenario.constants.len() > 10_000 {
+    if r.rejected() {
+        out.refusal = "WGT-009";
         return out;
     }
     let user = r.values.external_weight_dir.filter(|d| !d.is_empty());
@@ -174,7 +183,10 @@ pub fn expected(scenario: &WeightsScenario) -> Expected {
         let (parts, tier) = match (&user, &scenario.ascend_work_path) {
             (Some(d), _) => match inside(&work, d) {
                 Some(p) => (p, Tier::User),
-                None => return out,
+                None => {
+                    out.refusal = "WGT-001";
+                    return out;
+                }
             },
             (None, WorkPathEnv::Set { path }) => {
                 let mut p = inside(&[], path).unwrap_or_default();
@@ -213,11 +225,7 @@ pub fn judge(scenario: &WeightsScenario, observation: &WeightsObservation) -> Ve
     let o = observation;
     let e = expected(scenario);
     if e.refused {
-        let clause = if e.option_rejected {
-            "WGT-009"
-        } else {
-            "WGT-001"
-        };
+        let clause = e.refusal;
         if o.errors.is_empty() {
             v.push(Violation::new(
                 clause,
