@@ -58,4 +58,33 @@ proptest! {
         let found = check_sandbox(&s, &obs, &sandbox);
         prop_assert!(found.is_empty(), "sandbox: {found:?}\n{obs:#?}");
     }
+
+    #[test]
+    fn oracle_sees_every_mutation(s in scenario(), which in 0usize..5, pick in any::<prop::sample::Index>()) {
+        // The oracle must not be a rubber stamp: any one change to a correct observation of a
+        // successful load is caught, by judge or by the sandbox check.
+        let sandbox = tempfile::tempdir().unwrap();
+        let mut obs = Reference.weights(&s, sandbox.path()).unwrap();
+        obs.canonicalize();
+        prop_assume!(obs.errors.is_empty() && !obs.nodes.is_empty());
+        let n = pick.index(obs.nodes.len());
+        match which {
+            0 => obs.nodes[n].offset = Some(obs.nodes[n].offset.unwrap_or(0) + 1),
+            1 => obs.nodes[n].length = Some(obs.nodes[n].length.unwrap_or(0) + 1),
+            2 => obs.nodes[n].node_type = match obs.nodes[n].node_type {
+                NodeType::FileConstant => NodeType::Const,
+                _ => NodeType::FileConstant,
+            },
+            3 => obs.dir.push('x'),
+            _ => {
+                if obs.files.is_empty() {
+                    obs.removed.push("elsewhere".into());
+                } else {
+                    obs.files.remove(pick.index(obs.files.len()));
+                }
+            }
+        }
+        let caught = judge(&s, &obs).len() + check_sandbox(&s, &obs, sandbox.path()).len();
+        prop_assert!(caught > 0, "mutation {which} went unnoticed: {obs:#?}");
+    }
 }

@@ -272,7 +272,9 @@ pub fn judge(scenario: &WeightsScenario, observation: &WeightsObservation) -> Ve
             ));
         }
         for (name, ty, _) in &e.weights {
-            if node(name).is_some_and(|n| n.node_type != *ty || n.file.is_some()) {
+            if node(name).is_some_and(|n| {
+                n.node_type != *ty || n.file.is_some() || n.offset.is_some() || n.length.is_some()
+            }) {
                 v.push(Violation::new(
                     "EXW-010",
                     format!("{name} must stay a {ty:?} without a file"),
