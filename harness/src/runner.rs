@@ -129,6 +129,12 @@ pub fn run_case(backend: &dyn Backend, case: &TableCase) -> Verdict {
         Err(e) => return Verdict::broke(format!("cannot create a sandbox directory: {e}")),
     };
     let declared = backend.capabilities().contains(&case.capability());
+    if let ge_spec::Scenario::Weights(s) = &case.case.scenario {
+        // Traps and other sessions' leftovers, planted before the backend runs.
+        if let Err(e) = oracle::weights::plant(s, sandbox.path()) {
+            return Verdict::broke(format!("the case's setup cannot be planted: {e}"));
+        }
+    }
     match ask(backend, &case.case.scenario, sandbox.path()) {
         Err(panic) => Verdict::broke(panic),
         Ok(Err(ns)) if declared => Verdict::broke(format!(

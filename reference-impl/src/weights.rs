@@ -1,14 +1,520 @@
-//! The reference weights capability (being written; see the weights issue).
+//! The reference weights capability: writes the weights of a root graph's constants to real files
+//! inside a sandbox, and removes the temporary weight directory again at unload.
+//!
+//! Safety rules, each a clause of the spec: every path stays inside the sandbox (WGT-001), a
+//! file appears under its final name only complete (written under a temporary name, then
+//! renamed: WGT-004), unload removes the `tmp_weight_<pid>_<sessionid>` directory and nothing
+//! else, never follows a symbolic link (WGT-006, WGT-007), and never touches the user's
+//! `ge.externalWeightDir` (EWD-013).
 
-use ge_spec::vocab::weights::{WeightsObservation, WeightsScenario};
-use ge_spec::vocab::Capability;
-use ge_spec::{Answer, NotSupported};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
-/// Loads (and maybe unloads) a model with external weights inside a sandbox.
-pub fn load(scenario: &WeightsScenario, sandbox: &std::path::Path) -> Answer<WeightsObservation> {
-    let _ = (scenario, sandbox);
-    Err(NotSupported::new(
-        Capability::Weights,
-        "not implemented yet",
-    ))
+use ge_spec::vocab::weights::{
+    encode_hex, NodeConversion, NodeType, SetupStep, WeightsObservation, WeightsScenario,
+    WorkPathEnv, WrittenFile, MAX_WEIGHT_BYTES,
+};
+use ge_spec::{Answer, Diagnostic, Product, RunMode, ShapeKind};
+use sha2::{Digest, Sha256};
+
+use crate::options::{self, Context};
+
+/// Offsets in the combined file (mode 2) are multiples of this many bytes (EXW-015).
+pub const COMBINED_ALIGNMENT: u64 = 512;
+
+/// The most constants one scenario may hold (WGT-002).
+pub const MAX_CONSTANTS: usize = 10_000;
+
+/// SHA-256 of `bytes`, lowercase hex (EXW-012).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    encode_hex(&Sha256::digest(bytes))
+}
+
+/// The name of the session's temporary weight directory.
+pub fn tmp_dir_name(pid: u32, session_id: u64) -> String {
+    format!("tmp_weight_{pid}_{session_id}")
+}
+
+/// The name of the mode-1 file of a weight.
+pub fn weight_file_name(bytes: &[u8]) -> String {
+    format!("weight_{}", sha256_hex(bytes))
+}
+
+/// The name of the mode-2 file of a root graph.
+pub fn combined_file_name(root_graph: &str) -> String {
+    format!("{root_graph}_weight_combined")
+}
+
+/// Resolves `rel` (a `/`-separated relative path) against `base` lexically; `None` when it is
+/// absolute, holds a NUL byte or a backslash, or climbs out of the sandbox with `..` (WGT-001).
+pub fn resolve_in_sandbox(base: &[String], rel: &str) -> Option<Vec<String>> {
+    if rel.starts_with('/') || rel.contains('\0') || rel.contains('\\') {
+        return None;
+    }
+    let mut out = base.to_vec();
+    for part in rel.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                out.pop()?;
+            }
+            p => out.push(p.to_owned()),
+        }
+    }
+    Some(out)
+}
+
+/// A sandbox-relative path as observations spell it (`.` for the sandbox itself).
+fn show(parts: &[String]) -> String {
+    if parts.is_empty() {
+        ".".to_owned()
+    } else {
+        parts.join("/")
+    }
+}
+
+fn join(parts: &[String], name: &str) -> String {
+    if parts.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{}/{name}", parts.join("/"))
+    }
+}
+
+fn on_disk(sandbox: &Path, parts: &[String]) -> PathBuf {
+    parts.iter().fold(sandbox.to_path_buf(), |p, c| p.join(c))
+}
+
+/// The mode-2 layout of `weights` (in graph order): the offset of each, and the file length.
+/// Identical contents are stored once, at the offset of their first occurrence (EXW-015).
+pub fn combined_layout(weights: &[&[u8]]) -> Option<(Vec<u64>, u64)> {
+    let mut first: BTreeMap<&[u8], u64> = BTreeMap::new();
+    let mut offsets = Vec::with_capacity(weights.len());
+    let mut end = 0u64;
+    for w in weights {
+        if let Some(&at) = first.get(w) {
+            offsets.push(at);
+            continue;
+        }
+        let at = end.checked_next_multiple_of(COMBINED_ALIGNMENT)?;
+        end = at.checked_add(w.len() as u64)?;
+        first.insert(w, at);
+        offsets.push(at);
+    }
+    Some((offsets, end))
+}
+
+/// Which of the three flush-path tiers chose the directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tier {
+    /// `ge.externalWeightDir`: the user's directory.
+    User,
+    /// `$ASCEND_WORK_PATH/tmp_weight_<pid>_<sessionid>` or the working directory's.
+    Temporary,
+}
+
+struct Weight {
+    name: String,
+    bytes: Vec<u8>,
+}
+
+fn scenario_error(subject: impl Into<String>, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::new("WGT-001", message).subject(subject)
+}
+
+/// Checks the scenario's own paths and constants; returns the working directory and weights.
+fn check_scenario(
+    scenario: &WeightsScenario,
+    errors: &mut Vec<Diagnostic>,
+) -> Option<(Vec<String>, Vec<Weight>)> {
+    let start = errors.len();
+    let work = resolve_in_sandbox(&[], &scenario.work_dir);
+    if work.is_none() {
+        errors.push(scenario_error(
+            "work_dir",
+            format!(
+                "work_dir {:?} is not a relative path inside the sandbox",
+                scenario.work_dir
+            ),
+        ));
+    }
+    if let WorkPathEnv::Set { path } = &scenario.ascend_work_path {
+        if path.is_empty() || resolve_in_sandbox(&[], path).is_none() {
+            errors.push(scenario_error(
+                "ASCEND_WORK_PATH",
+                format!("ASCEND_WORK_PATH {path:?} is not a non-empty relative path inside the sandbox (use state = \"empty\" for an empty variable)"),
+            ));
+        }
+    }
+    for (i, step) in scenario.setup.iter().enumerate() {
+        let bad_target = matches!(step, SetupStep::Symlink { target, .. } if resolve_in_sandbox(&[], target).is_none());
+        if resolve_in_sandbox(&[], step.path()).is_none_or(|p| p.is_empty()) || bad_target {
+            errors.push(scenario_error(
+                format!("setup {i}"),
+                format!("setup step {i} names a path outside the sandbox"),
+            ));
+        }
+    }
+    if scenario.constants.len() > MAX_CONSTANTS {
+        errors.push(
+            Diagnostic::new("WGT-002", format!("more than {MAX_CONSTANTS} constants"))
+                .subject("constants"),
+        );
+        return None;
+    }
+    let mut names = BTreeSet::new();
+    let mut total = 0u64;
+    let mut weights = Vec::new();
+    for node in &scenario.constants {
+        let subject = format!("constant {}", node.name);
+        let bad = |m: String| Diagnostic::new("WGT-002", m).subject(subject.clone());
+        if node.name.is_empty() {
+            errors.push(bad("a constant has an empty name".into()));
+        } else if !names.insert(node.name.as_str()) {
+            errors.push(bad(format!("constant name {:?} is used twice", node.name)));
+        }
+        if node.node_type == NodeType::FileConstant {
+            errors.push(bad(format!(
+                "{} is already a FileConstant; the graph holds Const/Constant nodes",
+                node.name
+            )));
+        }
+        // Checked before decoding, so an oversized scenario never allocates.
+        let declared = node.declared_len().unwrap_or(0);
+        match total.checked_add(declared) {
+            Some(t) if t <= MAX_WEIGHT_BYTES => total = t,
+            _ => {
+                errors.push(bad(format!(
+                    "the weights add up to more than {MAX_WEIGHT_BYTES} bytes"
+                )));
+                return None;
+            }
+        }
+        match node.bytes(MAX_WEIGHT_BYTES) {
+            Ok(bytes) => weights.push(Weight {
+                name: node.name.clone(),
+                bytes,
+            }),
+            Err(m) => errors.push(bad(format!("constant {:?}: {m}", node.name))),
+        }
+    }
+    if errors.len() > start {
+        return None;
+    }
+    Some((work.unwrap_or_default(), weights))
+}
+
+/// Creates `parts` (and its missing parents) under the sandbox. The temporary directory must be
+/// a real directory: an existing link or file in its place is refused, so that nothing is ever
+/// written or removed through it (WGT-008).
+fn create_dir(sandbox: &Path, parts: &[String], tier: Tier) -> Result<(), String> {
+    let path = on_disk(sandbox, parts);
+    if tier == Tier::Temporary {
+        if let Ok(meta) = fs::symlink_metadata(&path) {
+            if !meta.is_dir() {
+                return Err("it exists and is not a directory (a link or a file)".into());
+            }
+        }
+    }
+    fs::create_dir_all(&path).map_err(|e| e.to_string())?;
+    if fs::metadata(&path).is_ok_and(|m| m.is_dir()) {
+        Ok(())
+    } else {
+        Err("it is not a directory".into())
+    }
+}
+
+/// Writes `bytes` to `dir/name` under a temporary name first, then renames it, so the final name
+/// never holds a truncated file; the temporary file is removed on failure (WGT-004).
+fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = dir.join(format!(".{name}.partial"));
+    if let Ok(meta) = fs::symlink_metadata(&tmp) {
+        if meta.is_dir() {
+            return Err(std::io::Error::other(format!(
+                "{} is in the way (a directory)",
+                tmp.display()
+            )));
+        }
+        fs::remove_file(&tmp)?;
+    }
+    let result = (|| {
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&tmp, dir.join(name))
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Lists `dir` and everything under it without following links, deepest entries first.
+fn collect_tree(
+    dir: &Path,
+    rel: &str,
+    out: &mut Vec<(PathBuf, String, bool)>,
+) -> std::io::Result<()> {
+    let mut entries: Vec<_> = fs::read_dir(dir)?.collect::<Result<_, _>>()?;
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let child = format!("{rel}/{name}");
+        // symlink_metadata: a link is an entry of its own, never the thing it points at.
+        let is_dir = fs::symlink_metadata(&path)?.is_dir();
+        if is_dir {
+            collect_tree(&path, &child, out)?;
+        }
+        out.push((path, child, is_dir));
+    }
+    Ok(())
+}
+
+/// Removes the temporary weight directory: links are removed as links, nothing outside the
+/// directory is touched. Returns the sandbox-relative paths removed.
+fn remove_tmp_dir(sandbox: &Path, parts: &[String], errors: &mut Vec<Diagnostic>) -> Vec<String> {
+    let path = on_disk(sandbox, parts);
+    let rel = show(parts);
+    match fs::symlink_metadata(&path) {
+        Ok(meta) if meta.is_dir() => {}
+        // Missing, a file or a link: not ours to remove.
+        _ => return Vec::new(),
+    }
+    let mut entries = Vec::new();
+    if let Err(e) = collect_tree(&path, &rel, &mut entries) {
+        errors.push(
+            Diagnostic::new("WGT-008", format!("cannot list {rel} for removal: {e}")).subject(rel),
+        );
+        return Vec::new();
+    }
+    let mut removed = Vec::new();
+    for (p, r, is_dir) in entries {
+        let result = if is_dir {
+            fs::remove_dir(&p)
+        } else {
+            fs::remove_file(&p)
+        };
+        match result {
+            Ok(()) => removed.push(r),
+            Err(e) => errors
+                .push(Diagnostic::new("WGT-008", format!("cannot remove {r}: {e}")).subject(r)),
+        }
+    }
+    match fs::remove_dir(&path) {
+        Ok(()) => removed.push(rel),
+        Err(e) => errors
+            .push(Diagnostic::new("WGT-008", format!("cannot remove {rel}: {e}")).subject(rel)),
+    }
+    removed.sort();
+    removed
+}
+
+/// Loads (and maybe unloads) a model with external weights inside `sandbox`. Never panics;
+/// every problem is a diagnostic in the observation.
+pub fn load(scenario: &WeightsScenario, sandbox: &Path) -> Answer<WeightsObservation> {
+    let mut obs = run(scenario, sandbox);
+    obs.canonicalize();
+    Ok(obs)
+}
+
+fn run(scenario: &WeightsScenario, sandbox: &Path) -> WeightsObservation {
+    let mut obs = WeightsObservation::default();
+    let resolution = options::resolve(
+        &scenario.options,
+        Context {
+            inputs: None,
+            outputs: None,
+            shape: ShapeKind::Static,
+            run_mode: RunMode::Async,
+            product: Product::default(),
+        },
+    );
+    obs.warnings = resolution.observation.warnings.clone();
+    obs.errors = resolution.observation.errors.clone();
+    let checked = check_scenario(scenario, &mut obs.errors);
+    let values = &resolution.values;
+    let user_dir = values
+        .external_weight_dir
+        .as_deref()
+        .filter(|d| !d.is_empty());
+    let Some((work, weights)) = checked else {
+        return obs;
+    };
+    // WGT-001: the user's directory, resolved against the working directory, must stay inside
+    // the sandbox too (an absolute path would make the case depend on this machine).
+    let user_parts = match user_dir.map(|d| (d, resolve_in_sandbox(&work, d))) {
+        Some((d, None)) if values.external_weight != 0 => {
+            obs.errors.push(
+                scenario_error(
+                    "ge.externalWeightDir",
+                    format!("ge.externalWeightDir {d:?} is absolute or leaves the sandbox"),
+                )
+                .key("ge.externalWeightDir"),
+            );
+            return obs;
+        }
+        Some((_, parts)) => parts,
+        None => None,
+    };
+    if !obs.errors.is_empty() {
+        // An option was rejected: the load is refused and nothing is written (WGT-009).
+        return obs;
+    }
+    let mode = values.external_weight;
+    if mode == 0 {
+        obs.nodes = weights
+            .iter()
+            .zip(&scenario.constants)
+            .map(|(w, c)| NodeConversion {
+                name: w.name.clone(),
+                node_type: c.node_type,
+                file: None,
+                offset: None,
+                length: None,
+            })
+            .collect();
+        return obs;
+    }
+    if mode == 2 {
+        let g = &scenario.root_graph;
+        if g.is_empty() || g == "." || g == ".." || g.contains('/') || g.contains('\0') {
+            obs.errors.push(
+                Diagnostic::new(
+                    "WGT-002",
+                    format!("root graph name {g:?} cannot be part of a file name"),
+                )
+                .subject("root graph"),
+            );
+            return obs;
+        }
+    }
+    // The flush-path priority (EWD-010, EXW-016, EXW-017); an empty ASCEND_WORK_PATH counts as
+    // unset (EXW-018).
+    let tmp_name = tmp_dir_name(scenario.pid, scenario.session_id);
+    let (dir, tier) = match (user_parts, &scenario.ascend_work_path) {
+        (Some(parts), _) => (parts, Tier::User),
+        (None, WorkPathEnv::Set { path }) => {
+            let mut parts = resolve_in_sandbox(&[], path).unwrap_or_default();
+            parts.push(tmp_name);
+            (parts, Tier::Temporary)
+        }
+        (None, WorkPathEnv::Unset | WorkPathEnv::Empty) => {
+            let mut parts = work.clone();
+            parts.push(tmp_name);
+            (parts, Tier::Temporary)
+        }
+    };
+    obs.dir = show(&dir);
+    let dir_path = on_disk(sandbox, &dir);
+    let loaded = match create_dir(sandbox, &dir, tier) {
+        Err(e) => {
+            obs.errors.push(
+                Diagnostic::new(
+                    "WGT-008",
+                    format!("cannot create the weight directory {}: {e}", show(&dir)),
+                )
+                .subject(show(&dir)),
+            );
+            false
+        }
+        Ok(()) => write_weights(scenario, mode, &weights, &dir, &dir_path, &mut obs),
+    };
+    if !loaded {
+        obs.nodes.clear();
+    }
+    if scenario.unload && tier == Tier::Temporary {
+        obs.removed = remove_tmp_dir(sandbox, &dir, &mut obs.errors);
+    }
+    obs
+}
+
+/// Writes the files of mode 1 or 2 and fills `files` and `nodes`; false on a write failure.
+fn write_weights(
+    scenario: &WeightsScenario,
+    mode: u8,
+    weights: &[Weight],
+    dir: &[String],
+    dir_path: &Path,
+    obs: &mut WeightsObservation,
+) -> bool {
+    let write = |name: &str, bytes: &[u8], obs: &mut WeightsObservation| -> bool {
+        let rel = join(dir, name);
+        match write_atomic(dir_path, name, bytes) {
+            Ok(()) => {
+                obs.files.push(WrittenFile {
+                    path: rel,
+                    len: bytes.len() as u64,
+                    sha256: sha256_hex(bytes),
+                });
+                true
+            }
+            Err(e) => {
+                obs.errors.push(
+                    Diagnostic::new("WGT-008", format!("cannot write {rel}: {e}")).subject(rel),
+                );
+                false
+            }
+        }
+    };
+    if mode == 1 {
+        let mut done = BTreeSet::new();
+        for w in weights {
+            let name = weight_file_name(&w.bytes);
+            if done.insert(name.clone()) && !write(&name, &w.bytes, obs) {
+                return false;
+            }
+            obs.nodes.push(NodeConversion {
+                name: w.name.clone(),
+                node_type: NodeType::FileConstant,
+                file: Some(join(dir, &name)),
+                offset: Some(0),
+                length: Some(w.bytes.len() as u64),
+            });
+        }
+        return true;
+    }
+    let views: Vec<&[u8]> = weights.iter().map(|w| w.bytes.as_slice()).collect();
+    let Some((offsets, end)) = combined_layout(&views) else {
+        obs.errors.push(
+            Diagnostic::new("WGT-002", "the combined file would be too large").subject("constants"),
+        );
+        return false;
+    };
+    if weights.is_empty() {
+        // No constant, no file: there is nothing to combine.
+        return true;
+    }
+    let Ok(len) = usize::try_from(end) else {
+        obs.errors.push(
+            Diagnostic::new("WGT-002", "the combined file would be too large").subject("constants"),
+        );
+        return false;
+    };
+    let mut buffer = vec![0u8; len];
+    for (w, &at) in weights.iter().zip(&offsets) {
+        // In range: the layout placed every weight below `end`.
+        let at = at as usize;
+        buffer[at..at + w.bytes.len()].copy_from_slice(&w.bytes);
+    }
+    let name = combined_file_name(&scenario.root_graph);
+    if !write(&name, &buffer, obs) {
+        return false;
+    }
+    for (w, &at) in weights.iter().zip(&offsets) {
+        obs.nodes.push(NodeConversion {
+            name: w.name.clone(),
+            node_type: NodeType::FileConstant,
+            file: Some(join(dir, &name)),
+            offset: Some(at),
+            length: Some(w.bytes.len() as u64),
+        });
+    }
+    true
 }

@@ -1,15 +1,531 @@
-//! The weights oracle: the invariants every weights observation must hold, whoever produced it.
+//! The weights oracle: the invariants every weights observation must hold, whoever produced it
+//! ([`judge`]), and the sandbox check that compares an observation with what is really on disk
+//! ([`check_sandbox`]). [`plant`] lays out a scenario's `setup` steps before the backend runs.
+//!
+//! The oracle works the expected directory, names and layout out on its own from the scenario
+//! (only the option values come from the reference option layer), so a backend that merely
+//! agrees with itself is still judged against the clauses.
 
-use ge_spec::vocab::weights::{WeightsObservation, WeightsScenario};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
 
-use std::path::Path;
+use ge_reference::options::{resolve, Context};
+use ge_spec::vocab::weights::{
+    decode_hex, NodeType, SetupStep, WeightsObservation, WeightsScenario, WorkPathEnv,
+    MAX_WEIGHT_BYTES,
+};
+use ge_spec::{Product, RunMode, ShapeKind};
+use sha2::{Digest, Sha256};
 
 use super::Violation;
 
-/// Judges a weights observation.
+/// The alignment of offsets in the combined file (EXW-015).
+const ALIGN: u64 = 512;
+
+fn sha(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Lexical resolution of a relative path inside the sandbox; `None` when it is absolute or
+/// climbs out (WGT-001).
+fn inside(base: &[String], rel: &str) -> Option<Vec<String>> {
+    if rel.starts_with('/') || rel.contains('\0') || rel.contains('\\') {
+        return None;
+    }
+    let mut out = base.to_vec();
+    for part in rel.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                out.pop()?;
+            }
+            p => out.push(p.to_owned()),
+        }
+    }
+    Some(out)
+}
+
+fn rel(parts: &[String]) -> String {
+    if parts.is_empty() {
+        ".".into()
+    } else {
+        parts.join("/")
+    }
+}
+
+fn under(path: &str, dir: &str) -> bool {
+    dir == "." || path == dir || path.starts_with(&format!("{dir}/"))
+}
+
+/// Which flush-path tier a scenario falls in, with the clause that defines it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tier {
+    /// `ge.externalWeightDir` (EWD-010).
+    User,
+    /// `$ASCEND_WORK_PATH/tmp_weight_<pid>_<sessionid>` (EXW-016).
+    WorkPath,
+    /// `ASCEND_WORK_PATH` set but empty: the working directory's tmp directory (EXW-018).
+    EmptyWorkPath,
+    /// `ASCEND_WORK_PATH` unset: the working directory's tmp directory (EXW-017).
+    WorkDir,
+}
+
+impl Tier {
+    /// The clause that sets this tier.
+    pub fn clause(self) -> &'static str {
+        match self {
+            Tier::User => "EWD-010",
+            Tier::WorkPath => "EXW-016",
+            Tier::EmptyWorkPath => "EXW-018",
+            Tier::WorkDir => "EXW-017",
+        }
+    }
+}
+
+/// What the clauses say a scenario must lead to, worked out from the scenario alone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expected {
+    /// True when the load must be refused (a rejected option or a scenario error).
+    pub refused: bool,
+    /// The clause a refusal rests on: WGT-009 (an option rejected), WGT-001 (a path leaving
+    /// the sandbox) or WGT-002 (a malformed model).
+    pub refusal: &'static str,
+    /// `ge.externalWeight` in force.
+    pub mode: u8,
+    /// The directory, sandbox-relative (mode 1 and 2 only).
+    pub dir: Option<String>,
+    /// The tier that chose it.
+    pub tier: Option<Tier>,
+    /// The constants: name, type, bytes, in graph order.
+    pub weights: Vec<(String, NodeType, Vec<u8>)>,
+}
+
+/// Works out [`Expected`] for `scenario`.
+pub fn expected(scenario: &WeightsScenario) -> Expected {
+    let r = resolve(
+        &scenario.options,
+        Context {
+            inputs: None,
+            outputs: None,
+            shape: ShapeKind::Static,
+            run_mode: RunMode::Async,
+            product: Product::default(),
+        },
+    );
+    let mode = r.values.external_weight;
+    let mut out = Expected {
+        refused: true,
+        refusal: "WGT-001",
+        mode,
+        dir: None,
+        tier: None,
+        weights: Vec::new(),
+    };
+    let Some(work) = inside(&[], &scenario.work_dir) else {
+        return out;
+    };
+    let mut names = BTreeSet::new();
+    let mut total = 0u64;
+    let env_ok = match &scenario.ascend_work_path {
+        WorkPathEnv::Set { path } => !path.is_empty() && inside(&[], path).is_some(),
+        _ => true,
+    };
+    let setup_ok = scenario.setup.iter().all(|s| {
+        inside(&[], s.path()).is_some_and(|p| !p.is_empty())
+            && match s {
+                SetupStep::Symlink { target, .. } => inside(&[], target).is_some(),
+                _ => true,
+            }
+    });
+    if !env_ok || !setup_ok {
+        return out;
+    }
+    out.refusal = "WGT-002";
+    if scenario.constants.len() > 10_000 {
+        return out;
+    }
+    for c in &scenario.constants {
+        let Some(len) = c.declared_len() else {
+            return out;
+        };
+        total = match total.checked_add(len) {
+            Some(t) if t <= MAX_WEIGHT_BYTES => t,
+            _ => return out,
+        };
+        let Ok(bytes) = c.bytes(MAX_WEIGHT_BYTES) else {
+            return out;
+        };
+        if c.name.is_empty()
+            || !names.insert(c.name.clone())
+            || c.node_type == NodeType::FileConstant
+        {
+            return out;
+        }
+        out.weights.push((c.name.clone(), c.node_type, bytes));
+    }
+    if r.rejected() {
+        out.refusal = "WGT-009";
+        return out;
+    }
+    let user = r.values.external_weight_dir.filter(|d| !d.is_empty());
+    if mode != 0 {
+        let g = &scenario.root_graph;
+        if mode == 2
+            && (g.is_empty() || g == "." || g == ".." || g.contains('/') || g.contains('\0'))
+        {
+            return out;
+        }
+        let tmp = format!("tmp_weight_{}_{}", scenario.pid, scenario.session_id);
+        let (parts, tier) = match (&user, &scenario.ascend_work_path) {
+            (Some(d), _) => match inside(&work, d) {
+                Some(p) => (p, Tier::User),
+                None => {
+                    out.refusal = "WGT-001";
+                    return out;
+                }
+            },
+            (None, WorkPathEnv::Set { path }) => {
+                let mut p = inside(&[], path).unwrap_or_default();
+                p.push(tmp);
+                (p, Tier::WorkPath)
+            }
+            (None, env) => {
+                let mut p = work.clone();
+                p.push(tmp);
+                let tier = if *env == WorkPathEnv::Empty {
+                    Tier::EmptyWorkPath
+                } else {
+                    Tier::WorkDir
+                };
+                (p, tier)
+            }
+        };
+        out.dir = Some(rel(&parts));
+        out.tier = Some(tier);
+    }
+    out.refused = false;
+    out
+}
+
+fn in_dir(dir: &str, name: &str) -> String {
+    if dir == "." {
+        name.to_owned()
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+/// Judges a weights observation against the clauses, without looking at the filesystem.
 pub fn judge(scenario: &WeightsScenario, observation: &WeightsObservation) -> Vec<Violation> {
-    let _ = (scenario, observation);
-    Vec::new()
+    let mut v = Vec::new();
+    let o = observation;
+    let e = expected(scenario);
+    if e.refused {
+        let clause = e.refusal;
+        if o.errors.is_empty() {
+            v.push(Violation::new(
+                clause,
+                "the load must be refused with an error",
+            ));
+        }
+        if !o.files.is_empty() || !o.nodes.is_empty() || !o.removed.is_empty() {
+            v.push(Violation::new(
+                clause,
+                "a refused load writes, converts and removes nothing",
+            ));
+        }
+        return v;
+    }
+    if !o.errors.is_empty() {
+        if !o.nodes.is_empty() {
+            v.push(Violation::new("WGT-008", "a failed load converts no node"));
+        }
+        return v;
+    }
+    let names: Vec<&str> = o.nodes.iter().map(|n| n.name.as_str()).collect();
+    let want: BTreeSet<&str> = e.weights.iter().map(|w| w.0.as_str()).collect();
+    let mode_clause = match e.mode {
+        0 => "EXW-010",
+        1 => "EXW-011",
+        _ => "EXW-014",
+    };
+    if names.len() != want.len()
+        || names.iter().collect::<BTreeSet<_>>().len() != names.len()
+        || names.iter().any(|n| !want.contains(n))
+    {
+        v.push(Violation::new(
+            mode_clause,
+            format!("every constant must be reported once; found nodes {names:?}"),
+        ));
+        return v;
+    }
+    let node = |name: &str| o.nodes.iter().find(|n| n.name == name);
+    if e.mode == 0 {
+        if !o.dir.is_empty() || !o.files.is_empty() || !o.removed.is_empty() {
+            v.push(Violation::new(
+                "EXW-010",
+                "mode 0 chooses no directory, writes and removes nothing",
+            ));
+        }
+        for (name, ty, _) in &e.weights {
+            if node(name).is_some_and(|n| {
+                n.node_type != *ty || n.file.is_some() || n.offset.is_some() || n.length.is_some()
+            }) {
+                v.push(Violation::new(
+                    "EXW-010",
+                    format!("{name} must stay a {ty:?} without a file"),
+                ));
+            }
+        }
+        return v;
+    }
+    let (Some(dir), Some(tier)) = (e.dir.clone(), e.tier) else {
+        return v;
+    };
+    if o.dir != dir {
+        v.push(Violation::new(
+            tier.clause(),
+            format!("the weight directory must be {dir}, found {:?}", o.dir),
+        ));
+        return v;
+    }
+    let mut files: BTreeMap<String, (u64, String)> = BTreeMap::new();
+    if e.mode == 1 {
+        for (name, _, bytes) in &e.weights {
+            let path = in_dir(&dir, &format!("weight_{}", sha(bytes)));
+            let n = node(name)
+                .cloned()
+                .unwrap_or_else(|| unreachable_node(name));
+            if n.node_type != NodeType::FileConstant
+                || n.offset != Some(0)
+                || n.length != Some(bytes.len() as u64)
+            {
+                v.push(Violation::new(
+                    "EXW-011",
+                    format!(
+                        "{name} must become a FileConstant at offset 0, length {}",
+                        bytes.len()
+                    ),
+                ));
+            }
+            if n.file.as_deref() != Some(path.as_str()) {
+                v.push(Violation::new(
+                    "EXW-012",
+                    format!("{name} must point at {path}, found {:?}", n.file),
+                ));
+            }
+            files.insert(path, (bytes.len() as u64, sha(bytes)));
+        }
+        let reported: BTreeSet<&str> = o.files.iter().map(|f| f.path.as_str()).collect();
+        if reported.len() != o.files.len() || reported.len() != files.len() {
+            v.push(Violation::new(
+                "EXW-013",
+                format!(
+                    "{} distinct weight(s) need {} file(s), one each; {} reported",
+                    files.len(),
+                    files.len(),
+                    o.files.len()
+                ),
+            ));
+        }
+    } else {
+        let path = in_dir(&dir, &format!("{}_weight_combined", scenario.root_graph));
+        let mut first: BTreeMap<&[u8], u64> = BTreeMap::new();
+        let mut end = 0u64;
+        let mut buffer = Vec::new();
+        for (name, _, bytes) in &e.weights {
+            let at = match first.get(bytes.as_slice()) {
+                Some(&at) => at,
+                None => {
+                    let at = end.div_ceil(ALIGN) * ALIGN;
+                    end = at + bytes.len() as u64;
+                    first.insert(bytes, at);
+                    buffer.resize(at as usize, 0);
+                    buffer.extend_from_slice(bytes);
+                    at
+                }
+            };
+            let n = node(name)
+                .cloned()
+                .unwrap_or_else(|| unreachable_node(name));
+            if n.node_type != NodeType::FileConstant || n.file.as_deref() != Some(path.as_str()) {
+                v.push(Violation::new(
+                    "EXW-014",
+                    format!("{name} must become a FileConstant in {path}"),
+                ));
+            }
+            if n.offset != Some(at) || n.length != Some(bytes.len() as u64) {
+                v.push(Violation::new(
+                    "EXW-015",
+                    format!(
+                        "{name} must sit at offset {at}, length {}; found {:?}, {:?}",
+                        bytes.len(),
+                        n.offset,
+                        n.length
+                    ),
+                ));
+            }
+        }
+        if !e.weights.is_empty() {
+            files.insert(path, (end, sha(&buffer)));
+        }
+    }
+    let reported: BTreeMap<String, (u64, String)> = o
+        .files
+        .iter()
+        .map(|f| (f.path.clone(), (f.len, f.sha256.clone())))
+        .collect();
+    if reported != files {
+        v.push(Violation::new(
+            "WGT-011",
+            format!("the files must hold exactly the weights: expected {files:?}, reported {reported:?}"),
+        ));
+    }
+    let temporary = tier != Tier::User;
+    if !scenario.unload || !temporary {
+        if !o.removed.is_empty() {
+            let clause = if temporary { "WGT-010" } else { "EWD-013" };
+            v.push(Violation::new(
+                clause,
+                format!("nothing may be removed here; reported {:?}", o.removed),
+            ));
+        }
+    } else {
+        if !o.removed.contains(&dir) {
+            v.push(Violation::new(
+                "EXW-019",
+                format!("unload must remove {dir}"),
+            ));
+        }
+        for f in files.keys() {
+            if !o.removed.contains(f) {
+                v.push(Violation::new(
+                    "WGT-010",
+                    format!("unload must report {f} as removed"),
+                ));
+            }
+        }
+        for r in &o.removed {
+            if !under(r, &dir) {
+                v.push(Violation::new(
+                    "WGT-007",
+                    format!("unload removed {r}, outside {dir}"),
+                ));
+            }
+        }
+    }
+    v
+}
+
+/// A node the name check above guarantees exists; kept total so the oracle never panics.
+fn unreachable_node(name: &str) -> ge_spec::vocab::weights::NodeConversion {
+    ge_spec::vocab::weights::NodeConversion {
+        name: name.to_owned(),
+        node_type: NodeType::Const,
+        file: None,
+        offset: None,
+        length: None,
+    }
+}
+
+/// One entry of the sandbox, as found on disk without following links.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Entry {
+    Dir,
+    File(Vec<u8>),
+    Link(PathBuf),
+}
+
+fn walk(dir: &Path, prefix: &str, out: &mut BTreeMap<String, Entry>) {
+    let Ok(read) = fs::read_dir(dir) else { return };
+    for entry in read.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let r = if prefix.is_empty() {
+            name
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let path = entry.path();
+        let Ok(meta) = fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if meta.file_type().is_symlink() {
+            out.insert(r, Entry::Link(fs::read_link(&path).unwrap_or_default()));
+        } else if meta.is_dir() {
+            out.insert(r.clone(), Entry::Dir);
+            walk(&path, &r, out);
+        } else {
+            out.insert(r, Entry::File(fs::read(&path).unwrap_or_default()));
+        }
+    }
+}
+
+/// What the setup steps leave in the sandbox: path -> entry (parents included).
+fn planted(scenario: &WeightsScenario, sandbox: &Path) -> BTreeMap<String, Entry> {
+    let mut out = BTreeMap::new();
+    for step in &scenario.setup {
+        let Some(parts) = inside(&[], step.path()) else {
+            continue;
+        };
+        for i in 1..parts.len() {
+            out.entry(parts[..i].join("/")).or_insert(Entry::Dir);
+        }
+        let entry = match step {
+            SetupStep::Dir { .. } => Entry::Dir,
+            SetupStep::File { hex, .. } => Entry::File(decode_hex(hex).unwrap_or_default()),
+            SetupStep::Symlink { target, .. } => {
+                let t = inside(&[], target).unwrap_or_default();
+                Entry::Link(t.iter().fold(sandbox.to_path_buf(), |p, c| p.join(c)))
+            }
+        };
+        out.insert(parts.join("/"), entry);
+    }
+    out
+}
+
+/// Plants the scenario's `setup` steps in `sandbox`. Refuses any path that would leave it.
+pub fn plant(scenario: &WeightsScenario, sandbox: &Path) -> Result<(), String> {
+    for (i, step) in scenario.setup.iter().enumerate() {
+        let parts = inside(&[], step.path())
+            .filter(|p| !p.is_empty())
+            .ok_or_else(|| format!("setup step {i}: path {:?} leaves the sandbox", step.path()))?;
+        let path = parts.iter().fold(sandbox.to_path_buf(), |p, c| p.join(c));
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(|e| format!("setup step {i}: {e}"))?;
+        }
+        let done = match step {
+            SetupStep::Dir { .. } => fs::create_dir_all(&path),
+            SetupStep::File { hex, .. } => {
+                let bytes = decode_hex(hex).map_err(|e| format!("setup step {i}: {e}"))?;
+                fs::write(&path, bytes)
+            }
+            SetupStep::Symlink { target, .. } => {
+                let t = inside(&[], target).ok_or_else(|| {
+                    format!("setup step {i}: target {target:?} leaves the sandbox")
+                })?;
+                let target = t.iter().fold(sandbox.to_path_buf(), |p, c| p.join(c));
+                symlink(&target, &path)
+            }
+        };
+        done.map_err(|e| format!("setup step {i}: {e}"))?;
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
+    std::os::unix::fs::symlink(target, link)
+}
+
+#[cfg(not(unix))]
+fn symlink(_target: &Path, _link: &Path) -> std::io::Result<()> {
+    Err(std::io::Error::other(
+        "symbolic links are only planted on unix",
+    ))
 }
 
 /// Checks what a weights backend says against what is really in `sandbox` after it answered:
@@ -19,6 +535,214 @@ pub fn check_sandbox(
     observation: &WeightsObservation,
     sandbox: &Path,
 ) -> Vec<Violation> {
-    let _ = (scenario, observation, sandbox);
-    Vec::new()
+    let mut v = Vec::new();
+    let o = observation;
+    let e = expected(scenario);
+    let mut found = BTreeMap::new();
+    walk(sandbox, "", &mut found);
+    let plants = planted(scenario, sandbox);
+    let temporary = matches!(e.tier, Some(t) if t != Tier::User);
+    let user_dir = if e.tier == Some(Tier::User) {
+        e.dir.clone()
+    } else {
+        None
+    };
+    // The directory unload must empty and remove (only when the load chose one).
+    // A file or link planted where the temporary directory goes is not the session's to remove.
+    let doomed = e
+        .dir
+        .clone()
+        .filter(|d| scenario.unload && temporary && plants.get(d).is_none_or(|p| *p == Entry::Dir));
+    let gone = |p: &str| doomed.as_deref().is_some_and(|d| under(p, d));
+    // Link targets planted in the sandbox: removing them means a link was followed.
+    let targets: Vec<String> = plants
+        .values()
+        .filter_map(|p| match p {
+            Entry::Link(t) => t
+                .strip_prefix(sandbox)
+                .ok()
+                .map(|r| r.to_string_lossy().replace('\\', "/")),
+            _ => None,
+        })
+        .collect();
+    let reported: BTreeMap<&str, _> = o.files.iter().map(|f| (f.path.as_str(), f)).collect();
+
+    // Every reported file is really there, with the reported length and hash (or removed).
+    for f in &o.files {
+        match found.get(&f.path) {
+            _ if gone(&f.path) => {}
+            Some(Entry::File(bytes)) => {
+                if bytes.len() as u64 != f.len || sha(bytes) != f.sha256 {
+                    v.push(Violation::new(
+                        "WGT-005",
+                        format!(
+                            "{} holds {} bytes with SHA-256 {}, not the {} bytes / {} reported",
+                            f.path,
+                            bytes.len(),
+                            sha(bytes),
+                            f.len,
+                            f.sha256
+                        ),
+                    ));
+                }
+            }
+            _ => {
+                let clause =
+                    if user_dir.as_deref().is_some_and(|d| under(&f.path, d)) && scenario.unload {
+                        "EWD-013"
+                    } else {
+                        "WGT-005"
+                    };
+                v.push(Violation::new(
+                    clause,
+                    format!(
+                        "{} is reported written but is not a file in the sandbox",
+                        f.path
+                    ),
+                ));
+            }
+        }
+    }
+    // Reading the files back gives every constant byte for byte.
+    if o.errors.is_empty() {
+        for n in &o.nodes {
+            let (Some(file), Some(off), Some(len)) = (&n.file, n.offset, n.length) else {
+                continue;
+            };
+            if gone(file) {
+                continue;
+            }
+            let Some(w) = e.weights.iter().find(|w| w.0 == n.name) else {
+                continue;
+            };
+            let back = match found.get(file.as_str()) {
+                Some(Entry::File(bytes)) => usize::try_from(off).ok().and_then(|a| {
+                    let b = a.checked_add(usize::try_from(len).ok()?)?;
+                    bytes.get(a..b)
+                }),
+                _ => None,
+            };
+            if back != Some(w.2.as_slice()) {
+                v.push(Violation::new(
+                    "WGT-011",
+                    format!(
+                        "{file} at offset {off}, length {len} does not hold the bytes of {}",
+                        n.name
+                    ),
+                ));
+            }
+        }
+    }
+    // Nothing on disk that the backend did not report or the harness did not plant.
+    let dir = e.dir.clone().filter(|_| !e.refused && e.mode != 0);
+    for (path, entry) in &found {
+        if plants.contains_key(path) {
+            continue;
+        }
+        let allowed_dir = matches!(entry, Entry::Dir)
+            && dir.as_deref().is_some_and(|d| d == path || under(d, path));
+        if allowed_dir {
+            if gone(path) {
+                v.push(Violation::new(
+                    "EXW-019",
+                    format!("{path} is still there after unload"),
+                ));
+            }
+            continue;
+        }
+        if reported.contains_key(path.as_str()) {
+            if gone(path) {
+                v.push(Violation::new(
+                    "EXW-019",
+                    format!("{path} is still there after unload"),
+                ));
+            }
+            continue;
+        }
+        let outside = dir.as_deref().is_none_or(|d| !under(path, d));
+        if outside {
+            v.push(Violation::new(
+                "WGT-007",
+                format!("{path} appeared outside the weight directory {dir:?}"),
+            ));
+        } else {
+            v.push(Violation::new(
+                "WGT-005",
+                format!("{path} is in the sandbox but not reported"),
+            ));
+            let name = path.rsplit('/').next().unwrap_or(path);
+            let final_name = (name.starts_with("weight_") && name.len() == 71)
+                || name == format!("{}_weight_combined", scenario.root_graph);
+            if !final_name {
+                v.push(Violation::new(
+                    "WGT-004",
+                    format!("{path} looks like a temporary file left behind"),
+                ));
+            }
+            if gone(path) {
+                v.push(Violation::new(
+                    "EXW-019",
+                    format!("{path} is still there after unload"),
+                ));
+            }
+        }
+    }
+    // Everything the harness planted survives, unless it sat in the directory unload removes.
+    for (path, plant) in &plants {
+        let now = found.get(path);
+        if gone(path) {
+            if now.is_some() {
+                v.push(Violation::new(
+                    "EXW-019",
+                    format!(
+                        "{path} was in the temporary directory and is still there after unload"
+                    ),
+                ));
+            } else if !o.removed.contains(path) {
+                v.push(Violation::new(
+                    "WGT-010",
+                    format!("{path} was removed but not reported"),
+                ));
+            }
+            continue;
+        }
+        if reported.contains_key(path.as_str()) {
+            continue; // replaced by a weight file of the same name, as reported
+        }
+        let same = match (plant, now) {
+            (Entry::Dir, Some(Entry::Dir)) => true,
+            (Entry::File(a), Some(Entry::File(b))) => a == b,
+            (Entry::Link(a), Some(Entry::Link(b))) => a == b,
+            _ => false,
+        };
+        if !same {
+            let clause = if targets.iter().any(|t| under(path, t)) {
+                "WGT-006"
+            } else if user_dir.as_deref().is_some_and(|d| under(path, d)) {
+                "EWD-013"
+            } else {
+                "WGT-007"
+            };
+            v.push(Violation::new(
+                clause,
+                format!("{path}, planted before the load, was changed or removed"),
+            ));
+        }
+    }
+    // What unload says it removed is gone, and was inside the temporary directory.
+    for r in &o.removed {
+        if found.contains_key(r) {
+            v.push(Violation::new(
+                "WGT-010",
+                format!("{r} is reported removed but is still there"),
+            ));
+        }
+        if !doomed.as_deref().is_some_and(|d| under(r, d)) {
+            v.push(Violation::new(
+                "WGT-007",
+                format!("{r} is outside the temporary weight directory"),
+            ));
+        }
+    }
+    v
 }

@@ -1,5 +1,10 @@
 //! The weights capability: constant weights written to files on a real filesystem, inside a
 //! sandbox directory, and removed again at unload.
+//!
+//! Every path in a scenario or an observation is relative to the sandbox, with `/` separators,
+//! so cases are portable: the harness creates a fresh sandbox per case and hands it to the
+//! backend. `ge.externalWeightDir` is the one exception: it is the option's raw value, which the
+//! engine resolves against the working directory (clause EWD-011).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -7,8 +12,14 @@ use serde::{Deserialize, Serialize};
 use crate::diag::Diagnostic;
 use crate::vocab::OptionMaps;
 
+/// The most weight bytes one scenario may hold in total (64 MiB): more is a scenario error, so a
+/// generated or hostile scenario cannot exhaust memory or disk.
+pub const MAX_WEIGHT_BYTES: u64 = 64 << 20;
+
 /// The type of a constant node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 pub enum NodeType {
     /// `Const`.
     Const,
@@ -18,17 +29,95 @@ pub enum NodeType {
     FileConstant,
 }
 
-/// A constant node of the root graph.
+/// A run of one byte value, the compact spelling of a large weight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Fill {
+    /// The byte value.
+    pub byte: u8,
+    /// How many times it repeats.
+    pub len: u64,
+}
+
+/// A constant node of the root graph. Its bytes are given by exactly one of `hex` and `fill`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConstNode {
-    /// Node name.
+    /// Node name, unique in the graph.
     pub name: String,
-    /// `Const` or `Constant`.
+    /// `Const` or `Constant` (a `FileConstant` input is a scenario error).
     #[serde(rename = "type")]
     pub node_type: NodeType,
-    /// The weight bytes, in lowercase hexadecimal.
-    pub hex: String,
+    /// The weight bytes in hexadecimal (either case, two digits per byte; `""` is an empty
+    /// weight).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hex: Option<String>,
+    /// The weight bytes as one byte repeated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fill: Option<Fill>,
+}
+
+/// Decodes hexadecimal text (two digits per byte, either case).
+pub fn decode_hex(text: &str) -> Result<Vec<u8>, String> {
+    let digits = text.as_bytes();
+    if digits.len() % 2 != 0 {
+        return Err(format!("odd number of hex digits ({})", digits.len()));
+    }
+    let value = |d: u8| -> Result<u8, String> {
+        (d as char)
+            .to_digit(16)
+            .map(|v| v as u8)
+            .ok_or_else(|| format!("{:?} is not a hex digit", d as char))
+    };
+    digits
+        .chunks(2)
+        .map(|pair| Ok(value(pair[0])? << 4 | value(pair[1])?))
+        .collect()
+}
+
+/// Encodes bytes as lowercase hexadecimal.
+pub fn encode_hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
+impl ConstNode {
+    /// The declared length of the weight, without decoding it (`None` when the node gives
+    /// neither or both spellings).
+    pub fn declared_len(&self) -> Option<u64> {
+        match (&self.hex, &self.fill) {
+            (Some(h), None) => Some(h.len() as u64 / 2),
+            (None, Some(f)) => Some(f.len),
+            _ => None,
+        }
+    }
+
+    /// The weight bytes. Fails on bad hex, on neither or both spellings, and on a length above
+    /// `limit`.
+    pub fn bytes(&self, limit: u64) -> Result<Vec<u8>, String> {
+        match (&self.hex, &self.fill) {
+            (Some(h), None) => {
+                if h.len() as u64 / 2 > limit {
+                    return Err(format!("weight of {} bytes exceeds {limit}", h.len() / 2));
+                }
+                decode_hex(h)
+            }
+            (None, Some(f)) => {
+                if f.len > limit {
+                    return Err(format!("weight of {} bytes exceeds {limit}", f.len));
+                }
+                let len = usize::try_from(f.len).map_err(|_| "weight too large".to_owned())?;
+                Ok(vec![f.byte; len])
+            }
+            (Some(_), Some(_)) => Err("gives both `hex` and `fill`; give one".into()),
+            (None, None) => Err("gives neither `hex` nor `fill`".into()),
+        }
+    }
 }
 
 /// The `ASCEND_WORK_PATH` environment variable as the engine sees it.
@@ -40,15 +129,56 @@ pub enum WorkPathEnv {
     Unset,
     /// Set to the empty string.
     Empty,
-    /// Set to a path relative to the sandbox.
+    /// Set to a directory; `path` is relative to the sandbox and stands for the absolute path
+    /// the engine would see (`.` is the sandbox itself; `""` is a scenario error: use `empty`).
     Set {
         /// The path, relative to the sandbox.
         path: String,
     },
 }
 
-/// Scenario of the weights capability. Every path is relative to the sandbox directory the
-/// harness gives the backend.
+/// Something the harness plants in the sandbox before the backend runs, to set a trap or to
+/// stand for what other processes left there. Paths are relative to the sandbox.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "step", rename_all = "lowercase", deny_unknown_fields)]
+pub enum SetupStep {
+    /// A directory (with its missing parents).
+    Dir {
+        /// Where.
+        path: String,
+    },
+    /// A regular file with the given contents (parents created).
+    File {
+        /// Where.
+        path: String,
+        /// Contents in hexadecimal.
+        #[serde(default)]
+        hex: String,
+    },
+    /// A symbolic link at `path` pointing at `target` (both sandbox-relative; the link holds the
+    /// target's absolute path, so it resolves wherever it sits).
+    Symlink {
+        /// Where the link is.
+        path: String,
+        /// What it points at.
+        target: String,
+    },
+}
+
+impl SetupStep {
+    /// The path the step creates.
+    pub fn path(&self) -> &str {
+        match self {
+            SetupStep::Dir { path }
+            | SetupStep::File { path, .. }
+            | SetupStep::Symlink { path, .. } => path,
+        }
+    }
+}
+
+/// Scenario of the weights capability: load a model whose root graph holds `constants`, then,
+/// when `unload` is set, unload it. Every path is relative to the sandbox directory the harness
+/// gives the backend.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WeightsScenario {
@@ -57,7 +187,8 @@ pub struct WeightsScenario {
     pub options: OptionMaps,
     /// Name of the root graph.
     pub root_graph: String,
-    /// The constant nodes.
+    /// The constant nodes, in graph order (the order of the combined file, EXW-015).
+    #[serde(default)]
     pub constants: Vec<ConstNode>,
     /// `ASCEND_WORK_PATH`.
     #[serde(default)]
@@ -66,9 +197,12 @@ pub struct WeightsScenario {
     pub pid: u32,
     /// Session id.
     pub session_id: u64,
-    /// The working directory, relative to the sandbox (default: the sandbox itself).
+    /// The working directory, relative to the sandbox (default `""`: the sandbox itself).
     #[serde(default)]
     pub work_dir: String,
+    /// What the harness plants in the sandbox before the backend runs (in order).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub setup: Vec<SetupStep>,
     /// Whether the model is unloaded after loading.
     #[serde(default)]
     pub unload: bool,
@@ -94,7 +228,7 @@ pub struct NodeConversion {
     pub name: String,
     /// Its type after loading.
     #[serde(rename = "type")]
-    pub node_type: String,
+    pub node_type: NodeType,
     /// For a FileConstant: the file, relative to the sandbox.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
@@ -110,16 +244,18 @@ pub struct NodeConversion {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WeightsObservation {
-    /// The directory chosen for weight files, relative to the sandbox (absent in mode 0).
+    /// The directory chosen for weight files, relative to the sandbox (`.` for the sandbox
+    /// itself); `""` when none was chosen (mode 0, or a load refused before choosing).
     #[serde(default)]
-    pub dir: Option<String>,
-    /// Files written at load (sorted by path).
+    pub dir: String,
+    /// Files written at load, complete, under their final names (sorted by path).
     #[serde(default)]
     pub files: Vec<WrittenFile>,
-    /// Node conversions (sorted by name).
+    /// Node conversions (sorted by name); empty when the load failed.
     #[serde(default)]
     pub nodes: Vec<NodeConversion>,
-    /// Paths removed at unload, relative to the sandbox (sorted).
+    /// Paths removed at unload, relative to the sandbox (sorted): the temporary weight
+    /// directory and every entry that was under it, links as links (WGT-010).
     #[serde(default)]
     pub removed: Vec<String>,
     /// Errors.

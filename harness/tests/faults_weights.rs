@@ -1,0 +1,264 @@
+//! Deliberately wrong weights backends: each wraps the reference with ONE fault the clauses
+//! forbid, and the suite must catch it by the clause it breaks. The reference itself must be
+//! caught by nothing.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::Path;
+
+use ge_conformance::runner::caught_clauses;
+use ge_reference::Reference;
+use ge_spec::vocab::weights::{WeightsObservation, WeightsScenario, WorkPathEnv};
+use ge_spec::{Answer, Backend, Capability};
+use rstest::rstest;
+
+/// The one thing a faulty backend gets wrong.
+#[derive(Debug, Clone, Copy)]
+enum Fault {
+    /// ASCEND_WORK_PATH wins over ge.externalWeightDir.
+    TiersSwapped,
+    /// ASCEND_WORK_PATH is never read.
+    WorkPathIgnored,
+    /// Unload leaves the tmp directory in place.
+    TmpNotRemoved,
+    /// Unload removes the user's ge.externalWeightDir as well.
+    UserDirRemoved,
+    /// Unload follows the links in the tmp directory and removes what they point at.
+    SymlinkFollowed,
+    /// The observation lies about the files' contents.
+    LiesAboutFiles,
+    /// A temporary file is left next to the weights.
+    TempLeftBehind,
+    /// Mode-1 file names carry only the first 16 hex digits of the hash.
+    HashTruncated,
+    /// The combined file is packed without alignment.
+    Unaligned,
+    /// An empty ASCEND_WORK_PATH is taken as the sandbox root rather than as unset.
+    EmptyWorkPathAsRoot,
+    /// A relative ge.externalWeightDir is resolved against the sandbox, not the working dir.
+    DirFromWrongBase,
+    /// Mode 0 writes the weights anyway, as mode 1 would.
+    Mode0Writes,
+    /// An invalid ge.externalWeight is taken as 1 instead of refusing the load.
+    RejectedModeUsed,
+    /// Unload does its job but reports nothing removed.
+    RemovalUnreported,
+    /// Unload also removes the other sessions' tmp directories next to its own.
+    OtherSessionsRemoved,
+    /// The first byte of every weight file is flipped; the report is honest about the result.
+    CorruptWeights,
+    /// A write failure is swallowed: no error is reported.
+    FailureHidden,
+}
+
+#[derive(Debug)]
+struct Faulty(Fault);
+
+fn user_dir_set(s: &WeightsScenario) -> bool {
+    s.options.global.contains_key("ge.externalWeightDir")
+        || s.options.session.contains_key("ge.externalWeightDir")
+}
+
+/// Removes, before the backend runs its unload, whatever the links under any `tmp_weight_*`
+/// directory point at: the effect of an unload that follows links.
+fn follow_links(dir: &Path, inside_tmp: bool) {
+    let Ok(read) = fs::read_dir(dir) else { return };
+    for entry in read.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Ok(meta) = fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if meta.file_type().is_symlink() {
+            if inside_tmp {
+                if let Ok(target) = fs::canonicalize(&path) {
+                    if target.is_dir() {
+                        let _ = fs::remove_dir_all(&target);
+                    } else {
+                        let _ = fs::remove_file(&target);
+                    }
+                }
+            }
+        } else if meta.is_dir() {
+            follow_links(&path, inside_tmp || name.starts_with("tmp_weight_"));
+        }
+    }
+}
+
+impl Backend for Faulty {
+    fn name(&self) -> &str {
+        "faulty-weights"
+    }
+
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        [Capability::Weights].into_iter().collect()
+    }
+
+    fn weights(&self, scenario: &WeightsScenario, sandbox: &Path) -> Answer<WeightsObservation> {
+        let mut s = scenario.clone();
+        match self.0 {
+            Fault::TiersSwapped => {
+                if matches!(s.ascend_work_path, WorkPathEnv::Set { .. }) {
+                    s.options.global.remove("ge.externalWeightDir");
+                    s.options.session.remove("ge.externalWeightDir");
+                }
+            }
+            Fault::WorkPathIgnored => s.ascend_work_path = WorkPathEnv::Unset,
+            Fault::EmptyWorkPathAsRoot if s.ascend_work_path == WorkPathEnv::Empty => {
+                s.ascend_work_path = WorkPathEnv::Set { path: ".".into() }
+            }
+            Fault::DirFromWrongBase if user_dir_set(&s) => s.work_dir.clear(),
+            Fault::Mode0Writes | Fault::RejectedModeUsed => {
+                for map in [&mut s.options.global, &mut s.options.session] {
+                    let bad = match map.get("ge.externalWeight").map(String::as_str) {
+                        None | Some("0") => matches!(self.0, Fault::Mode0Writes),
+                        Some("1" | "2") => false,
+                        Some(_) => matches!(self.0, Fault::RejectedModeUsed),
+                    };
+                    if bad {
+                        map.insert("ge.externalWeight".into(), "1".into());
+                    }
+                }
+            }
+            Fault::TmpNotRemoved if !user_dir_set(&s) => s.unload = false,
+            Fault::SymlinkFollowed if s.unload => follow_links(sandbox, false),
+            _ => {}
+        }
+        let mut obs = Reference.weights(&s, sandbox)?;
+        match self.0 {
+            Fault::UserDirRemoved
+                if scenario.unload && user_dir_set(scenario) && !obs.dir.is_empty() =>
+            {
+                let _ = fs::remove_dir_all(sandbox.join(&obs.dir));
+            }
+            Fault::LiesAboutFiles => {
+                for f in &mut obs.files {
+                    f.len += 1;
+                }
+            }
+            Fault::TempLeftBehind if !obs.dir.is_empty() && obs.errors.is_empty() => {
+                let _ = fs::write(sandbox.join(&obs.dir).join(".weight.partial"), b"half");
+            }
+            Fault::HashTruncated => truncate_hashes(&mut obs, sandbox),
+            Fault::Unaligned if !scenario.unload => pack_combined(&mut obs, sandbox),
+            Fault::RemovalUnreported => obs.removed.clear(),
+            Fault::FailureHidden => obs.errors.retain(|d| d.clause != "WGT-008"),
+            Fault::CorruptWeights if !scenario.unload => {
+                for f in &mut obs.files {
+                    let path = sandbox.join(&f.path);
+                    if let Ok(mut bytes) = fs::read(&path) {
+                        if let Some(b) = bytes.first_mut() {
+                            *b ^= 0xff;
+                            let _ = fs::write(&path, &bytes);
+                            f.sha256 = sha(&bytes);
+                        }
+                    }
+                }
+            }
+            Fault::OtherSessionsRemoved if !obs.removed.is_empty() => {
+                // Lexical parent: the session's own directory is gone by now.
+                let own = sandbox.join(&obs.dir);
+                let parent = own.parent().unwrap_or(sandbox);
+                for entry in fs::read_dir(parent).into_iter().flatten().flatten() {
+                    if entry
+                        .file_name()
+                        .to_string_lossy()
+                        .starts_with("tmp_weight_")
+                    {
+                        let _ = fs::remove_dir_all(entry.path());
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(obs)
+    }
+}
+
+fn sha(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Renames every `weight_<hash>` file to `weight_<first 16 digits>` and reports that.
+fn truncate_hashes(obs: &mut WeightsObservation, sandbox: &Path) {
+    let short = |p: &str| match p.rsplit_once("/weight_") {
+        Some((dir, hash)) if hash.len() == 64 => format!("{dir}/weight_{}", &hash[..16]),
+        _ => p.to_owned(),
+    };
+    for f in &mut obs.files {
+        let new = short(&f.path);
+        let _ = fs::rename(sandbox.join(&f.path), sandbox.join(&new));
+        f.path = new;
+    }
+    for n in &mut obs.nodes {
+        n.file = n.file.as_deref().map(short);
+    }
+}
+
+/// Rewrites a combined file with the weights packed back to back, and reports that.
+fn pack_combined(obs: &mut WeightsObservation, sandbox: &Path) {
+    let Some(file) = obs
+        .files
+        .iter_mut()
+        .find(|f| f.path.ends_with("_weight_combined"))
+    else {
+        return;
+    };
+    let Ok(old) = fs::read(sandbox.join(&file.path)) else {
+        return;
+    };
+    let mut packed = Vec::new();
+    let mut moved = std::collections::BTreeMap::new();
+    let mut order: Vec<_> = obs.nodes.iter_mut().collect();
+    order.sort_by_key(|n| n.offset);
+    for n in order {
+        let (Some(at), Some(len)) = (n.offset, n.length) else {
+            continue;
+        };
+        let new_at = *moved.entry(at).or_insert_with(|| {
+            let new_at = packed.len() as u64;
+            packed.extend_from_slice(&old[at as usize..(at + len) as usize]);
+            new_at
+        });
+        n.offset = Some(new_at);
+    }
+    let _ = fs::write(sandbox.join(&file.path), &packed);
+    file.len = packed.len() as u64;
+    file.sha256 = sha(&packed);
+}
+
+#[test]
+fn reference_is_caught_by_nothing() {
+    let caught = caught_clauses(&Reference, Some(Capability::Weights));
+    assert!(caught.is_empty(), "the reference fails: {caught:#?}");
+}
+
+#[rstest]
+#[case::tiers_swapped(Fault::TiersSwapped, "EWD-010")]
+#[case::work_path_ignored(Fault::WorkPathIgnored, "EXW-016")]
+#[case::tmp_not_removed(Fault::TmpNotRemoved, "EXW-019")]
+#[case::user_dir_removed(Fault::UserDirRemoved, "EWD-013")]
+#[case::symlink_followed(Fault::SymlinkFollowed, "WGT-006")]
+#[case::lies_about_files(Fault::LiesAboutFiles, "WGT-005")]
+#[case::temp_left_behind(Fault::TempLeftBehind, "WGT-004")]
+#[case::hash_truncated(Fault::HashTruncated, "EXW-012")]
+#[case::unaligned(Fault::Unaligned, "EXW-015")]
+#[case::empty_work_path_as_root(Fault::EmptyWorkPathAsRoot, "EXW-018")]
+#[case::dir_from_wrong_base(Fault::DirFromWrongBase, "EWD-011")]
+#[case::mode0_writes(Fault::Mode0Writes, "EXW-010")]
+#[case::rejected_mode_used(Fault::RejectedModeUsed, "WGT-009")]
+#[case::removal_unreported(Fault::RemovalUnreported, "WGT-010")]
+#[case::other_sessions_removed(Fault::OtherSessionsRemoved, "WGT-007")]
+#[case::corrupt_weights(Fault::CorruptWeights, "WGT-011")]
+#[case::failure_hidden(Fault::FailureHidden, "WGT-008")]
+fn fault_is_caught_by_its_clause(#[case] fault: Fault, #[case] clause: &str) {
+    let caught = caught_clauses(&Faulty(fault), Some(Capability::Weights));
+    assert!(
+        caught.contains_key(clause),
+        "{fault:?} should break {clause}; caught: {caught:#?}"
+    );
+}
