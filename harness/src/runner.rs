@@ -70,12 +70,17 @@ impl Verdict {
 }
 
 /// Asks `backend` about `scenario`, turning a panic into an error message. `sandbox` is the
-/// directory weights scenarios work in.
+/// directory weights scenarios work in; their `setup` (traps, other sessions' leftovers) is
+/// planted there first, whoever asks.
 pub fn ask(
     backend: &dyn Backend,
     scenario: &Scenario,
     sandbox: &Path,
 ) -> Result<Result<Observation, ge_spec::NotSupported>, String> {
+    if let Scenario::Weights(s) = scenario {
+        oracle::weights::plant(s, sandbox)
+            .map_err(|e| format!("the scenario's setup cannot be planted: {e}"))?;
+    }
     catch_unwind(AssertUnwindSafe(|| backend.answer(scenario, sandbox))).map_err(|payload| {
         let what = payload
             .downcast_ref::<&str>()
@@ -129,12 +134,6 @@ pub fn run_case(backend: &dyn Backend, case: &TableCase) -> Verdict {
         Err(e) => return Verdict::broke(format!("cannot create a sandbox directory: {e}")),
     };
     let declared = backend.capabilities().contains(&case.capability());
-    if let ge_spec::Scenario::Weights(s) = &case.case.scenario {
-        // Traps and other sessions' leftovers, planted before the backend runs.
-        if let Err(e) = oracle::weights::plant(s, sandbox.path()) {
-            return Verdict::broke(format!("the case's setup cannot be planted: {e}"));
-        }
-    }
     match ask(backend, &case.case.scenario, sandbox.path()) {
         Err(panic) => Verdict::broke(panic),
         Ok(Err(ns)) if declared => Verdict::broke(format!(

@@ -8,13 +8,30 @@ pub mod transfer;
 pub mod weights;
 
 use ge_spec::{Capability, Scenario};
+use proptest::prop_oneof;
 use proptest::strategy::{BoxedStrategy, Strategy};
 
-/// The scenario generator of `capability`, or `None` when the suite has none yet.
+/// The scenario generator of `capability` (`None` is kept for capabilities added later).
 pub fn scenarios(capability: Capability) -> Option<BoxedStrategy<Scenario>> {
     match capability {
         Capability::Options => Some(options::scenario().prop_map(Scenario::Options).boxed()),
+        Capability::Transfer => Some(
+            prop_oneof![
+                3 => transfer::scenario(24),
+                1 => transfer::any_scenario(24),
+            ]
+            .prop_map(Scenario::Transfer)
+            .boxed(),
+        ),
+        Capability::Memory => Some(memory::scenario().prop_map(Scenario::Memory).boxed()),
         Capability::Session => Some(session::scenario().prop_map(Scenario::Session).boxed()),
-        _ => None,
+        Capability::Weights => Some(
+            prop_oneof![
+                3 => weights::scenario(),
+                1 => weights::hostile_scenario(),
+            ]
+            .prop_map(Scenario::Weights)
+            .boxed(),
+        ),
     }
 }
