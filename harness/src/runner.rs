@@ -77,6 +77,10 @@ pub fn ask(
     sandbox: &Path,
 ) -> Result<Result<Observation, ge_spec::NotSupported>, String> {
     catch_unwind(AssertUnwindSafe(|| backend.answer(scenario, sandbox))).map_err(|payload| {
+        // A subprocess backend whose request failed (timeout, crash, garbage) unwinds with this.
+        if let Some(broken) = payload.downcast_ref::<crate::protocol::BrokenBackend>() {
+            return broken.0.clone();
+        }
         let what = payload
             .downcast_ref::<&str>()
             .map(|s| (*s).to_owned())
