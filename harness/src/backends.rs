@@ -1,12 +1,21 @@
 //! Backends the command line can name: the built-in reference (`reference`) and, through the
 //! subprocess protocol, any engine (`exec:<command line>`).
+//!
+//! The command line after `exec:` is split into words like a POSIX shell would
+//! ([`crate::protocol::split_command_line`]: blanks, quotes and backslashes), but no shell runs:
+//! no variables, globs, pipes or redirections. Wrap it in `sh -c '...'` to get those.
+
+use std::time::Duration;
 
 use ge_reference::Reference;
 use ge_spec::Backend;
 
+use crate::protocol::{ExecBackend, StderrLog, DEFAULT_TIMEOUT};
+
 /// A backend opened from a command-line name, with what it printed on standard error.
 pub struct BackendHandle {
     backend: Box<dyn Backend>,
+    stderr: Option<StderrLog>,
 }
 
 impl std::fmt::Debug for BackendHandle {
@@ -23,17 +32,36 @@ impl BackendHandle {
         self.backend.as_ref()
     }
 
-    /// What the backend wrote to standard error so far (empty for in-process backends).
+    /// What the backend wrote to standard error so far (empty for in-process backends), with
+    /// the harness's notes on every restart of a subprocess backend.
     pub fn stderr(&self) -> String {
-        String::new()
+        self.stderr
+            .as_ref()
+            .map(StderrLog::text)
+            .unwrap_or_default()
     }
 }
 
-/// Opens the backend named `arg`.
+/// Opens the backend named `arg`, with the default per-request timeout.
 pub fn open(arg: &str) -> Result<BackendHandle, String> {
+    open_with_timeout(arg, DEFAULT_TIMEOUT)
+}
+
+/// Opens the backend named `arg`; a subprocess backend gets `timeout` per request.
+pub fn open_with_timeout(arg: &str, timeout: Duration) -> Result<BackendHandle, String> {
+    if let Some(command_line) = arg.strip_prefix("exec:") {
+        let exec =
+            ExecBackend::new(command_line, timeout).map_err(|e| format!("backend `{arg}`: {e}"))?;
+        let stderr = Some(exec.stderr_log());
+        return Ok(BackendHandle {
+            backend: Box::new(exec),
+            stderr,
+        });
+    }
     match arg {
         "reference" => Ok(BackendHandle {
             backend: Box::new(Reference),
+            stderr: None,
         }),
         other => Err(format!(
             "unknown backend `{other}`: use `reference` or `exec:<command line>`"

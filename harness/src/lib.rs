@@ -11,5 +11,6 @@ pub mod gen;
 pub mod libtest;
 pub mod oracle;
 pub mod pattern;
+pub mod protocol;
 pub mod report;
 pub mod runner;

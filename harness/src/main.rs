@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use ge_conformance::backends::{self, BackendHandle};
 use ge_conformance::certify::{self, Config};
 use ge_conformance::expectations::Expectations;
-use ge_conformance::{bundle, runner};
+use ge_conformance::{bundle, protocol, runner};
 use ge_spec::{OptionKey, Scenario, Spec};
 
 #[derive(Parser, Debug)]
@@ -62,6 +62,9 @@ enum Command {
         /// Also judge the answer against the reference (exit 1 when it differs).
         #[arg(long)]
         judge: bool,
+        /// Milliseconds an `exec:` backend has to answer each request.
+        #[arg(long, default_value_t = DEFAULT_TIMEOUT_MS)]
+        timeout_ms: u64,
     },
     /// Certify a backend against the whole suite and print the report.
     Certify {
@@ -86,7 +89,14 @@ enum Command {
         /// Only trials whose name contains this text.
         #[arg(long)]
         filter: Option<String>,
+        /// Milliseconds an `exec:` backend has to answer each request; past it, the request
+        /// fails and the backend is restarted.
+        #[arg(long, default_value_t = DEFAULT_TIMEOUT_MS)]
+        timeout_ms: u64,
     },
+    /// Serve the reference backend over the subprocess protocol on standard input and output
+    /// (see docs/protocol.md); `certify --backend 'exec:ge-conformance serve-reference'` uses it.
+    ServeReference,
     /// Check a report bundle offline: digests, missing or extra files, spec tables.
     Verify {
         /// The bundle directory.
@@ -140,7 +150,8 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             backend,
             sandbox,
             judge,
-        } => eval(scenario, case, &backend, sandbox, judge),
+            timeout_ms,
+        } => eval(scenario, case, &backend, sandbox, judge, timeout_ms),
         Command::Certify {
             backend,
             cases,
@@ -149,7 +160,28 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             out,
             format,
             filter,
-        } => certify_cmd(&backend, cases, seed, expectations, out, format, filter),
+            timeout_ms,
+        } => certify_cmd(
+            &backend,
+            cases,
+            seed,
+            expectations,
+            out,
+            format,
+            filter,
+            timeout_ms,
+        ),
+        Command::ServeReference => {
+            let stdin = std::io::stdin().lock();
+            let stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            match protocol::serve(&ge_reference::Reference, stdin, stdout) {
+                Ok(()) => Ok(ExitCode::SUCCESS),
+                Err(e) => {
+                    eprintln!("serve-reference: {e}");
+                    Ok(ExitCode::from(1))
+                }
+            }
+        }
         Command::Verify { dir } => match bundle::verify(&dir) {
             Ok(report) => {
                 out!(
@@ -327,8 +359,11 @@ fn explain(id: &str) -> Result<ExitCode, Usage> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn open_backend(arg: &str) -> Result<BackendHandle, Usage> {
-    backends::open(arg).map_err(Usage)
+/// The default of `--timeout-ms`.
+const DEFAULT_TIMEOUT_MS: u64 = protocol::DEFAULT_TIMEOUT.as_millis() as u64;
+
+fn open_backend(arg: &str, timeout_ms: u64) -> Result<BackendHandle, Usage> {
+    backends::open_with_timeout(arg, std::time::Duration::from_millis(timeout_ms)).map_err(Usage)
 }
 
 fn eval(
@@ -337,6 +372,7 @@ fn eval(
     backend: &str,
     sandbox: Option<PathBuf>,
     judge: bool,
+    timeout_ms: u64,
 ) -> Result<ExitCode, Usage> {
     let spec = Spec::embedded();
     let table_case = match &case {
@@ -365,7 +401,7 @@ fn eval(
             serde_json::from_str(&text).map_err(|e| Usage(format!("not a scenario: {e}")))?
         }
     };
-    let handle = open_backend(backend)?;
+    let handle = open_backend(backend, timeout_ms)?;
     let temp;
     let dir = match sandbox {
         Some(d) => {
@@ -378,7 +414,14 @@ fn eval(
             temp.path().to_path_buf()
         }
     };
-    let observation = certify::evaluate(handle.backend(), &scenario, &dir).map_err(Usage)?;
+    let observation = certify::evaluate(handle.backend(), &scenario, &dir).map_err(|e| {
+        let stderr = handle.stderr();
+        if stderr.is_empty() {
+            Usage(e)
+        } else {
+            Usage(format!("{e}\nbackend stderr:\n{stderr}"))
+        }
+    })?;
     out!(
         "{}",
         serde_json::to_string_pretty(&observation).unwrap_or_default()
@@ -418,6 +461,8 @@ fn eval(
     })
 }
 
+// One argument per command-line flag; a struct would only repeat the clap definition.
+#[allow(clippy::too_many_arguments)]
 fn certify_cmd(
     backend: &str,
     cases: u32,
@@ -426,6 +471,7 @@ fn certify_cmd(
     out: Option<PathBuf>,
     format: Format,
     filter: Option<String>,
+    timeout_ms: u64,
 ) -> Result<ExitCode, Usage> {
     let expectations = match expectations {
         Some(path) => {
@@ -435,7 +481,7 @@ fn certify_cmd(
         }
         None => Expectations::default(),
     };
-    let handle = open_backend(backend)?;
+    let handle = open_backend(backend, timeout_ms)?;
     let cfg = Config {
         seed,
         cases,

@@ -82,6 +82,10 @@ pub fn ask(
             .map_err(|e| format!("the scenario's setup cannot be planted: {e}"))?;
     }
     catch_unwind(AssertUnwindSafe(|| backend.answer(scenario, sandbox))).map_err(|payload| {
+        // A subprocess backend whose request failed (timeout, crash, garbage) unwinds with this.
+        if let Some(broken) = payload.downcast_ref::<crate::protocol::BrokenBackend>() {
+            return broken.0.clone();
+        }
         let what = payload
             .downcast_ref::<&str>()
             .map(|s| (*s).to_owned())

@@ -1,0 +1,738 @@
+//! The client side of the protocol: [`ExecBackend`] runs an engine as a child process and asks it
+//! questions over JSON lines, surviving a child that crashes, hangs, closes its pipe, prints
+//! garbage or answers the wrong request.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+
+use ge_spec::{Answer, Backend, Capability, NotSupported, Observation, Scenario};
+
+use super::messages::{
+    BackendHello, BackendMessage, HarnessHello, HarnessMessage, Request, PROTOCOL_VERSION,
+};
+
+/// The per-request timeout when none is given.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The least time a backend is given to start and answer the hello, whatever the per-request
+/// timeout: starting an engine (or an interpreter) can be much slower than answering.
+pub const MIN_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Failed handshakes in a row after which the backend is no longer restarted.
+pub const MAX_HANDSHAKE_FAILURES: u32 = 3;
+
+/// The longest line read from a backend; a longer one is a protocol failure.
+pub const MAX_LINE: usize = 64 << 20;
+
+/// How much of the backend's standard error is kept for the report.
+pub const MAX_STDERR: usize = 1 << 20;
+
+/// The panic payload an [`ExecBackend`] unwinds with when a request fails for a reason that is
+/// not the engine's answer (timeout, crash, garbage, ...). [`crate::runner::ask`] turns it into a
+/// failure carrying the message; it never reaches the panic hook (it is raised with
+/// [`std::panic::resume_unwind`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrokenBackend(pub String);
+
+impl std::fmt::Display for BrokenBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Splits a command line into words like a POSIX shell would, without running one: blanks
+/// separate words; `'...'` keeps everything literally; `"..."` keeps everything but `\"` and
+/// `\\`; a backslash outside quotes escapes the next character. No variables, globs, pipes or
+/// redirections are interpreted.
+pub fn split_command_line(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => word.push(c),
+                        None => return Err(format!("unterminated single quote in `{line}`")),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c @ ('"' | '\\')) => word.push(c),
+                            Some(c) => {
+                                word.push('\\');
+                                word.push(c);
+                            }
+                            None => return Err(format!("unterminated double quote in `{line}`")),
+                        },
+                        Some(c) => word.push(c),
+                        None => return Err(format!("unterminated double quote in `{line}`")),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                match chars.next() {
+                    Some(c) => word.push(c),
+                    None => return Err(format!("trailing backslash in `{line}`")),
+                }
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    if words.is_empty() {
+        return Err("the command line is empty".to_owned());
+    }
+    Ok(words)
+}
+
+/// What the backend wrote to standard error, with the harness's own notes about restarts,
+/// shared between the reader threads and the report.
+#[derive(Debug, Clone, Default)]
+pub struct StderrLog(Arc<Mutex<LogText>>);
+
+#[derive(Debug, Default)]
+struct LogText {
+    text: String,
+    dropped: usize,
+}
+
+impl StderrLog {
+    fn lock(&self) -> MutexGuard<'_, LogText> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn append(&self, s: &str) {
+        let mut log = self.lock();
+        let room = MAX_STDERR.saturating_sub(log.text.len());
+        if s.len() <= room {
+            log.text.push_str(s);
+        } else {
+            let mut cut = room;
+            while !s.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            log.text.push_str(&s[..cut]);
+            log.dropped += s.len() - cut;
+        }
+    }
+
+    /// Adds a line of the harness's own, marked `[ge-conformance]`.
+    fn note(&self, s: &str) {
+        let needs_newline = !self.lock().text.is_empty() && !self.lock().text.ends_with('\n');
+        self.append(&format!(
+            "{}[ge-conformance] {s}\n",
+            if needs_newline { "\n" } else { "" }
+        ));
+    }
+
+    /// Everything kept so far.
+    pub fn text(&self) -> String {
+        let log = self.lock();
+        if log.dropped == 0 {
+            log.text.clone()
+        } else {
+            format!("{}\n[... {} more bytes not kept]\n", log.text, log.dropped)
+        }
+    }
+}
+
+/// Who the backend said it is at its first successful handshake.
+#[derive(Debug, Clone)]
+struct Identity {
+    name: String,
+    version: String,
+    capabilities: BTreeSet<Capability>,
+}
+
+/// A running child: its input, and its output lines arriving from a reader thread.
+#[derive(Debug)]
+struct Running {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<Result<String, String>>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    running: Option<Running>,
+    next_id: u64,
+    handshake_failures: u32,
+    given_up: Option<String>,
+}
+
+/// Why an exchange with the child failed, and whether the child must be restarted.
+enum Failure {
+    /// The child is out of step or gone: stop it, restart it for the next request.
+    Restart(String),
+    /// The child answered in step, but not usefully: the request fails, the child stays.
+    Keep(String),
+}
+
+/// A backend that runs as a child process speaking the protocol (see `docs/protocol.md`).
+///
+/// The child is started (and the handshake made) when the backend is created, and restarted
+/// after any failure that leaves it out of step. Each request is given `timeout` to be answered.
+/// A failed request makes the [`Backend`] method unwind with a [`BrokenBackend`] payload, which
+/// [`crate::runner::ask`] reports as that case's failure. After [`MAX_HANDSHAKE_FAILURES`] failed
+/// handshakes in a row, or one refusal of the protocol version, the child is not started any
+/// more and every further request fails at once with the recorded reason.
+#[derive(Debug)]
+pub struct ExecBackend {
+    argv: Vec<String>,
+    command_line: String,
+    timeout: Duration,
+    identity: OnceLock<Identity>,
+    state: Mutex<State>,
+    log: StderrLog,
+}
+
+impl ExecBackend {
+    /// Starts `command_line` (split with [`split_command_line`], no shell) and makes the
+    /// handshake. Only a command line that cannot be split is an error: a child that fails to
+    /// start or to greet is recorded, and its requests fail with the reason.
+    pub fn new(command_line: &str, timeout: Duration) -> Result<Self, String> {
+        let argv = split_command_line(command_line)?;
+        let backend = ExecBackend {
+            argv,
+            command_line: command_line.to_owned(),
+            timeout,
+            identity: OnceLock::new(),
+            state: Mutex::new(State::default()),
+            log: StderrLog::default(),
+        };
+        {
+            let mut state = backend.lock();
+            let _ = backend.ensure_running(&mut state);
+        }
+        Ok(backend)
+    }
+
+    /// The standard error of the child(ren) so far, with the harness's notes.
+    pub fn stderr_log(&self) -> StderrLog {
+        self.log.clone()
+    }
+
+    /// True when the first handshake (or a later one) succeeded.
+    pub fn greeted(&self) -> bool {
+        self.identity.get().is_some()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Starts the child and greets it unless it already runs.
+    fn ensure_running(&self, state: &mut State) -> Result<(), String> {
+        if state.running.is_some() {
+            return Ok(());
+        }
+        if let Some(why) = &state.given_up {
+            return Err(format!("the backend is not started any more: {why}"));
+        }
+        match self.start() {
+            Ok((running, hello)) => {
+                state.handshake_failures = 0;
+                let _ = self.identity.set(Identity {
+                    name: hello.name,
+                    version: hello.version,
+                    capabilities: hello.capabilities.into_iter().collect(),
+                });
+                state.running = Some(running);
+                Ok(())
+            }
+            Err((why, refused)) => {
+                state.handshake_failures += 1;
+                let why = format!("the backend could not be started: {why}");
+                if refused {
+                    state.given_up = Some(why.clone());
+                    self.log.note(&format!("{why}; it will not be restarted"));
+                } else if state.handshake_failures >= MAX_HANDSHAKE_FAILURES {
+                    let all = format!(
+                        "{why} ({} failed handshakes in a row)",
+                        state.handshake_failures
+                    );
+                    state.given_up = Some(all.clone());
+                    self.log.note(&format!("{all}; it will not be restarted"));
+                } else {
+                    self.log.note(&why);
+                }
+                Err(why)
+            }
+        }
+    }
+
+    /// Spawns the child and makes the handshake. The error says whether the backend refused
+    /// (restarting cannot help).
+    fn start(&self) -> Result<(Running, BackendHello), (String, bool)> {
+        let (program, args) = self
+            .argv
+            .split_first()
+            .ok_or_else(|| ("the command line is empty".to_owned(), true))?;
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| (format!("cannot run `{program}`: {e}"), false))?;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(("the child's pipes are missing".to_owned(), false));
+        };
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || read_lines(stdout, &tx));
+        let log = self.log.clone();
+        std::thread::spawn(move || copy_stderr(stderr, &log));
+        let mut running = Running {
+            child,
+            stdin,
+            lines: rx,
+        };
+        match self.handshake(&mut running) {
+            Ok(hello) => Ok((running, hello)),
+            Err(e) => {
+                stop(&mut running);
+                Err(e)
+            }
+        }
+    }
+
+    fn handshake(&self, running: &mut Running) -> Result<BackendHello, (String, bool)> {
+        let hello = HarnessMessage::Hello(HarnessHello {
+            protocol: PROTOCOL_VERSION,
+            harness: "ge-conformance".to_owned(),
+            harness_version: env!("CARGO_PKG_VERSION").to_owned(),
+        });
+        if let Err(e) = write_message(&mut running.stdin, &hello) {
+            return Err((
+                format!(
+                    "cannot send the hello: {e}{}",
+                    exit_note(&mut running.child)
+                ),
+                false,
+            ));
+        }
+        let line = match receive(running, self.timeout.max(MIN_HANDSHAKE_TIMEOUT)) {
+            Ok(line) => line,
+            Err(Failure::Restart(why) | Failure::Keep(why)) => {
+                return Err((format!("no hello: {why}"), false))
+            }
+        };
+        let value: serde_json::Value = serde_json::from_str(&line).map_err(|e| {
+            (
+                format!("the hello is not JSON ({e}): {}", excerpt(&line)),
+                false,
+            )
+        })?;
+        match value.get("type").and_then(|t| t.as_str()) {
+            Some("hello") => {}
+            Some("error") => {
+                let why = value
+                    .get("message")
+                    .and_then(|m| m.as_str())
+                    .unwrap_or("no reason given");
+                return Err((format!("the backend refused the handshake: {why}"), true));
+            }
+            _ => return Err((format!("expected a hello, got: {}", excerpt(&line)), false)),
+        }
+        if let Some(version) = value.get("protocol").and_then(|p| p.as_u64()) {
+            if version != u64::from(PROTOCOL_VERSION) {
+                return Err((
+                    format!(
+                        "the backend speaks protocol version {version} and this harness speaks version {PROTOCOL_VERSION}; update one of them (see docs/protocol.md)"
+                    ),
+                    true,
+                ));
+            }
+        }
+        match serde_json::from_value::<BackendMessage>(value) {
+            Ok(BackendMessage::Hello(hello)) => Ok(hello),
+            Ok(_) => Err((format!("expected a hello, got: {}", excerpt(&line)), false)),
+            Err(e) => Err((
+                format!("the hello is malformed ({e}): {}", excerpt(&line)),
+                false,
+            )),
+        }
+    }
+
+    /// Sends one request and waits for its answer.
+    fn exchange(&self, scenario: &Scenario, sandbox: &Path) -> Result<Answer<Observation>, String> {
+        let mut state = self.lock();
+        self.ensure_running(&mut state)?;
+        state.next_id += 1;
+        let id = state.next_id;
+        let capability = scenario.capability();
+        let request = HarnessMessage::Request(Request {
+            id,
+            capability,
+            scenario: scenario.clone(),
+            sandbox: (capability == Capability::Weights).then(|| sandbox.to_path_buf()),
+        });
+        let Some(running) = state.running.as_mut() else {
+            return Err("the backend is not running".to_owned());
+        };
+        let result = match write_message(&mut running.stdin, &request) {
+            Err(e) => Err(Failure::Restart(format!(
+                "cannot send request {id}: {e}{}",
+                exit_note(&mut running.child)
+            ))),
+            Ok(()) => {
+                receive(running, self.timeout).and_then(|line| interpret(&line, id, capability))
+            }
+        };
+        match result {
+            Ok(answer) => Ok(answer),
+            Err(Failure::Keep(why)) => Err(format!("request {id}: {why}")),
+            Err(Failure::Restart(why)) => {
+                if let Some(mut running) = state.running.take() {
+                    stop(&mut running);
+                }
+                let why = format!("request {id}: {why}; the backend was stopped and will be restarted for the next request");
+                self.log.note(&why);
+                Err(why)
+            }
+        }
+    }
+}
+
+impl Drop for ExecBackend {
+    fn drop(&mut self) {
+        let state = self
+            .state
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(running) = state.running.take() {
+            let Running {
+                mut child, stdin, ..
+            } = running;
+            // Closing standard input is the polite way to end the session.
+            drop(stdin);
+            let deadline = Instant::now() + Duration::from_millis(500);
+            while Instant::now() < deadline {
+                if let Ok(Some(_)) = child.try_wait() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Backend for ExecBackend {
+    fn name(&self) -> &str {
+        self.identity
+            .get()
+            .map_or(self.command_line.as_str(), |i| i.name.as_str())
+    }
+
+    fn version(&self) -> &str {
+        self.identity
+            .get()
+            .map_or("unknown", |i| i.version.as_str())
+    }
+
+    /// The capabilities of the hello. A backend that never greeted is taken to claim them all,
+    /// so that every trial fails with the reason instead of passing as not supported.
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        self.identity.get().map_or_else(
+            || Capability::ALL.into_iter().collect(),
+            |i| i.capabilities.clone(),
+        )
+    }
+
+    fn answer(&self, scenario: &Scenario, sandbox: &Path) -> Answer<Observation> {
+        let capability = scenario.capability();
+        if !self.capabilities().contains(&capability) {
+            return Err(NotSupported::new(
+                capability,
+                "not declared in the backend's hello",
+            ));
+        }
+        // The lock is released before unwinding, so the state is never poisoned.
+        match self.exchange(scenario, sandbox) {
+            Ok(answer) => answer,
+            Err(why) => std::panic::resume_unwind(Box::new(BrokenBackend(why))),
+        }
+    }
+
+    fn options(
+        &self,
+        scenario: &ge_spec::vocab::OptionsScenario,
+    ) -> Answer<ge_spec::vocab::OptionsObservation> {
+        match self.answer(&Scenario::Options(scenario.clone()), Path::new("."))? {
+            Observation::Options(o) => Ok(o),
+            _ => Err(NotSupported::new(Capability::Options, "wrong capability")),
+        }
+    }
+
+    fn transfer(
+        &self,
+        scenario: &ge_spec::vocab::TransferScenario,
+    ) -> Answer<ge_spec::vocab::TransferObservation> {
+        match self.answer(&Scenario::Transfer(scenario.clone()), Path::new("."))? {
+            Observation::Transfer(o) => Ok(o),
+            _ => Err(NotSupported::new(Capability::Transfer, "wrong capability")),
+        }
+    }
+
+    fn memory(
+        &self,
+        scenario: &ge_spec::vocab::MemoryScenario,
+    ) -> Answer<ge_spec::vocab::MemoryObservation> {
+        match self.answer(&Scenario::Memory(scenario.clone()), Path::new("."))? {
+            Observation::Memory(o) => Ok(o),
+            _ => Err(NotSupported::new(Capability::Memory, "wrong capability")),
+        }
+    }
+
+    fn session(
+        &self,
+        scenario: &ge_spec::vocab::SessionScenario,
+    ) -> Answer<ge_spec::vocab::SessionObservation> {
+        match self.answer(&Scenario::Session(scenario.clone()), Path::new("."))? {
+            Observation::Session(o) => Ok(o),
+            _ => Err(NotSupported::new(Capability::Session, "wrong capability")),
+        }
+    }
+
+    fn weights(
+        &self,
+        scenario: &ge_spec::vocab::WeightsScenario,
+        sandbox: &Path,
+    ) -> Answer<ge_spec::vocab::WeightsObservation> {
+        match self.answer(&Scenario::Weights(scenario.clone()), sandbox)? {
+            Observation::Weights(o) => Ok(o),
+            _ => Err(NotSupported::new(Capability::Weights, "wrong capability")),
+        }
+    }
+}
+
+/// Turns the answer line to request `id` into an answer, or says what is wrong with it.
+fn interpret(line: &str, id: u64, capability: Capability) -> Result<Answer<Observation>, Failure> {
+    let message: BackendMessage = serde_json::from_str(line).map_err(|e| {
+        Failure::Restart(format!(
+            "the backend answered a line that is not a protocol message ({e}): {}",
+            excerpt(line)
+        ))
+    })?;
+    let answered = match &message {
+        BackendMessage::Hello(_) => {
+            return Err(Failure::Restart(
+                "the backend answered with a hello in the middle of the session".to_owned(),
+            ))
+        }
+        BackendMessage::Observation(o) => Some(o.id),
+        BackendMessage::NotSupported(n) => Some(n.id),
+        BackendMessage::Error(e) => e.id,
+    };
+    if let Some(other) = answered.filter(|a| *a != id) {
+        return Err(Failure::Restart(format!(
+            "the backend answered request {other} while request {id} was pending"
+        )));
+    }
+    match message {
+        BackendMessage::Observation(o) if o.observation.capability() != capability => {
+            Err(Failure::Keep(format!(
+                "the backend answered a `{}` observation to a `{capability}` request",
+                o.observation.capability()
+            )))
+        }
+        BackendMessage::Observation(o) => Ok(Ok(o.observation)),
+        BackendMessage::NotSupported(n) => Ok(Err(NotSupported::new(capability, n.reason))),
+        BackendMessage::Error(e) => Err(Failure::Keep(format!(
+            "the backend reported an error: {}",
+            e.message
+        ))),
+        BackendMessage::Hello(_) => Err(Failure::Restart("unexpected hello".to_owned())),
+    }
+}
+
+/// Waits up to `timeout` for the next non-blank line of the child.
+fn receive(running: &mut Running, timeout: Duration) -> Result<String, Failure> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match running.lines.recv_timeout(left) {
+            Ok(Ok(line)) if line.trim().is_empty() => continue,
+            Ok(Ok(line)) => return Ok(line),
+            Ok(Err(why)) => return Err(Failure::Restart(why)),
+            Err(RecvTimeoutError::Timeout) => {
+                return Err(Failure::Restart(format!(
+                    "no answer within {} ms (the timeout)",
+                    timeout.as_millis()
+                )))
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(Failure::Restart(format!(
+                    "the backend closed its standard output{}",
+                    exit_note(&mut running.child)
+                )))
+            }
+        }
+    }
+}
+
+/// Says how the child ended, waiting a little for it to do so.
+fn exit_note(child: &mut Child) -> String {
+    let deadline = Instant::now() + Duration::from_millis(200);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return format!(" (it exited: {})", describe(status)),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            _ => return " (it is still running)".to_owned(),
+        }
+    }
+}
+
+fn describe(status: ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return format!("killed by signal {signal}");
+        }
+    }
+    match status.code() {
+        Some(code) => format!("status {code}"),
+        None => status.to_string(),
+    }
+}
+
+fn stop(running: &mut Running) {
+    let _ = running.child.kill();
+    let _ = running.child.wait();
+}
+
+fn write_message(stdin: &mut ChildStdin, message: &HarnessMessage) -> std::io::Result<()> {
+    let mut line = serde_json::to_vec(message).map_err(std::io::Error::other)?;
+    line.push(b'\n');
+    stdin.write_all(&line)?;
+    stdin.flush()
+}
+
+/// The start of a line, for messages.
+fn excerpt(line: &str) -> String {
+    const MAX: usize = 200;
+    if line.len() <= MAX {
+        format!("{line:?}")
+    } else {
+        let mut cut = MAX;
+        while !line.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        format!("{:?}... ({} bytes)", &line[..cut], line.len())
+    }
+}
+
+/// Reads the child's standard output line by line into `tx` until it ends.
+fn read_lines(stdout: impl Read, tx: &Sender<Result<String, String>>) {
+    let mut reader = BufReader::new(stdout);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let limit = MAX_LINE as u64 + 1;
+        match (&mut reader).take(limit).read_until(b'\n', &mut line) {
+            Ok(0) => return,
+            Ok(_) if line.len() > MAX_LINE => {
+                let _ = tx.send(Err(format!(
+                    "the backend wrote a line longer than {MAX_LINE} bytes"
+                )));
+                return;
+            }
+            Ok(_) => {
+                while matches!(line.last(), Some(b'\n' | b'\r')) {
+                    line.pop();
+                }
+                if tx
+                    .send(Ok(String::from_utf8_lossy(&line).into_owned()))
+                    .is_err()
+                {
+                    return;
+                }
+            }
+            Err(e) => {
+                let _ = tx.send(Err(format!("cannot read the backend's output: {e}")));
+                return;
+            }
+        }
+    }
+}
+
+/// Copies the child's standard error into the log until it ends.
+fn copy_stderr(mut stderr: impl Read, log: &StderrLog) {
+    let mut buf = [0u8; 8192];
+    loop {
+        match stderr.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => log.append(&String::from_utf8_lossy(&buf[..n])),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_like_a_shell() {
+        let cases: [(&str, &[&str]); 7] = [
+            ("a b  c", &["a", "b", "c"]),
+            (
+                "python3 'my shim.py' --x",
+                &["python3", "my shim.py", "--x"],
+            ),
+            (r#"a "b \"c\" \d" e"#, &["a", r#"b "c" \d"#, "e"]),
+            (r"a\ b c", &["a b", "c"]),
+            ("''", &[""]),
+            ("x'y'\"z\"", &["xyz"]),
+            ("  lead trail  ", &["lead", "trail"]),
+        ];
+        for (line, words) in cases {
+            let expected: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
+            assert_eq!(split_command_line(line), Ok(expected), "{line}");
+        }
+    }
+
+    #[test]
+    fn refuses_broken_command_lines() {
+        for line in ["", "   ", "a 'b", "a \"b", "a\\"] {
+            assert!(split_command_line(line).is_err(), "{line:?}");
+        }
+    }
+}

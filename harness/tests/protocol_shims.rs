@@ -1,0 +1,221 @@
+//! The protocol client survives misbehaving backends: each shim of `tests/shims/` fails only
+//! the cases it misbehaves on, with a message saying what happened; the backend is restarted
+//! and the run goes on to its report, with the backend's standard error kept.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use ge_conformance::backends;
+use ge_conformance::certify::{self, shell_quote, Config};
+use ge_conformance::report::{Outcome, Report};
+use ge_spec::Spec;
+
+fn shim(name: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/shims")
+        .join(name);
+    shell_quote(&path.to_string_lossy())
+}
+
+fn reference_server() -> String {
+    format!(
+        "{} serve-reference",
+        shell_quote(env!("CARGO_BIN_EXE_ge-conformance"))
+    )
+}
+
+/// Certifies the options cases of the tables (not the property) through `exec:command`.
+fn certify_cases(command: &str, timeout: Duration) -> (Report, String) {
+    let arg = format!("exec:{command}");
+    let handle = backends::open_with_timeout(&arg, timeout).expect("the command line splits");
+    let cfg = Config {
+        cases: 8,
+        filter: Some("options-".to_owned()),
+        backend_arg: arg,
+        ..Config::default()
+    };
+    let report = certify::certify(handle.backend(), &cfg, &mut |_, _, _| {});
+    (report, handle.stderr())
+}
+
+/// The table cases whose scenario mentions `trigger`.
+fn affected(trigger: &str) -> Vec<String> {
+    Spec::embedded()
+        .cases()
+        .iter()
+        .filter(|c| {
+            serde_json::to_string(&c.case.scenario)
+                .expect("scenarios serialise")
+                .contains(trigger)
+        })
+        .map(|c| c.full_name())
+        .collect()
+}
+
+/// Runs the misbehaving proxy in `mode` on requests mentioning `trigger` and checks that exactly
+/// those cases fail, each with a message containing `says`.
+fn check_misbehaviour(mode: &str, trigger: &str, says: &str, restarts: bool) {
+    let hit = affected(trigger);
+    assert!(
+        !hit.is_empty() && hit.len() < 20,
+        "{trigger}: pick a trigger that some, but few, cases mention ({} do)",
+        hit.len()
+    );
+    let command = format!(
+        "python3 {} {mode} {trigger} -- {}",
+        shim("misbehave.py"),
+        reference_server()
+    );
+    let (report, stderr) = certify_cases(&command, Duration::from_millis(2000));
+    assert!(!report.trials.is_empty());
+    for t in &report.trials {
+        let message = t.message.clone().unwrap_or_default();
+        if hit.contains(&t.name) {
+            assert_eq!(t.outcome, Outcome::Fail, "{mode}: {} should fail", t.name);
+            assert!(
+                message.contains(says),
+                "{mode}: {} says {message:?}, expected it to mention {says:?}",
+                t.name
+            );
+        } else {
+            assert_eq!(
+                t.outcome,
+                Outcome::Pass,
+                "{mode}: {} should pass: {message}",
+                t.name
+            );
+        }
+    }
+    assert!(!report.certified, "{mode}: a failing run is not certified");
+    assert!(
+        stderr.contains(&format!("misbehave: {mode} on purpose")),
+        "{mode}: the backend's stderr is kept: {stderr:?}"
+    );
+    assert_eq!(
+        stderr.contains("will be restarted"),
+        restarts,
+        "{mode}: restart notes in {stderr:?}"
+    );
+}
+
+#[test]
+fn a_crash_fails_only_its_cases() {
+    check_misbehaviour(
+        "crash",
+        "ge.exec.atomicCleanPolicy",
+        "closed its standard output (it exited: status 3)",
+        true,
+    );
+}
+
+#[test]
+fn a_hang_times_out() {
+    check_misbehaviour("hang", "dynamic", "no answer within 2000 ms", true);
+}
+
+#[test]
+fn garbage_is_reported() {
+    check_misbehaviour(
+        "garbage",
+        "ge.featureBaseRefreshable",
+        "not a protocol message",
+        true,
+    );
+}
+
+#[test]
+fn a_wrong_id_is_reported() {
+    check_misbehaviour(
+        "wrong-id",
+        "ge.featureBaseRefreshable",
+        "while request",
+        true,
+    );
+}
+
+#[test]
+fn a_closed_stdout_is_reported() {
+    check_misbehaviour(
+        "close-stdout",
+        "ge.exec.atomicCleanPolicy",
+        "closed its standard output",
+        true,
+    );
+}
+
+#[test]
+fn an_error_answer_fails_its_case_without_restart() {
+    check_misbehaviour(
+        "error",
+        "ge.featureBaseRefreshable",
+        "the backend reported an error: misbehave: refused",
+        false,
+    );
+}
+
+fn all_fail_with(report: &Report, says: &str) {
+    assert!(!report.trials.is_empty());
+    for t in &report.trials {
+        assert_eq!(t.outcome, Outcome::Fail, "{}", t.name);
+        let message = t.message.clone().unwrap_or_default();
+        assert!(message.contains(says), "{}: {message:?}", t.name);
+    }
+    assert!(!report.certified);
+}
+
+#[test]
+fn another_protocol_version_is_refused_once() {
+    let (report, stderr) = certify_cases(
+        &format!("sh {}", shim("wrong-version.sh")),
+        Duration::from_secs(5),
+    );
+    all_fail_with(
+        &report,
+        "the backend speaks protocol version 99 and this harness speaks version 1",
+    );
+    assert_eq!(
+        stderr.matches("it will not be restarted").count(),
+        1,
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_backend_that_never_greets_is_given_up_after_three_tries() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let starts = dir.path().join("starts");
+    let (report, stderr) = certify_cases(
+        &format!(
+            "sh {} {}",
+            shim("garbage-hello.sh"),
+            shell_quote(&starts.to_string_lossy())
+        ),
+        Duration::from_secs(5),
+    );
+    all_fail_with(&report, "the hello is not JSON");
+    let count = std::fs::read_to_string(&starts)
+        .expect("the shim counted its starts")
+        .lines()
+        .count();
+    assert_eq!(count, 3, "{stderr}");
+    assert!(
+        report
+            .trials
+            .last()
+            .and_then(|t| t.message.as_deref())
+            .is_some_and(|m| m.contains("3 failed handshakes in a row")),
+        "later requests fail fast with the recorded reason"
+    );
+}
+
+#[test]
+fn a_missing_program_fails_every_case_and_the_run_goes_on() {
+    let (report, _) = certify_cases("/nonexistent/ge-backend --flag", Duration::from_secs(5));
+    all_fail_with(&report, "cannot run `/nonexistent/ge-backend`");
+}
+
+#[test]
+fn an_unsplittable_command_line_is_refused_up_front() {
+    let err = backends::open("exec:python3 'unterminated").expect_err("refused");
+    assert!(err.contains("unterminated single quote"), "{err}");
+}

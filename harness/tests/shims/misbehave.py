@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""A deliberately misbehaving protocol backend for the client's robustness tests.
+
+    misbehave.py MODE TRIGGER -- BACKEND COMMAND...
+
+Starts BACKEND and relays the protocol between the harness and it, except for requests whose
+line contains TRIGGER, where it misbehaves as MODE says:
+
+    crash         exits with status 3 without answering
+    hang          never answers
+    garbage       answers a line that is not JSON
+    wrong-id      relays the answer with another request id
+    close-stdout  closes its standard output and keeps running
+    error         answers a protocol error (the session stays in step)
+"""
+
+import os
+import subprocess
+import sys
+import time
+
+
+def main():
+    mode, trigger, sep, *backend = sys.argv[1:]
+    assert sep == "--" and backend, __doc__
+    child = subprocess.Popen(backend, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    for line in sys.stdin:
+        if trigger in line and '"request"' in line:
+            sys.stderr.write(f"misbehave: {mode} on purpose\n")
+            sys.stderr.flush()
+            if mode == "crash":
+                os._exit(3)
+            if mode == "hang":
+                time.sleep(3600)
+            if mode == "garbage":
+                sys.stdout.write("this is not a protocol message {{{\n")
+                sys.stdout.flush()
+                continue
+            if mode == "close-stdout":
+                sys.stdout.flush()
+                os.close(1)
+                for _ in sys.stdin:
+                    pass
+                return
+            if mode == "error":
+                rid = line.split('"id":', 1)[1].split(",", 1)[0]
+                sys.stdout.write('{"type":"error","id":%s,"message":"misbehave: refused"}\n' % rid)
+                sys.stdout.flush()
+                continue
+        child.stdin.write(line)
+        child.stdin.flush()
+        answer = child.stdout.readline()
+        if mode == "wrong-id" and trigger in line and '"request"' in line:
+            head, tail = answer.split('"id":', 1)
+            number, rest = tail.split(",", 1)
+            answer = '%s"id":%d,%s' % (head, int(number) + 1000, rest)
+        sys.stdout.write(answer)
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
