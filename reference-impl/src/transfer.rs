@@ -1,14 +1,143 @@
-//! The reference transfer capability (being written; see the transfer issue).
+//! The reference transfer capability: plans how the user inputs of one run move from the host to
+//! the device (input fusion, direct copies, batch copy), following clauses IFS-010.., IBC-010..
+//! and TRF-001..004.
+//!
+//! The plan is linear in the number of inputs, apart from sorting the output lists, which costs
+//! linear time when the inputs come in index order (the usual case).
 
-use ge_spec::vocab::transfer::{TransferObservation, TransferScenario};
-use ge_spec::vocab::Capability;
-use ge_spec::{Answer, NotSupported};
+use ge_spec::tables::OptionSpec;
+use ge_spec::vocab::transfer::{Placement, TransferInput, TransferObservation, TransferScenario};
+use ge_spec::{Answer, Diagnostic, OptionKey, Spec};
+
+use crate::options::{self, Context};
 
 /// Plans the host-to-device transfer of the user inputs of one run.
 pub fn plan(scenario: &TransferScenario) -> Answer<TransferObservation> {
-    let _ = scenario;
-    Err(NotSupported::new(
-        Capability::Transfer,
-        "not implemented yet",
-    ))
+    Ok(plan_observation(scenario))
+}
+
+/// Plans the transfer and returns the observation directly (the reference always answers).
+pub fn plan_observation(scenario: &TransferScenario) -> TransferObservation {
+    let mut obs = TransferObservation::default();
+    // IBC-014: the input count the options layer sees is the graph's, device inputs included.
+    let count = u32::try_from(scenario.inputs.len()).ok();
+    let ctx = Context {
+        inputs: count,
+        outputs: None,
+        shape: scenario.shape,
+        run_mode: scenario.run_mode,
+        product: scenario.product,
+    };
+    // TRF-004: the options layer's diagnostics are the plan's.
+    let resolution = options::resolve(&scenario.options, ctx);
+    obs.warnings = resolution.observation.warnings;
+    obs.errors = resolution.observation.errors;
+    if count.is_none() {
+        obs.errors.push(
+            Diagnostic::new(
+                "TRF-002",
+                format!(
+                    "the scenario has {} inputs, more than a 32-bit count holds",
+                    scenario.inputs.len()
+                ),
+            )
+            .subject(format!("input {}", u32::MAX)),
+        );
+    }
+    check_unique_indexes(&scenario.inputs, &mut obs.errors);
+    if !obs.errors.is_empty() {
+        // TRF-001: nothing is planned when the observation carries errors.
+        obs.canonicalize();
+        return obs;
+    }
+
+    let values = &resolution.values;
+    let spec = Spec::embedded();
+    // IFS-003, IFS-004 (restrictions from the options table), IFS-012 (threshold 0).
+    let fusion_on =
+        restrictions_met(spec.option(OptionKey::InputFusionSize), &ctx) && values.fusion_size > 0;
+    // IFS-010, IFS-017, IFS-019: exact byte sizes, zero-byte inputs included.
+    let eligible = |input: &TransferInput| {
+        fusion_on && input.placement == Placement::Host && input.size <= values.fusion_size
+    };
+    let eligible_count = scenario.inputs.iter().filter(|i| eligible(i)).count();
+    // IFS-016: one eligible input alone is not fused.
+    let fuse = eligible_count >= 2;
+
+    let mut remaining = Vec::new();
+    let mut fused_bytes: Option<u64> = Some(0);
+    for input in &scenario.inputs {
+        match input.placement {
+            // TRF-003: nothing to move.
+            Placement::Device => obs.on_device.push(input.index),
+            Placement::Host if fuse && eligible(input) => {
+                obs.fused.push(input.index);
+                // IFS-018: the plain sum of the fused sizes.
+                fused_bytes = fused_bytes.and_then(|sum| sum.checked_add(input.size));
+            }
+            Placement::Host => remaining.push(input.index),
+        }
+    }
+    let Some(fused_bytes) = fused_bytes else {
+        // Unreachable with thresholds capped at 32 MiB and a 32-bit input count, but a sum that
+        // does not fit must not wrap.
+        obs.errors.push(
+            Diagnostic::new(
+                "TRF-002",
+                "the sizes of the fused inputs add up to more than 2^64 - 1 bytes",
+            )
+            .subject("fused inputs"),
+        );
+        obs.fused.clear();
+        obs.on_device.clear();
+        obs.canonicalize();
+        return obs;
+    };
+    obs.fused_bytes = fused_bytes;
+
+    // IBC-010 (enabled), IBC-003/IBC-004/IBC-005 (restrictions from the options table),
+    // IBC-014 (the count includes device inputs), IBC-015 (no shape condition).
+    let batch_on = values.batch_copy
+        && restrictions_met(spec.option(OptionKey::InputBatchCpy), &ctx)
+        && count.is_some_and(|n| n > 1);
+    // IBC-011, IBC-012 (only what fusion left), IBC-013 (never a batch of one).
+    if batch_on && remaining.len() >= 2 {
+        obs.batched = remaining;
+    } else {
+        obs.direct = remaining;
+    }
+    obs.canonicalize();
+    obs
+}
+
+/// TRF-002: every index once. Sorting a copy keeps the check linear for inputs given in order.
+fn check_unique_indexes(inputs: &[TransferInput], errors: &mut Vec<Diagnostic>) {
+    let mut indexes: Vec<u32> = inputs.iter().map(|i| i.index).collect();
+    indexes.sort_unstable();
+    let mut last_reported = None;
+    for pair in indexes.windows(2) {
+        if pair[0] == pair[1] && last_reported != Some(pair[0]) {
+            last_reported = Some(pair[0]);
+            errors.push(
+                Diagnostic::new(
+                    "TRF-002",
+                    format!("two or more inputs have index {}", pair[0]),
+                )
+                .subject(format!("input {}", pair[0])),
+            );
+        }
+    }
+}
+
+/// True when the run meets the option row's run-mode, shape, product and input-count restrictions.
+fn restrictions_met(row: &OptionSpec, ctx: &Context) -> bool {
+    let r = &row.restrictions;
+    r.run_mode.is_none_or(|mode| mode == ctx.run_mode)
+        && r.shape.is_none_or(|shape| shape == ctx.shape)
+        && (r.products.is_empty() || r.products.contains(&ctx.product))
+        && match (r.min_inputs, ctx.inputs) {
+            (Some(min), Some(n)) => n >= min,
+            (Some(_), None) => false,
+            (None, _) => true,
+        }
 }

@@ -1,1 +1,195 @@
 //! Proptest strategies that generate transfer scenarios (used by property tests and the certify runner).
+//!
+//! Sizes and thresholds gather around the boundaries the clauses care about (0, the threshold,
+//! one over it, the default 131072, the maximum 33554432) so that small runs reach them.
+
+use ge_spec::vocab::transfer::{Placement, TransferInput, TransferScenario};
+use ge_spec::{Level, OptionMaps, Product, RunMode, ShapeKind};
+use proptest::prelude::*;
+
+/// The threshold option's key.
+pub const FUSION_KEY: &str = "ge.exec.input_fusion_size";
+/// The batch-copy option's key.
+pub const BATCH_KEY: &str = "ge.inputBatchCpy";
+/// The largest threshold the option accepts.
+pub const MAX_THRESHOLD: u64 = 33_554_432;
+
+/// A valid threshold, biased to the interesting values.
+pub fn threshold() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        Just(0u64),
+        Just(1),
+        Just(1024),
+        Just(4096),
+        Just(102_400),
+        Just(131_072),
+        Just(MAX_THRESHOLD),
+        0..=MAX_THRESHOLD,
+    ]
+}
+
+/// An input size, biased to the interesting values: 0, around the usual thresholds, around the
+/// maximum, and anything up to 64 MiB.
+pub fn input_size() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        Just(0u64),
+        Just(1),
+        Just(1023),
+        Just(1024),
+        Just(1025),
+        Just(4096),
+        Just(4097),
+        Just(51_200),
+        Just(102_400),
+        Just(102_401),
+        Just(131_072),
+        Just(131_073),
+        Just(MAX_THRESHOLD),
+        Just(MAX_THRESHOLD + 1),
+        0u64..=2048,
+        0u64..=(64 << 20),
+    ]
+}
+
+/// Where an input sits: mostly on the host.
+pub fn placement() -> impl Strategy<Value = Placement> {
+    prop_oneof![4 => Just(Placement::Host), 1 => Just(Placement::Device)]
+}
+
+/// Up to `max` inputs with distinct indexes (0..n, in a shuffled order).
+pub fn inputs(max: usize) -> impl Strategy<Value = Vec<TransferInput>> {
+    prop::collection::vec((input_size(), placement()), 0..=max)
+        .prop_map(|items| {
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, (size, placement))| TransferInput {
+                    // `max` is small; an index that did not fit would only make a duplicate.
+                    index: u32::try_from(i).unwrap_or(u32::MAX),
+                    size,
+                    placement,
+                })
+                .collect::<Vec<_>>()
+        })
+        .prop_shuffle()
+}
+
+/// Up to `max` inputs whose indexes may repeat (for scenarios that must be refused).
+pub fn inputs_any_index(max: usize) -> impl Strategy<Value = Vec<TransferInput>> {
+    prop::collection::vec((0u32..8, input_size(), placement()), 0..=max).prop_map(|items| {
+        items
+            .into_iter()
+            .map(|(index, size, placement)| TransferInput {
+                index,
+                size,
+                placement,
+            })
+            .collect()
+    })
+}
+
+/// Any product, listed for batch copy or not.
+pub fn product() -> impl Strategy<Value = Product> {
+    prop::sample::select(Product::ALL.to_vec())
+}
+
+/// A level.
+pub fn level() -> impl Strategy<Value = Level> {
+    prop::sample::select(Level::ALL.to_vec())
+}
+
+/// Option maps with valid transfer settings: maybe a threshold, maybe a batch-copy value, each
+/// at some level (sometimes at two levels, so precedence is exercised).
+pub fn valid_options() -> impl Strategy<Value = OptionMaps> {
+    let setting = |values: BoxedStrategy<String>| prop::collection::vec((level(), values), 0..=2);
+    (
+        setting(threshold().prop_map(|t| t.to_string()).boxed()),
+        setting(prop_oneof![Just("0".to_owned()), Just("1".to_owned())].boxed()),
+    )
+        .prop_map(|(fusion, batch)| {
+            let mut maps = OptionMaps::default();
+            for (level, value) in fusion {
+                maps.at_mut(level).insert(FUSION_KEY.to_owned(), value);
+            }
+            for (level, value) in batch {
+                maps.at_mut(level).insert(BATCH_KEY.to_owned(), value);
+            }
+            maps
+        })
+}
+
+/// Option maps that may also carry invalid values of the two options.
+pub fn any_options() -> impl Strategy<Value = OptionMaps> {
+    let bad = prop_oneof![
+        Just(String::new()),
+        Just("33554433".to_owned()),
+        Just("-1".to_owned()),
+        Just("01".to_owned()),
+        Just("2".to_owned()),
+        Just("128KB".to_owned()),
+        "[0-9a-z ]{0,6}",
+    ];
+    (
+        valid_options(),
+        prop::option::of((level(), prop::bool::ANY, bad)),
+    )
+        .prop_map(|(mut maps, bad)| {
+            if let Some((level, fusion, value)) = bad {
+                let key = if fusion { FUSION_KEY } else { BATCH_KEY };
+                maps.at_mut(level).insert(key.to_owned(), value);
+            }
+            maps
+        })
+}
+
+/// A valid transfer scenario: distinct indexes, valid option values, any run mode, shape and
+/// product, up to `max_inputs` inputs.
+pub fn scenario(max_inputs: usize) -> impl Strategy<Value = TransferScenario> {
+    (
+        valid_options(),
+        prop_oneof![Just(RunMode::Async), Just(RunMode::Sync)],
+        product(),
+        prop_oneof![3 => Just(ShapeKind::Static), 1 => Just(ShapeKind::Dynamic)],
+        inputs(max_inputs),
+    )
+        .prop_map(
+            |(options, run_mode, product, shape, inputs)| TransferScenario {
+                options,
+                run_mode,
+                product,
+                shape,
+                inputs,
+            },
+        )
+}
+
+/// Any transfer scenario the vocabulary can express: invalid option values and repeated
+/// indexes included. Backends must answer these without panicking.
+pub fn any_scenario(max_inputs: usize) -> impl Strategy<Value = TransferScenario> {
+    (
+        any_options(),
+        prop_oneof![Just(RunMode::Async), Just(RunMode::Sync)],
+        product(),
+        prop_oneof![Just(ShapeKind::Static), Just(ShapeKind::Dynamic)],
+        prop_oneof![inputs(max_inputs), inputs_any_index(max_inputs)],
+    )
+        .prop_map(
+            |(options, run_mode, product, shape, inputs)| TransferScenario {
+                options,
+                run_mode,
+                product,
+                shape,
+                inputs,
+            },
+        )
+}
+
+/// `scenario` with the threshold set to `threshold` at the graph level (the narrowest, so it
+/// wins over whatever the other levels say).
+pub fn with_threshold(scenario: &TransferScenario, threshold: u64) -> TransferScenario {
+    let mut s = scenario.clone();
+    s.options
+        .graph
+        .insert(FUSION_KEY.to_owned(), threshold.to_string());
+    s
+}

@@ -1,11 +1,392 @@
 //! The transfer oracle: the invariants every transfer observation must hold, whoever produced it.
+//! Each violation names the clause it breaks (IFS-0xx, IBC-0xx, TRF-0xx).
+//!
+//! The option values in force come from the reference options layer: option resolution is judged
+//! exactly by the options cases, so the oracle may rely on it to know the threshold and whether
+//! batch copy was asked for.
 
-use ge_spec::vocab::transfer::{TransferObservation, TransferScenario};
+use std::collections::{BTreeMap, BTreeSet};
+
+use ge_reference::options::{self, Context};
+use ge_spec::tables::OptionSpec;
+use ge_spec::vocab::transfer::{Placement, TransferObservation, TransferScenario};
+use ge_spec::{Diagnostic, OptionKey, RunMode, ShapeKind, Spec};
 
 use super::Violation;
 
+/// Which group of a plan an input was put in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Group {
+    Fused,
+    Direct,
+    Batched,
+    OnDevice,
+}
+
+impl Group {
+    fn name(self) -> &'static str {
+        match self {
+            Group::Fused => "fused",
+            Group::Direct => "direct",
+            Group::Batched => "batched",
+            Group::OnDevice => "on_device",
+        }
+    }
+}
+
+fn list(indexes: &[u32]) -> String {
+    let shown: Vec<String> = indexes.iter().take(8).map(u32::to_string).collect();
+    if indexes.len() > 8 {
+        format!("[{}, ... ({} in all)]", shown.join(", "), indexes.len())
+    } else {
+        format!("[{}]", shown.join(", "))
+    }
+}
+
+fn sorted(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    diags.sort();
+    diags
+}
+
+fn restrictions_met(row: &OptionSpec, run_mode: RunMode, shape: ShapeKind, inputs: usize) -> bool {
+    let r = &row.restrictions;
+    r.run_mode.is_none_or(|m| m == run_mode)
+        && r.shape.is_none_or(|s| s == shape)
+        && r.min_inputs
+            .is_none_or(|min| u64::try_from(inputs).is_ok_and(|n| n >= u64::from(min)))
+}
+
 /// Judges a transfer observation.
 pub fn judge(scenario: &TransferScenario, observation: &TransferObservation) -> Vec<Violation> {
-    let _ = (scenario, observation);
-    Vec::new()
+    let mut out = Vec::new();
+    let obs = observation;
+    let count = u32::try_from(scenario.inputs.len()).ok();
+    let ctx = Context {
+        inputs: count,
+        outputs: None,
+        shape: scenario.shape,
+        run_mode: scenario.run_mode,
+        product: scenario.product,
+    };
+    let resolution = options::resolve(&scenario.options, ctx);
+
+    // TRF-004: the warnings are the options layer's, and so are the errors other than TRF-002.
+    if sorted(obs.warnings.clone()) != resolution.observation.warnings {
+        out.push(Violation::new(
+            "TRF-004",
+            format!(
+                "warnings {:?} are not those of the options layer {:?}",
+                obs.warnings.iter().map(|d| &d.clause).collect::<Vec<_>>(),
+                resolution
+                    .observation
+                    .warnings
+                    .iter()
+                    .map(|d| &d.clause)
+                    .collect::<Vec<_>>()
+            ),
+        ));
+    }
+    let (scenario_errors, option_errors): (Vec<Diagnostic>, Vec<Diagnostic>) = obs
+        .errors
+        .iter()
+        .cloned()
+        .partition(|d| d.clause == "TRF-002");
+    if sorted(option_errors) != resolution.observation.errors {
+        out.push(Violation::new(
+            "TRF-004",
+            format!(
+                "option errors {:?} are not those of the options layer {:?}",
+                obs.errors
+                    .iter()
+                    .filter(|d| d.clause != "TRF-002")
+                    .map(|d| format!("{d}"))
+                    .collect::<Vec<_>>(),
+                resolution
+                    .observation
+                    .errors
+                    .iter()
+                    .map(|d| format!("{d}"))
+                    .collect::<Vec<_>>()
+            ),
+        ));
+    }
+
+    // TRF-002: one error per index used more than once.
+    let mut seen: BTreeMap<u32, usize> = BTreeMap::new();
+    for input in &scenario.inputs {
+        *seen.entry(input.index).or_default() += 1;
+    }
+    let duplicates: BTreeSet<String> = seen
+        .iter()
+        .filter(|(_, n)| **n > 1)
+        .map(|(i, _)| format!("input {i}"))
+        .collect();
+    let reported: BTreeSet<String> = scenario_errors
+        .iter()
+        .filter_map(|d| d.subject.clone())
+        .collect();
+    if count.is_some() && reported != duplicates {
+        out.push(Violation::new(
+            "TRF-002",
+            format!("scenario errors name {reported:?}, but the inputs used more than once are {duplicates:?}"),
+        ));
+    }
+
+    // TRF-001: nothing is planned when there are errors.
+    if !obs.errors.is_empty() {
+        if !(obs.fused.is_empty()
+            && obs.direct.is_empty()
+            && obs.batched.is_empty()
+            && obs.on_device.is_empty()
+            && obs.fused_bytes == 0)
+        {
+            out.push(Violation::new(
+                "TRF-001",
+                "the observation carries errors but plans inputs anyway",
+            ));
+        }
+        return out;
+    }
+    if !duplicates.is_empty() || count.is_none() {
+        // Already reported under TRF-002: a scenario without a valid plan was planned.
+        return out;
+    }
+
+    // TRF-001: a partition of the scenario's inputs.
+    let sizes: BTreeMap<u32, (u64, Placement)> = scenario
+        .inputs
+        .iter()
+        .map(|i| (i.index, (i.size, i.placement)))
+        .collect();
+    let mut groups_of: BTreeMap<u32, Vec<Group>> = BTreeMap::new();
+    for (group, indexes) in [
+        (Group::Fused, &obs.fused),
+        (Group::Direct, &obs.direct),
+        (Group::Batched, &obs.batched),
+        (Group::OnDevice, &obs.on_device),
+    ] {
+        for &index in indexes {
+            groups_of.entry(index).or_default().push(group);
+        }
+    }
+    for (index, groups) in &groups_of {
+        if !sizes.contains_key(index) {
+            out.push(Violation::new(
+                "TRF-001",
+                format!("input {index} is planned but the scenario has no such input"),
+            ));
+        } else if groups.len() > 1 {
+            let names: Vec<&str> = groups.iter().map(|g| g.name()).collect();
+            let clause = if groups.contains(&Group::Fused) && groups.contains(&Group::Batched) {
+                "IBC-012"
+            } else {
+                "TRF-001"
+            };
+            out.push(Violation::new(
+                clause,
+                format!(
+                    "input {index} appears {} times: in {}",
+                    groups.len(),
+                    names.join(", ")
+                ),
+            ));
+        }
+    }
+    let missing: Vec<u32> = sizes
+        .keys()
+        .filter(|i| !groups_of.contains_key(i))
+        .copied()
+        .collect();
+    if !missing.is_empty() {
+        out.push(Violation::new(
+            "TRF-001",
+            format!("inputs {} are in no group of the plan", list(&missing)),
+        ));
+    }
+
+    // TRF-003: exactly the device inputs are on_device, and nothing else moves them.
+    let device: BTreeSet<u32> = sizes
+        .iter()
+        .filter(|(_, (_, p))| *p == Placement::Device)
+        .map(|(i, _)| *i)
+        .collect();
+    let on_device: BTreeSet<u32> = obs.on_device.iter().copied().collect();
+    if on_device != device {
+        let moved: Vec<u32> = device.difference(&on_device).copied().collect();
+        let wrong: Vec<u32> = on_device.difference(&device).copied().collect();
+        out.push(Violation::new(
+            "TRF-003",
+            format!(
+                "device inputs {} are planned for a move; host inputs {} are said to be on the device",
+                list(&moved),
+                list(&wrong)
+            ),
+        ));
+    }
+
+    let values = &resolution.values;
+    let spec = Spec::embedded();
+    let size_of = |i: &u32| sizes.get(i).map(|(s, _)| *s);
+
+    // Fusion.
+    if !obs.fused.is_empty() {
+        if scenario.run_mode == RunMode::Sync {
+            out.push(Violation::new(
+                "IFS-003",
+                format!("the synchronous run fuses inputs {}", list(&obs.fused)),
+            ));
+        }
+        if scenario.shape == ShapeKind::Dynamic {
+            out.push(Violation::new(
+                "IFS-004",
+                format!("a dynamic-shape graph fuses inputs {}", list(&obs.fused)),
+            ));
+        }
+        if values.fusion_size == 0 {
+            out.push(Violation::new(
+                "IFS-012",
+                format!(
+                    "threshold 0 turns fusion off, yet inputs {} are fused",
+                    list(&obs.fused)
+                ),
+            ));
+        }
+    }
+    let too_big: Vec<u32> = obs
+        .fused
+        .iter()
+        .filter(|i| size_of(i).is_some_and(|s| s > values.fusion_size))
+        .copied()
+        .collect();
+    if !too_big.is_empty() {
+        out.push(Violation::new(
+            "IFS-011",
+            format!(
+                "inputs {} are larger than the threshold {} but fused",
+                list(&too_big),
+                values.fusion_size
+            ),
+        ));
+    }
+    if obs.fused.len() == 1 {
+        out.push(Violation::new(
+            "IFS-016",
+            format!("input {} is fused on its own", obs.fused[0]),
+        ));
+    }
+    let fusion_on = restrictions_met(
+        spec.option(OptionKey::InputFusionSize),
+        scenario.run_mode,
+        scenario.shape,
+        scenario.inputs.len(),
+    ) && values.fusion_size > 0;
+    if fusion_on {
+        let eligible: Vec<u32> = sizes
+            .iter()
+            .filter(|(_, (s, p))| *p == Placement::Host && *s <= values.fusion_size)
+            .map(|(i, _)| *i)
+            .collect();
+        let fused: BTreeSet<u32> = obs.fused.iter().copied().collect();
+        let unfused: Vec<u32> = eligible
+            .iter()
+            .filter(|i| !fused.contains(i))
+            .copied()
+            .collect();
+        if eligible.len() >= 2 && !unfused.is_empty() {
+            out.push(Violation::new(
+                "IFS-010",
+                format!(
+                    "host inputs {} are within the threshold {} but not fused",
+                    list(&unfused),
+                    values.fusion_size
+                ),
+            ));
+        }
+    }
+    let sum = obs
+        .fused
+        .iter()
+        .try_fold(0u64, |acc, i| acc.checked_add(size_of(i).unwrap_or(0)));
+    if sum != Some(obs.fused_bytes) {
+        out.push(Violation::new(
+            "IFS-018",
+            format!(
+                "fused_bytes is {} but the fused inputs' sizes add up to {}",
+                obs.fused_bytes,
+                sum.map_or_else(|| "more than u64 holds".to_owned(), |s| s.to_string())
+            ),
+        ));
+    }
+
+    // Batch copy.
+    if obs.batched.len() == 1 {
+        out.push(Violation::new(
+            "IBC-013",
+            format!("a batch copy holds the single input {}", obs.batched[0]),
+        ));
+    }
+    let ibc = spec.option(OptionKey::InputBatchCpy);
+    if !obs.batched.is_empty() {
+        let mut why_not = Vec::new();
+        if !values.batch_copy {
+            why_not.push(("IBC-010", "batch copy is not enabled".to_owned()));
+        }
+        if !ibc.restrictions.products.contains(&scenario.product) {
+            why_not.push((
+                "IBC-004",
+                format!("product {} is not in the batch-copy list", scenario.product),
+            ));
+        }
+        if scenario.run_mode == RunMode::Sync {
+            why_not.push(("IBC-005", "the run is synchronous".to_owned()));
+        }
+        if scenario.inputs.len() <= 1 {
+            why_not.push((
+                "IBC-003",
+                format!("the graph has {} user input(s)", scenario.inputs.len()),
+            ));
+        }
+        for (clause, why) in why_not {
+            out.push(Violation::new(
+                clause,
+                format!("inputs {} are batch-copied but {why}", list(&obs.batched)),
+            ));
+        }
+    }
+    let batch_on = values.batch_copy
+        && ibc.restrictions.products.contains(&scenario.product)
+        && restrictions_met(
+            ibc,
+            scenario.run_mode,
+            scenario.shape,
+            scenario.inputs.len(),
+        );
+    if batch_on {
+        let fused: BTreeSet<u32> = obs.fused.iter().copied().collect();
+        let left: Vec<u32> = sizes
+            .iter()
+            .filter(|(i, (_, p))| *p == Placement::Host && !fused.contains(i))
+            .map(|(i, _)| *i)
+            .collect();
+        if left.len() >= 2 && !obs.direct.is_empty() {
+            out.push(Violation::new(
+                "IBC-011",
+                format!(
+                    "batch copy applies to the {} host inputs left after fusion, yet {} go directly",
+                    left.len(),
+                    list(&obs.direct)
+                ),
+            ));
+        }
+        if left.len() == 1 && obs.direct != left {
+            out.push(Violation::new(
+                "IBC-013",
+                format!(
+                    "the one host input left, {}, must be copied on its own",
+                    left[0]
+                ),
+            ));
+        }
+    }
+    out
 }
