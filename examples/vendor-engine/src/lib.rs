@@ -2,15 +2,16 @@
 //!
 //! It is a second, deliberately small implementation of the contract, written from the spec
 //! tables alone: it shares no code with the reference and agrees with it only through the
-//! contract. It implements the options capability and declares nothing else, so the suite runs
-//! every options case and property and shows the other capabilities as ignored.
+//! contract. It implements the options and transfer capabilities and declares nothing else, so
+//! the suite runs their cases and properties and shows the other capabilities as ignored.
 #![deny(missing_docs)]
 
 pub mod options;
+pub mod transfer;
 
 use std::collections::BTreeSet;
 
-use ge_spec::vocab::{OptionsObservation, OptionsScenario};
+use ge_spec::vocab::{OptionsObservation, OptionsScenario, TransferObservation, TransferScenario};
 use ge_spec::{Answer, Backend, Capability};
 
 /// The example engine. It holds no state: every answer depends on the scenario alone.
@@ -31,17 +32,21 @@ impl Backend for Engine {
     }
 
     fn capabilities(&self) -> BTreeSet<Capability> {
-        BTreeSet::from([Capability::Options])
+        BTreeSet::from([Capability::Options, Capability::Transfer])
     }
 
     fn options(&self, scenario: &OptionsScenario) -> Answer<OptionsObservation> {
         let ctx = options::Context {
             inputs: u64::from(scenario.graph.inputs),
-            outputs: u64::from(scenario.graph.outputs),
+            outputs: Some(u64::from(scenario.graph.outputs)),
             shape: scenario.graph.shape,
             run_mode: scenario.run_mode,
             product: scenario.product,
         };
         Ok(options::resolve(&scenario.options, &ctx))
+    }
+
+    fn transfer(&self, scenario: &TransferScenario) -> Answer<TransferObservation> {
+        Ok(transfer::plan(scenario))
     }
 }

@@ -16,8 +16,9 @@ use Level::{Global, Graph, Session};
 pub struct Context {
     /// Number of graph inputs.
     pub inputs: u64,
-    /// Number of graph outputs.
-    pub outputs: u64,
+    /// Number of graph outputs, or `None` when the scenario does not give it (transfer: `TRF-004`
+    /// names only the input count). Output indexes are then only checked to be 32-bit.
+    pub outputs: Option<u64>,
     /// Static or dynamic shapes.
     pub shape: ShapeKind,
     /// Synchronous or asynchronous run.
@@ -68,7 +69,7 @@ fn row(key: OptionKey) -> (Grammar, &'static str, &'static [Level]) {
 }
 
 /// The products batch copy is available on (`IBC-004`).
-const BATCH_COPY_PRODUCTS: [Product; 6] = [
+pub(crate) const BATCH_COPY_PRODUCTS: [Product; 6] = [
     Product::Ascend950Pr,
     Product::Ascend950Dt,
     Product::AtlasA3Training,
@@ -96,6 +97,10 @@ fn number(s: &str) -> Option<u64> {
     s.parse().ok()
 }
 
+/// The bound on indexes when a count is unknown: indexes are 32-bit, so any index up to
+/// `u32::MAX` might exist and larger ones never do.
+const ANY_COUNT: u64 = 1 << 32;
+
 /// A value that failed validation: the clause it breaks and an optional subject.
 type Refusal = (String, Option<String>);
 
@@ -121,7 +126,7 @@ fn validate(
             Some(n) if n <= max => Ok((n.to_string(), Vec::new())),
             _ => Err((format!("{prefix}-001"), None)),
         },
-        Grammar::InputIndexes => index_list(prefix, raw, ctx.inputs),
+        Grammar::InputIndexes => index_list(prefix, raw, Some(ctx.inputs)),
         Grammar::OutputIndexes => index_list(prefix, raw, ctx.outputs),
         Grammar::Pairs => pair_list(raw, ctx),
         Grammar::Path if raw.contains('\0') => Err((format!("{prefix}-001"), None)),
@@ -129,9 +134,9 @@ fn validate(
     }
 }
 
-/// An index list (`IRM`/`ORM`): strict items (`-004`), indexes at or beyond `count` ignored with a
-/// warning (`-003`), canonical order ascending (`OPT-007`).
-fn index_list(prefix: &str, raw: &str, count: u64) -> Result<Accepted, Refusal> {
+/// An index list (`IRM`/`ORM`): strict items (`-004`), indexes at or beyond `count` (when known)
+/// ignored with a warning (`-003`), canonical order ascending (`OPT-007`).
+fn index_list(prefix: &str, raw: &str, count: Option<u64>) -> Result<Accepted, Refusal> {
     let strict = format!("{prefix}-004");
     let (mut seen, mut kept, mut ignored) = (BTreeSet::new(), Vec::new(), Vec::new());
     for item in raw.split(',') {
@@ -145,7 +150,7 @@ fn index_list(prefix: &str, raw: &str, count: u64) -> Result<Accepted, Refusal> 
             return Err((strict, Some(format!("index {item}"))));
         }
         match number(item) {
-            Some(i) if i < count => kept.push(i),
+            Some(i) if i < count.unwrap_or(ANY_COUNT) => kept.push(i),
             _ => ignored.push((format!("{prefix}-003"), format!("index {item}"))),
         }
     }
@@ -167,7 +172,7 @@ fn pair_list(raw: &str, ctx: &Context) -> Result<Accepted, Refusal> {
             return refuse("ORI-006");
         }
         let (i, o) = match (number(input), number(output)) {
-            (Some(i), Some(o)) if i < ctx.inputs && o < ctx.outputs => (i, o),
+            (Some(i), Some(o)) if i < ctx.inputs && o < ctx.outputs.unwrap_or(ANY_COUNT) => (i, o),
             _ => return refuse("ORI-003"),
         };
         if !outs.insert(o) {
