@@ -240,6 +240,9 @@ pub fn run_property(backend: &dyn Backend, capability: Capability, cfg: &Config)
         cases: cfg.cases,
         failure_persistence: None,
         max_shrink_iters: 2048,
+        // A backend that hangs until the protocol timeout on many scenarios must not make
+        // shrinking last for hours.
+        max_shrink_time: 60_000,
         ..PtConfig::default()
     };
     let mut runner = TestRunner::new_with_rng(pt, seed_rng(cfg.seed, capability));

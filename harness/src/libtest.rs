@@ -39,16 +39,28 @@ fn render(r: &TrialResult) -> String {
     let mut out = r.message.clone().unwrap_or_default();
     if let Some(s) = &r.scenario {
         out.push_str(&format!("\nscenario: {s}"));
-    }
-    if let Some(rep) = &r.reproducer {
-        out.push_str(&format!("\nreproduce: {rep}"));
+        // The command line cannot load a backend linked into the vendor's test binary: rerun the
+        // trial here, and ask the reference what it answers for the same scenario.
+        out.push_str(&format!(
+            "\nrerun: cargo test -- --exact {}",
+            certify::shell_quote(&r.name)
+        ));
+        out.push_str(&format!(
+            "\nthe reference's answer: echo {} | ge-conformance eval",
+            certify::shell_quote(&s.to_string())
+        ));
     }
     out
 }
 
 fn verdict(r: TrialResult) -> Result<(), Failed> {
     match r.outcome {
-        Outcome::Pass | Outcome::Waived | Outcome::NotSupported => Ok(()),
+        Outcome::Pass | Outcome::Waived => Ok(()),
+        // Such trials are marked ignored; run anyway (`--include-ignored`), a skip must still
+        // never show as a pass.
+        Outcome::NotSupported => {
+            Err(format!("not supported: {}", r.message.unwrap_or_default()).into())
+        }
         Outcome::Fail | Outcome::UnexpectedPass => Err(render(&r).into()),
     }
 }

@@ -14,6 +14,7 @@ use crate::option::Level;
 /// and two engines may word it differently. What is judged is the clause, the option key, the level,
 /// the value and the subject (a short locator such as `input 3` or `pair 0,1`).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct Diagnostic {
     /// The clause ID that calls for this diagnostic, for example `IRM-003`.

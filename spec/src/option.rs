@@ -119,6 +119,7 @@ impl fmt::Display for Level {
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
 )]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "lowercase")]
 pub enum Source {
     /// Nobody set the option where it takes effect; the table's default applies.

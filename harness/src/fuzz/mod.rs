@@ -6,6 +6,8 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use ge_reference::options::{resolve, Context};
+use ge_spec::vocab::session::SessionEvent;
+use ge_spec::vocab::{MemoryScenario, SessionScenario, TransferScenario, WeightsScenario};
 use ge_spec::{Level, OptionKey, OptionMaps, Product, RunMode, ShapeKind, Spec};
 
 /// What a fuzz target tells libFuzzer about one input.
@@ -162,8 +164,234 @@ fn grammar_accepts(key: OptionKey, text: &str) -> bool {
     }
 }
 
-/// Runs `target` on `rounds` inputs of seeded pseudo-random bytes (for `smoke` tests).
-pub fn smoke(target: fn(&[u8]) -> Verdict, rounds: u32) {
+/// Caps on scenario sizes, so one execution stays in the microseconds.
+const MAX_ITEMS: usize = 64;
+
+fn maps_small(m: &OptionMaps) -> bool {
+    Level::ALL.iter().all(|l| {
+        m.at(*l).len() <= MAX_ENTRIES
+            && m.at(*l)
+                .iter()
+                .all(|(k, v)| k.len() <= MAX_STRING && v.len() <= MAX_STRING)
+    })
+}
+
+fn assert_no_violation(
+    what: &str,
+    scenario: &impl std::fmt::Debug,
+    violations: &[crate::oracle::Violation],
+) {
+    assert!(
+        violations.is_empty(),
+        "{what}: the reference breaks its own oracle on {scenario:?}: {violations:?}"
+    );
+}
+
+/// Target `transfer`: arbitrary transfer scenarios through the reference planner, judged by the
+/// transfer oracle.
+pub fn transfer(data: &[u8]) -> Verdict {
+    let Ok(s) = TransferScenario::arbitrary(&mut Unstructured::new(data)) else {
+        return Verdict::Reject;
+    };
+    if s.inputs.len() > MAX_ITEMS || !maps_small(&s.options) {
+        return Verdict::Reject;
+    }
+    let Ok(o) = ge_reference::transfer::plan(&s) else {
+        panic!("the reference refused the transfer capability");
+    };
+    assert_no_violation("transfer", &s, &crate::oracle::transfer::judge(&s, &o));
+    Verdict::Keep
+}
+
+/// Target `memory`: arbitrary memory scenarios through the reference planner, judged by the
+/// memory oracle.
+pub fn memory(data: &[u8]) -> Verdict {
+    let Ok(s) = MemoryScenario::arbitrary(&mut Unstructured::new(data)) else {
+        return Verdict::Reject;
+    };
+    if s.tensors.len() > MAX_ITEMS || s.inputs > 64 || s.outputs > 64 || !maps_small(&s.options) {
+        return Verdict::Reject;
+    }
+    let Ok(o) = ge_reference::memory::plan(&s) else {
+        panic!("the reference refused the memory capability");
+    };
+    assert_no_violation("memory", &s, &crate::oracle::memory::judge(&s, &o));
+    Verdict::Keep
+}
+
+/// Target `session`: arbitrary session scripts through the reference, judged by the session
+/// oracle.
+pub fn session(data: &[u8]) -> Verdict {
+    let Ok(s) = SessionScenario::arbitrary(&mut Unstructured::new(data)) else {
+        return Verdict::Reject;
+    };
+    let runs: u64 = s
+        .events
+        .iter()
+        .map(|e| match e {
+            SessionEvent::Execute { times, .. } => u64::from(*times),
+            _ => 0,
+        })
+        .sum();
+    if s.events.len() > MAX_ITEMS || runs > 1_000 || !maps_small(&s.options) {
+        return Verdict::Reject;
+    }
+    let Ok(o) = ge_reference::session::run(&s) else {
+        panic!("the reference refused the session capability");
+    };
+    assert_no_violation("session", &s, &crate::oracle::session::judge(&s, &o));
+    Verdict::Keep
+}
+
+fn weights_small(s: &WeightsScenario) -> bool {
+    s.constants.len() <= 16
+        && s.setup.len() <= 8
+        && s.constants.iter().all(|c| {
+            c.hex.as_ref().is_none_or(|h| h.len() <= 256)
+                && c.fill.as_ref().is_none_or(|f| f.len <= 4096)
+        })
+        && maps_small(&s.options)
+}
+
+/// Target `weights_paths`: the pure decisions of the weights capability (which tier, which
+/// directory, the sandbox confinement of relative paths, the mode-2 layout) on arbitrary input.
+pub fn weights_paths(data: &[u8]) -> Verdict {
+    let mut u = Unstructured::new(data);
+    let Ok(s) = WeightsScenario::arbitrary(&mut u) else {
+        return Verdict::Reject;
+    };
+    if !weights_small(&s) {
+        return Verdict::Reject;
+    }
+    let e = crate::oracle::weights::expected(&s);
+    if let Some(dir) = &e.dir {
+        assert!(
+            !dir.starts_with('/') && !dir.split('/').any(|p| p == ".."),
+            "directory {dir:?} escapes the sandbox"
+        );
+    }
+    if let Ok(base) = <Vec<String>>::arbitrary(&mut u) {
+        let rel: String = u
+            .arbitrary::<&str>()
+            .unwrap_or_default()
+            .chars()
+            .take(MAX_STRING)
+            .collect();
+        if let Some(parts) = ge_reference::weights::resolve_in_sandbox(&base, &rel) {
+            assert!(
+                parts
+                    .iter()
+                    .all(|p| p != ".." && p != "." && !p.is_empty() || base.contains(p)),
+                "{parts:?}"
+            );
+        }
+    }
+    let blobs: Vec<Vec<u8>> = s
+        .constants
+        .iter()
+        .filter_map(|c| {
+            c.hex
+                .as_deref()
+                .and_then(|h| ge_spec::vocab::weights::decode_hex(h).ok())
+        })
+        .collect();
+    let refs: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
+    if let Some((offsets, end)) = ge_reference::weights::combined_layout(&refs) {
+        for (w, at) in refs.iter().zip(&offsets) {
+            assert_eq!(at % 512, 0, "unaligned offset");
+            assert!(
+                at + w.len() as u64 <= end,
+                "weight past the end of the file"
+            );
+        }
+    }
+    Verdict::Keep
+}
+
+/// Target `weights_fs`: arbitrary small weights scenarios run for real by the reference in a
+/// fresh temporary sandbox, then the sandbox is inspected independently.
+pub fn weights_fs(data: &[u8]) -> Verdict {
+    let Ok(s) = WeightsScenario::arbitrary(&mut Unstructured::new(data)) else {
+        return Verdict::Reject;
+    };
+    if !weights_small(&s) {
+        return Verdict::Reject;
+    }
+    let Ok(dir) = tempfile::tempdir() else {
+        return Verdict::Reject;
+    };
+    let scenario = ge_spec::Scenario::Weights(s.clone());
+    let Ok(Ok(ge_spec::Observation::Weights(o))) =
+        crate::runner::ask(&ge_reference::Reference, &scenario, dir.path())
+    else {
+        // Setup steps that cannot be planted make the input uninteresting.
+        return Verdict::Reject;
+    };
+    let mut v = crate::oracle::weights::judge(&s, &o);
+    v.extend(crate::oracle::weights::check_sandbox(&s, &o, dir.path()));
+    assert_no_violation("weights", &s, &v);
+    Verdict::Keep
+}
+
+/// Any scenario, with the size caps of the capability targets.
+pub fn scenario(u: &mut Unstructured<'_>) -> Option<ge_spec::Scenario> {
+    use ge_spec::Scenario;
+    let s = Scenario::arbitrary(u).ok()?;
+    let small = match &s {
+        Scenario::Options(o) => maps_small(&o.options),
+        Scenario::Transfer(t) => t.inputs.len() <= MAX_ITEMS && maps_small(&t.options),
+        Scenario::Memory(m) => {
+            m.tensors.len() <= MAX_ITEMS
+                && m.inputs <= 64
+                && m.outputs <= 64
+                && maps_small(&m.options)
+        }
+        Scenario::Session(x) => {
+            x.events.len() <= MAX_ITEMS
+                && x.events
+                    .iter()
+                    .all(|e| !matches!(e, SessionEvent::Execute { times, .. } if *times > 64))
+                && maps_small(&x.options)
+        }
+        Scenario::Weights(w) => weights_small(w),
+    };
+    small.then_some(s)
+}
+
+/// The differential target vendors reuse: one arbitrary scenario, asked of `backend` and of the
+/// reference, judged exactly as `certify` judges properties. Panics (a finding) on any
+/// difference, with the scenario as JSON so it can be promoted to a case.
+///
+/// ```ignore
+/// // fuzz/fuzz_targets/my_engine.rs
+/// #![no_main]
+/// libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+///     ge_conformance::fuzz::differential(&my_engine::Engine::default(), data);
+/// });
+/// ```
+pub fn differential(backend: &dyn ge_spec::Backend, data: &[u8]) -> Verdict {
+    let Some(s) = scenario(&mut Unstructured::new(data)) else {
+        return Verdict::Reject;
+    };
+    if !backend.capabilities().contains(&s.capability()) {
+        return Verdict::Reject;
+    }
+    if let Err(d) = crate::certify::compare(backend, &s) {
+        panic!(
+            "{} differs from the reference [{}]: {}\nscenario: {}",
+            backend.name(),
+            d.clauses.join(", "),
+            d.message,
+            serde_json::to_string(&s).unwrap_or_default()
+        );
+    }
+    Verdict::Keep
+}
+
+/// Runs `target` on `rounds` inputs of seeded pseudo-random bytes (for `smoke` tests) and
+/// returns how many it kept.
+pub fn smoke(target: impl Fn(&[u8]) -> Verdict, rounds: u32) -> u32 {
+    let mut kept = 0;
     let mut state = 0x9e37_79b9_7f4a_7c15_u64;
     let mut buf = Vec::new();
     for round in 0..rounds {
@@ -176,8 +404,11 @@ pub fn smoke(target: fn(&[u8]) -> Verdict, rounds: u32) {
             state ^= state >> 27;
             buf.push((state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 56) as u8);
         }
-        let _ = target(&buf);
+        if target(&buf) == Verdict::Keep {
+            kept += 1;
+        }
     }
+    kept
 }
 
 #[cfg(test)]
@@ -186,11 +417,57 @@ mod tests {
 
     #[test]
     fn smoke_options() {
-        smoke(options, 2000);
+        let kept = smoke(options, 2000);
+        eprintln!("options: kept {kept} of 2000");
+        assert!(kept > 2000 / 50, "the target rejects almost everything");
     }
 
     #[test]
     fn smoke_lists() {
-        smoke(lists, 2000);
+        let kept = smoke(lists, 2000);
+        eprintln!("lists: kept {kept} of 2000");
+        assert!(kept > 2000 / 50, "the target rejects almost everything");
+    }
+
+    #[test]
+    fn smoke_transfer() {
+        let kept = smoke(transfer, 2000);
+        eprintln!("transfer: kept {kept} of 2000");
+        assert!(kept > 2000 / 50, "the target rejects almost everything");
+    }
+
+    #[test]
+    fn smoke_memory() {
+        let kept = smoke(memory, 2000);
+        eprintln!("memory: kept {kept} of 2000");
+        assert!(kept > 2000 / 50, "the target rejects almost everything");
+    }
+
+    #[test]
+    fn smoke_session() {
+        let kept = smoke(session, 2000);
+        eprintln!("session: kept {kept} of 2000");
+        assert!(kept > 2000 / 50, "the target rejects almost everything");
+    }
+
+    #[test]
+    fn smoke_weights_paths() {
+        let kept = smoke(weights_paths, 2000);
+        eprintln!("weights_paths: kept {kept} of 2000");
+        assert!(kept > 2000 / 50, "the target rejects almost everything");
+    }
+
+    #[test]
+    fn smoke_weights_fs() {
+        let kept = smoke(weights_fs, 300);
+        eprintln!("weights_fs: kept {kept} of 300");
+        assert!(kept > 300 / 50, "the target rejects almost everything");
+    }
+
+    #[test]
+    fn smoke_differential() {
+        let kept = smoke(|d| differential(&ge_reference::Reference, d), 500);
+        eprintln!("differential: kept {kept} of 500");
+        assert!(kept > 25, "the target rejects almost everything");
     }
 }

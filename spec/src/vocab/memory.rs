@@ -11,6 +11,7 @@ use crate::vocab::OptionMaps;
 
 /// What a tensor is in the graph.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum Role {
     /// Graph input number `index`.
@@ -34,6 +35,7 @@ pub enum Role {
 
 /// One tensor to place in the arena.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct Tensor {
     /// Unique name.
@@ -50,6 +52,7 @@ pub struct Tensor {
 
 /// Device addresses the user passes at run time, by input and output index.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct RunAddresses {
     /// Address of input `i` at position `i`.
@@ -71,6 +74,7 @@ pub fn aligned(size: u64) -> Option<u64> {
 
 /// Scenario of the memory capability.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct MemoryScenario {
     /// The option maps.
@@ -201,6 +205,7 @@ impl MemoryScenario {
 
 /// One cleanup of memset outputs.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct CleanupGroup {
     /// Start of the region cleaned.
@@ -215,6 +220,7 @@ pub struct CleanupGroup {
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct Alias {
     /// Input index.
@@ -225,6 +231,7 @@ pub struct Alias {
 
 /// Observation of the memory capability.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct MemoryObservation {
     /// Offset of every tensor in the arena, by name (empty when planning failed).

@@ -23,6 +23,7 @@ pub use weights::{WeightsObservation, WeightsScenario};
 /// The option maps a scenario passes to GE, one per level. Keys and values are raw strings:
 /// parsing them is the backend's job, and part of what is judged.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct OptionMaps {
     /// Options given at initialisation.
@@ -65,6 +66,7 @@ impl OptionMaps {
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
 )]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "lowercase")]
 pub enum Capability {
     /// Option parsing, validation, level rules and precedence.
@@ -119,6 +121,7 @@ impl std::str::FromStr for Capability {
 
 /// One question for a backend, tagged by capability.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(tag = "capability", rename_all = "lowercase")]
 pub enum Scenario {
     /// See [`OptionsScenario`].
@@ -159,6 +162,7 @@ impl Scenario {
 
 /// One answer of a backend, tagged by capability.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(tag = "capability", rename_all = "lowercase")]
 pub enum Observation {
     /// See [`OptionsObservation`].

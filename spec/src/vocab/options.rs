@@ -12,6 +12,7 @@ use crate::vocab::OptionMaps;
 
 /// Facts about the graph that option validation depends on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct GraphFacts {
     /// Number of graph inputs (user inputs).
@@ -41,6 +42,7 @@ impl Default for GraphFacts {
 
 /// Scenario of the options capability: three option maps and the context they are used in.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct OptionsScenario {
     /// The option maps, one per level.
@@ -59,6 +61,7 @@ pub struct OptionsScenario {
 
 /// The effective value of one option and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct Effective {
     /// The value in force, in canonical spelling (OPT-007). The empty string means "nothing set"
@@ -70,6 +73,7 @@ pub struct Effective {
 
 /// Observation of the options capability.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct OptionsObservation {
     /// One entry per option key that was not rejected: all twelve when nothing is rejected.

@@ -12,6 +12,7 @@ use crate::vocab::OptionMaps;
 
 /// One event of a session script.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(tag = "event", rename_all = "lowercase", deny_unknown_fields)]
 pub enum SessionEvent {
     /// Load (add and compile) a graph.
@@ -59,6 +60,7 @@ fn one() -> u32 {
 
 /// Scenario of the session capability.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct SessionScenario {
     /// The option maps. Global and session maps apply to every graph; `graph` is the graph-level
@@ -73,6 +75,7 @@ pub struct SessionScenario {
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "lowercase")]
 pub enum TraceAction {
     /// Memory obtained from the device.
@@ -83,6 +86,7 @@ pub enum TraceAction {
 
 /// One entry of the allocation trace.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct TraceEntry {
     /// Index of the script event that caused it; releases at the end of the script carry the
@@ -99,6 +103,7 @@ pub struct TraceEntry {
 
 /// The result of one refresh event.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct RefreshResult {
     /// Index of the script event.
@@ -111,6 +116,7 @@ pub struct RefreshResult {
 
 /// Observation of the session capability.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct SessionObservation {
     /// Allocations and frees, in the order they happened.

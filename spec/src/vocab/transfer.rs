@@ -22,6 +22,7 @@ pub enum Placement {
 
 /// One user input of the run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct TransferInput {
     /// The input's index (unique within the scenario).
@@ -35,6 +36,7 @@ pub struct TransferInput {
 
 /// Scenario of the transfer capability.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct TransferScenario {
     /// The option maps, resolved through the options layer.
@@ -56,6 +58,7 @@ pub struct TransferScenario {
 /// Observation of the transfer capability. Every input appears in exactly one of `fused`,
 /// `direct`, `batched` and `on_device`, unless `errors` is not empty (then nothing is planned).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct TransferObservation {
     /// Inputs fused into one buffer and moved together (sorted).

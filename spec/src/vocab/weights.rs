@@ -20,6 +20,7 @@ pub const MAX_WEIGHT_BYTES: u64 = 64 << 20;
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
 )]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum NodeType {
     /// `Const`.
     Const,
@@ -31,6 +32,7 @@ pub enum NodeType {
 
 /// A run of one byte value, the compact spelling of a large weight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct Fill {
     /// The byte value.
@@ -41,6 +43,7 @@ pub struct Fill {
 
 /// A constant node of the root graph. Its bytes are given by exactly one of `hex` and `fill`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct ConstNode {
     /// Node name, unique in the graph.
@@ -122,6 +125,7 @@ impl ConstNode {
 
 /// The `ASCEND_WORK_PATH` environment variable as the engine sees it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(tag = "state", rename_all = "lowercase", deny_unknown_fields)]
 pub enum WorkPathEnv {
     /// Not set.
@@ -140,6 +144,7 @@ pub enum WorkPathEnv {
 /// Something the harness plants in the sandbox before the backend runs, to set a trap or to
 /// stand for what other processes left there. Paths are relative to the sandbox.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(tag = "step", rename_all = "lowercase", deny_unknown_fields)]
 pub enum SetupStep {
     /// A directory (with its missing parents).
@@ -180,6 +185,7 @@ impl SetupStep {
 /// when `unload` is set, unload it. Every path is relative to the sandbox directory the harness
 /// gives the backend.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct WeightsScenario {
     /// The option maps.
@@ -210,6 +216,7 @@ pub struct WeightsScenario {
 
 /// A file the backend wrote, as found in the sandbox.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct WrittenFile {
     /// Path relative to the sandbox, with `/` separators.
@@ -222,6 +229,7 @@ pub struct WrittenFile {
 
 /// What became of one constant node.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct NodeConversion {
     /// Node name.
@@ -242,6 +250,7 @@ pub struct NodeConversion {
 
 /// Observation of the weights capability.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct WeightsObservation {
     /// The directory chosen for weight files, relative to the sandbox (`.` for the sandbox

@@ -1,0 +1,6 @@
+//! Fuzz target `lists`: the logic and its smoke test live in `ge_conformance::fuzz::lists`.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| -> libfuzzer_sys::Corpus {
+    ge_conformance_fuzz::corpus(ge_conformance::fuzz::lists(data))
+});
