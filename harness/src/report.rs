@@ -5,10 +5,13 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use ge_spec::{Capability, Spec};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The outcome of one trial.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Outcome {
     /// The backend answered as the contract says.
@@ -42,7 +45,7 @@ impl Outcome {
 }
 
 /// Whether a trial is a table case or a generated property.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum TrialKind {
     /// A `[[case]]` of the tables.
@@ -52,7 +55,7 @@ pub enum TrialKind {
 }
 
 /// The result of one trial.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TrialResult {
     /// `<table>/<case>` or `property/<capability>`.
     pub name: String,
@@ -86,7 +89,7 @@ fn is_zero(n: &u32) -> bool {
 }
 
 /// What a report was made of: enough for a third party to redo and check it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Meta {
     /// Always `ge-conformance`.
     pub suite: String,
@@ -109,7 +112,7 @@ pub struct Meta {
 }
 
 /// Counts of outcomes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Tally {
     /// Passed.
     pub passed: u32,
@@ -141,7 +144,7 @@ impl Tally {
 }
 
 /// A certification report.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Report {
     /// What the report was made of.
     pub meta: Meta,
@@ -294,10 +297,18 @@ impl Report {
         let _ = writeln!(
             out,
             "\n{}: {} passed, {} failed, {} not supported, {} waived, {} unexpected passes",
-            if self.certified {
-                "CERTIFIED"
-            } else {
-                "NOT CERTIFIED"
+            match (self.certified, t.not_supported) {
+                (false, _) => "NOT CERTIFIED".to_owned(),
+                (true, 0) => "CERTIFIED".to_owned(),
+                (true, _) => format!(
+                    "CERTIFIED for {} only",
+                    self.meta
+                        .capabilities
+                        .iter()
+                        .map(|c| c.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
             },
             t.passed,
             t.failed,
@@ -462,4 +473,12 @@ fn xml(s: &str) -> String {
         }
     }
     out
+}
+
+/// The JSON Schema of the JSON report, as (file name under `spec/schema/`, schema).
+pub fn schemas() -> Vec<(&'static str, serde_json::Value)> {
+    vec![(
+        "report.schema.json",
+        serde_json::to_value(schemars::schema_for!(Report)).unwrap_or(serde_json::Value::Null),
+    )]
 }

@@ -1,5 +1,5 @@
-//! The protocol's JSON Schemas checked in under `spec/schema/protocol-*.schema.json` must be
-//! exactly what the message types generate: this test fails when they drift apart. Run with
+//! The harness's JSON Schemas checked in under `spec/schema/` (the protocol messages and the JSON
+//! report) must be exactly what the types generate: this test fails when they drift apart. Run with
 //! `UPDATE_SCHEMA=1` to rewrite them after a deliberate change, then review the diff.
 
 use std::path::PathBuf;
@@ -9,8 +9,10 @@ fn checked_in_protocol_schemas_match_the_types() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../spec/schema");
     let update = std::env::var_os("UPDATE_SCHEMA").is_some();
     let mut drifted = Vec::new();
-    for (name, schema) in ge_conformance::protocol::schemas() {
-        assert!(name.starts_with("protocol-"), "{name}: wrong prefix");
+    let all = ge_conformance::protocol::schemas()
+        .into_iter()
+        .chain(ge_conformance::report::schemas());
+    for (name, schema) in all {
         assert!(!schema.is_null(), "{name}: schema generation failed");
         let text = serde_json::to_string_pretty(&schema).expect("a JSON value serialises") + "\n";
         let path = dir.join(name);
@@ -25,6 +27,6 @@ fn checked_in_protocol_schemas_match_the_types() {
     }
     assert!(
         drifted.is_empty(),
-        "protocol schemas out of date: {drifted:?}; run `UPDATE_SCHEMA=1 cargo test -p ge-conformance --test protocol_schema` and review the diff"
+        "harness schemas out of date: {drifted:?}; run `UPDATE_SCHEMA=1 cargo test -p ge-conformance --test protocol_schema` and review the diff"
     );
 }
