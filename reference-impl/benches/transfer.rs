@@ -69,6 +69,21 @@ fn median(mut samples: Vec<Duration>) -> Duration {
 }
 
 fn main() {
+    // `--once N`: plan one scenario of N inputs once, for an instruction count with
+    // `valgrind --tool=callgrind --toggle-collect='*plan_observation*'` (repeatable, unlike time).
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(n) = args
+        .iter()
+        .position(|a| a == "--once")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse::<u32>().ok())
+    {
+        let s = scenario(n, 0x5eed_0000 + u64::from(n));
+        // Load the embedded spec tables first, so the count is the planner's alone.
+        black_box(ge_spec::Spec::embedded());
+        black_box(plan_observation(black_box(&s)));
+        return;
+    }
     const REPETITIONS: usize = 11;
     // Every sample plans 10^6 inputs in all (100 plans of 10^4, 10 of 10^5, 1 of 10^6), so the
     // samples last alike and suffer alike from whatever else the machine runs.
