@@ -12,6 +12,7 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use ge_spec::vocab::weights::resolve_in_sandbox;
 use ge_spec::vocab::weights::{
     encode_hex, NodeConversion, NodeType, SetupStep, WeightsObservation, WeightsScenario,
     WorkPathEnv, WrittenFile, MAX_WEIGHT_BYTES,
@@ -45,25 +46,6 @@ pub fn weight_file_name(bytes: &[u8]) -> String {
 /// The name of the mode-2 file of a root graph.
 pub fn combined_file_name(root_graph: &str) -> String {
     format!("{root_graph}_weight_combined")
-}
-
-/// Resolves `rel` (a `/`-separated relative path) against `base` lexically; `None` when it is
-/// absolute, holds a NUL byte or a backslash, or climbs out of the sandbox with `..` (WGT-001).
-pub fn resolve_in_sandbox(base: &[String], rel: &str) -> Option<Vec<String>> {
-    if rel.starts_with('/') || rel.contains('\0') || rel.contains('\\') {
-        return None;
-    }
-    let mut out = base.to_vec();
-    for part in rel.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                out.pop()?;
-            }
-            p => out.push(p.to_owned()),
-        }
-    }
-    Some(out)
 }
 
 /// A sandbox-relative path as observations spell it (`.` for the sandbox itself).

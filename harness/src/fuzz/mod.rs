@@ -277,7 +277,7 @@ pub fn weights_paths(data: &[u8]) -> Verdict {
             .chars()
             .take(MAX_STRING)
             .collect();
-        if let Some(parts) = ge_reference::weights::resolve_in_sandbox(&base, &rel) {
+        if let Some(parts) = ge_spec::vocab::weights::resolve_in_sandbox(&base, &rel) {
             assert!(
                 parts
                     .iter()

@@ -6,6 +6,7 @@
 //! (only the option values come from the reference option layer), so a backend that merely
 //! agrees with itself is still judged against the clauses.
 
+use ge_spec::vocab::weights::resolve_in_sandbox;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -28,25 +29,6 @@ fn sha(bytes: &[u8]) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
-}
-
-/// Lexical resolution of a relative path inside the sandbox; `None` when it is absolute or
-/// climbs out (WGT-001).
-fn inside(base: &[String], rel: &str) -> Option<Vec<String>> {
-    if rel.starts_with('/') || rel.contains('\0') || rel.contains('\\') {
-        return None;
-    }
-    let mut out = base.to_vec();
-    for part in rel.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                out.pop()?;
-            }
-            p => out.push(p.to_owned()),
-        }
-    }
-    Some(out)
 }
 
 fn rel(parts: &[String]) -> String {
@@ -125,19 +107,19 @@ pub fn expected(scenario: &WeightsScenario) -> Expected {
         tier: None,
         weights: Vec::new(),
     };
-    let Some(work) = inside(&[], &scenario.work_dir) else {
+    let Some(work) = resolve_in_sandbox(&[], &scenario.work_dir) else {
         return out;
     };
     let mut names = BTreeSet::new();
     let mut total = 0u64;
     let env_ok = match &scenario.ascend_work_path {
-        WorkPathEnv::Set { path } => !path.is_empty() && inside(&[], path).is_some(),
+        WorkPathEnv::Set { path } => !path.is_empty() && resolve_in_sandbox(&[], path).is_some(),
         _ => true,
     };
     let setup_ok = scenario.setup.iter().all(|s| {
-        inside(&[], s.path()).is_some_and(|p| !p.is_empty())
+        resolve_in_sandbox(&[], s.path()).is_some_and(|p| !p.is_empty())
             && match s {
-                SetupStep::Symlink { target, .. } => inside(&[], target).is_some(),
+                SetupStep::Symlink { target, .. } => resolve_in_sandbox(&[], target).is_some(),
                 _ => true,
             }
     });
@@ -181,7 +163,7 @@ pub fn expected(scenario: &WeightsScenario) -> Expected {
         }
         let tmp = format!("tmp_weight_{}_{}", scenario.pid, scenario.session_id);
         let (parts, tier) = match (&user, &scenario.ascend_work_path) {
-            (Some(d), _) => match inside(&work, d) {
+            (Some(d), _) => match resolve_in_sandbox(&work, d) {
                 Some(p) => (p, Tier::User),
                 None => {
                     out.refusal = "WGT-001";
@@ -189,7 +171,7 @@ pub fn expected(scenario: &WeightsScenario) -> Expected {
                 }
             },
             (None, WorkPathEnv::Set { path }) => {
-                let mut p = inside(&[], path).unwrap_or_default();
+                let mut p = resolve_in_sandbox(&[], path).unwrap_or_default();
                 p.push(tmp);
                 (p, Tier::WorkPath)
             }
@@ -468,7 +450,7 @@ fn walk(dir: &Path, prefix: &str, out: &mut BTreeMap<String, Entry>) {
 fn planted(scenario: &WeightsScenario, sandbox: &Path) -> BTreeMap<String, Entry> {
     let mut out = BTreeMap::new();
     for step in &scenario.setup {
-        let Some(parts) = inside(&[], step.path()) else {
+        let Some(parts) = resolve_in_sandbox(&[], step.path()) else {
             continue;
         };
         for i in 1..parts.len() {
@@ -478,7 +460,7 @@ fn planted(scenario: &WeightsScenario, sandbox: &Path) -> BTreeMap<String, Entry
             SetupStep::Dir { .. } => Entry::Dir,
             SetupStep::File { hex, .. } => Entry::File(decode_hex(hex).unwrap_or_default()),
             SetupStep::Symlink { target, .. } => {
-                let t = inside(&[], target).unwrap_or_default();
+                let t = resolve_in_sandbox(&[], target).unwrap_or_default();
                 Entry::Link(t.iter().fold(sandbox.to_path_buf(), |p, c| p.join(c)))
             }
         };
@@ -490,7 +472,7 @@ fn planted(scenario: &WeightsScenario, sandbox: &Path) -> BTreeMap<String, Entry
 /// Plants the scenario's `setup` steps in `sandbox`. Refuses any path that would leave it.
 pub fn plant(scenario: &WeightsScenario, sandbox: &Path) -> Result<(), String> {
     for (i, step) in scenario.setup.iter().enumerate() {
-        let parts = inside(&[], step.path())
+        let parts = resolve_in_sandbox(&[], step.path())
             .filter(|p| !p.is_empty())
             .ok_or_else(|| format!("setup step {i}: path {:?} leaves the sandbox", step.path()))?;
         let path = parts.iter().fold(sandbox.to_path_buf(), |p, c| p.join(c));
@@ -504,7 +486,7 @@ pub fn plant(scenario: &WeightsScenario, sandbox: &Path) -> Result<(), String> {
                 fs::write(&path, bytes)
             }
             SetupStep::Symlink { target, .. } => {
-                let t = inside(&[], target).ok_or_else(|| {
+                let t = resolve_in_sandbox(&[], target).ok_or_else(|| {
                     format!("setup step {i}: target {target:?} leaves the sandbox")
                 })?;
                 let target = t.iter().fold(sandbox.to_path_buf(), |p, c| p.join(c));

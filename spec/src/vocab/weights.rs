@@ -285,3 +285,22 @@ impl WeightsObservation {
         self.warnings.sort();
     }
 }
+
+/// Resolves `rel` (a `/`-separated relative path) against `base` lexically; `None` when it is
+/// absolute, holds a NUL byte or a backslash, or climbs out of the sandbox with `..` (WGT-001).
+pub fn resolve_in_sandbox(base: &[String], rel: &str) -> Option<Vec<String>> {
+    if rel.starts_with('/') || rel.contains('\0') || rel.contains('\\') {
+        return None;
+    }
+    let mut out = base.to_vec();
+    for part in rel.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                out.pop()?;
+            }
+            p => out.push(p.to_owned()),
+        }
+    }
+    Some(out)
+}
