@@ -16,18 +16,24 @@ pub fn plan(scenario: &TransferScenario) -> Answer<TransferObservation> {
     Ok(plan_observation(scenario))
 }
 
-/// Plans the transfer and returns the observation directly (the reference always answers).
-pub fn plan_observation(scenario: &TransferScenario) -> TransferObservation {
-    let mut obs = TransferObservation::default();
-    // IBC-014: the input count the options layer sees is the graph's, device inputs included.
-    let count = u32::try_from(scenario.inputs.len()).ok();
-    let ctx = Context {
-        inputs: count,
+/// The option context of a transfer scenario (TRF-004): the graph's input count, device inputs
+/// included (IBC-014), its shape, the run mode and the product; the output count is unknown.
+pub fn context(scenario: &TransferScenario) -> Context {
+    Context {
+        inputs: u32::try_from(scenario.inputs.len()).ok(),
         outputs: None,
         shape: scenario.shape,
         run_mode: scenario.run_mode,
         product: scenario.product,
-    };
+    }
+}
+
+/// Plans the transfer and returns the observation directly (the reference always answers).
+pub fn plan_observation(scenario: &TransferScenario) -> TransferObservation {
+    let mut obs = TransferObservation::default();
+    let ctx = context(scenario);
+    // IBC-014: the input count the options layer sees is the graph's, device inputs included.
+    let count = ctx.inputs;
     // TRF-004: the options layer's diagnostics are the plan's.
     let resolution = options::resolve(&scenario.options, ctx);
     obs.warnings = resolution.observation.warnings;

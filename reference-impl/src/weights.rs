@@ -306,18 +306,21 @@ pub fn load(scenario: &WeightsScenario, sandbox: &Path) -> Answer<WeightsObserva
     Ok(obs)
 }
 
+/// The option context of a weights scenario: the options it reads do not depend on the graph's
+/// counts, shape, run mode or product.
+pub fn context() -> Context {
+    Context {
+        inputs: None,
+        outputs: None,
+        shape: ShapeKind::Static,
+        run_mode: RunMode::Async,
+        product: Product::default(),
+    }
+}
+
 fn run(scenario: &WeightsScenario, sandbox: &Path) -> WeightsObservation {
     let mut obs = WeightsObservation::default();
-    let resolution = options::resolve(
-        &scenario.options,
-        Context {
-            inputs: None,
-            outputs: None,
-            shape: ShapeKind::Static,
-            run_mode: RunMode::Async,
-            product: Product::default(),
-        },
-    );
+    let resolution = options::resolve(&scenario.options, context());
     obs.warnings = resolution.observation.warnings.clone();
     obs.errors = resolution.observation.errors.clone();
     let checked = check_scenario(scenario, &mut obs.errors);

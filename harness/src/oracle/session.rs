@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use ge_reference::options::{resolve, Context, Resolution};
 use ge_spec::vocab::session::{SessionEvent, SessionObservation, SessionScenario, TraceAction};
-use ge_spec::{OptionMaps, Product, RunMode, ShapeKind};
+use ge_spec::{OptionMaps, ShapeKind};
 
 use super::Violation;
 
@@ -70,13 +70,7 @@ fn action_text(a: TraceAction) -> &'static str {
 }
 
 fn ctx(shape: ShapeKind) -> Context {
-    Context {
-        inputs: None,
-        outputs: None,
-        shape,
-        run_mode: RunMode::Async,
-        product: Product::default(),
-    }
+    ge_reference::session::context(shape)
 }
 
 /// Whether `policy` pools graphs of `shape` (SMP-010, SMP-011, SMP-014).

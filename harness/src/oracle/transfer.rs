@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ge_reference::options::{self, Context};
+use ge_reference::options;
 use ge_spec::tables::OptionSpec;
 use ge_spec::vocab::transfer::{Placement, TransferObservation, TransferScenario};
 use ge_spec::{Diagnostic, OptionKey, RunMode, ShapeKind, Spec};
@@ -61,14 +61,7 @@ pub fn judge(scenario: &TransferScenario, observation: &TransferObservation) -> 
     let mut out = Vec::new();
     let obs = observation;
     let count = u32::try_from(scenario.inputs.len()).ok();
-    let ctx = Context {
-        inputs: count,
-        outputs: None,
-        shape: scenario.shape,
-        run_mode: scenario.run_mode,
-        product: scenario.product,
-    };
-    let resolution = options::resolve(&scenario.options, ctx);
+    let resolution = options::resolve(&scenario.options, ge_reference::transfer::context(scenario));
 
     // TRF-004: the warnings are the options layer's, and so are the errors other than TRF-002.
     if sorted(obs.warnings.clone()) != resolution.observation.warnings {

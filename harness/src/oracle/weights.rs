@@ -11,12 +11,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use ge_reference::options::{resolve, Context};
+use ge_reference::options::resolve;
 use ge_spec::vocab::weights::{
     decode_hex, NodeType, SetupStep, WeightsObservation, WeightsScenario, WorkPathEnv,
     MAX_WEIGHT_BYTES,
 };
-use ge_spec::{Product, RunMode, ShapeKind};
 use sha2::{Digest, Sha256};
 
 use super::Violation;
@@ -88,16 +87,7 @@ pub struct Expected {
 
 /// Works out [`Expected`] for `scenario`.
 pub fn expected(scenario: &WeightsScenario) -> Expected {
-    let r = resolve(
-        &scenario.options,
-        Context {
-            inputs: None,
-            outputs: None,
-            shape: ShapeKind::Static,
-            run_mode: RunMode::Async,
-            product: Product::default(),
-        },
-    );
+    let r = resolve(&scenario.options, ge_reference::weights::context());
     let mode = r.values.external_weight;
     let mut out = Expected {
         refused: true,
