@@ -289,13 +289,7 @@ fn extra(of: &[Diagnostic], base: &[Diagnostic]) -> Vec<Diagnostic> {
 pub fn run(scenario: &SessionScenario) -> Answer<SessionObservation> {
     let mut obs = SessionObservation::default();
     let events = &scenario.events;
-    let executions: u64 = events
-        .iter()
-        .map(|e| match e {
-            SessionEvent::Execute { times, .. } => u64::from(*times),
-            _ => 0,
-        })
-        .sum();
+    let executions = scenario.executions();
     if events.len() as u64 > MAX_SCRIPT || executions > MAX_SCRIPT {
         obs.errors.push(
             Diagnostic::new(

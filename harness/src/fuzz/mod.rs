@@ -225,14 +225,7 @@ pub fn session(data: &[u8]) -> Verdict {
     let Ok(s) = SessionScenario::arbitrary(&mut Unstructured::new(data)) else {
         return Verdict::Reject;
     };
-    let runs: u64 = s
-        .events
-        .iter()
-        .map(|e| match e {
-            SessionEvent::Execute { times, .. } => u64::from(*times),
-            _ => 0,
-        })
-        .sum();
+    let runs = s.executions();
     if s.events.len() > MAX_ITEMS || runs > 1_000 || !maps_small(&s.options) {
         return Verdict::Reject;
     }

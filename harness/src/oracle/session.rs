@@ -401,13 +401,7 @@ fn hygiene(scenario: &SessionScenario, obs: &SessionObservation, out: &mut Vec<V
 pub fn judge(scenario: &SessionScenario, obs: &SessionObservation) -> Vec<Violation> {
     let mut out = Vec::new();
     let events = &scenario.events;
-    let executions: u64 = events
-        .iter()
-        .map(|e| match e {
-            SessionEvent::Execute { times, .. } => u64::from(*times),
-            _ => 0,
-        })
-        .sum();
+    let executions = scenario.executions();
     let stops = |out: &mut Vec<Violation>, clause: &str, why: &str| {
         if !obs.trace.is_empty() || !obs.refreshes.is_empty() {
             out.push(Violation::new(

@@ -71,6 +71,20 @@ pub struct SessionScenario {
     pub events: Vec<SessionEvent>,
 }
 
+impl SessionScenario {
+    /// Executions the script asks for in all (the sum of every `execute` event's `times`);
+    /// SES-020 caps it.
+    pub fn executions(&self) -> u64 {
+        self.events
+            .iter()
+            .map(|e| match e {
+                SessionEvent::Execute { times, .. } => u64::from(*times),
+                _ => 0,
+            })
+            .sum()
+    }
+}
+
 /// Allocation or release.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
