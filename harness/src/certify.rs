@@ -126,11 +126,11 @@ fn diag_clauses(o: &Observation) -> Vec<String> {
 /// right (memory, session). Weights run in two fresh sandboxes, and the backend's is inspected.
 pub fn compare(backend: &dyn Backend, scenario: &Scenario) -> Result<(), Difference> {
     let fail = |clauses: Vec<String>, message: String| Err(Difference { clauses, message });
-    let (ours, theirs) = match (tempfile::tempdir(), tempfile::tempdir()) {
+    let (ours, theirs) = match (runner::sandbox(scenario), runner::sandbox(scenario)) {
         (Ok(a), Ok(b)) => (a, b),
         _ => return fail(Vec::new(), "cannot create sandbox directories".into()),
     };
-    let expected = match runner::ask(&Reference, scenario, ours.path()) {
+    let expected = match runner::ask(&Reference, scenario, runner::sandbox_path(&ours)) {
         Ok(Ok(mut o)) => {
             o.canonicalize();
             o
@@ -139,7 +139,7 @@ pub fn compare(backend: &dyn Backend, scenario: &Scenario) -> Result<(), Differe
         // scenario is outside what the suite can judge.
         _ => return Ok(()),
     };
-    let mut actual = match runner::ask(backend, scenario, theirs.path()) {
+    let mut actual = match runner::ask(backend, scenario, runner::sandbox_path(&theirs)) {
         Err(panic) => return fail(Vec::new(), panic),
         Ok(Err(ns)) => {
             return fail(
@@ -152,7 +152,11 @@ pub fn compare(backend: &dyn Backend, scenario: &Scenario) -> Result<(), Differe
     actual.canonicalize();
     let mut violations = oracle::judge(scenario, &actual);
     if let (Scenario::Weights(s), Observation::Weights(o)) = (scenario, &actual) {
-        violations.extend(oracle::weights::check_sandbox(s, o, theirs.path()));
+        violations.extend(oracle::weights::check_sandbox(
+            s,
+            o,
+            runner::sandbox_path(&theirs),
+        ));
     }
     if let Some(v) = violations.first() {
         return fail(

@@ -355,24 +355,56 @@ impl Parser<'_> {
     }
 }
 
+/// One value set for `key` at `level`, parsed on its own against the embedded tables: the
+/// canonical spelling and any warnings on success, the diagnostic on failure. Level rules,
+/// precedence and restrictions are not applied (see [`resolve`]); this is the unit the parser
+/// fuzz target drives.
+pub fn parse_value(
+    key: OptionKey,
+    level: Level,
+    raw: &str,
+    ctx: Context,
+) -> Result<(String, Vec<Diagnostic>), Diagnostic> {
+    let mut parser = Parser {
+        spec: Spec::embedded().option(key),
+        level,
+        raw,
+        ctx,
+        warnings: Vec::new(),
+    };
+    parser.parse().map(|v| (v.canonical(), parser.warnings))
+}
+
 /// Resolves `maps` in `ctx` against the embedded spec tables.
 pub fn resolve(maps: &OptionMaps, ctx: Context) -> Resolution {
     resolve_with(Spec::embedded(), maps, ctx)
+}
+
+/// The option keys in the order of their names (the order of the observation's map).
+fn keys_by_name() -> [OptionKey; 12] {
+    static SORTED: std::sync::OnceLock<[OptionKey; 12]> = std::sync::OnceLock::new();
+    *SORTED.get_or_init(|| {
+        let mut keys = OptionKey::ALL;
+        keys.sort_by_key(|k| k.as_str());
+        keys
+    })
 }
 
 /// Resolves `maps` in `ctx` against `spec`.
 pub fn resolve_with(spec: &Spec, maps: &OptionMaps, ctx: Context) -> Resolution {
     let mut obs = OptionsObservation::default();
     let mut parsed: BTreeMap<OptionKey, (Parsed, Level)> = BTreeMap::new();
-    let known: BTreeSet<&str> = OptionKey::ALL.iter().map(|k| k.as_str()).collect();
     for level in Level::ALL {
         for key in maps.at(level).keys() {
-            if !known.contains(key.as_str()) {
+            if key.parse::<OptionKey>().is_err() {
                 obs.passthrough.push(key.clone());
             }
         }
     }
-    for key in OptionKey::ALL {
+    // Built as a sorted list and collected once: far fewer key comparisons than twelve
+    // inserts, which matters under fuzzing instrumentation (every comparison is traced).
+    let mut effective: Vec<(String, Effective)> = Vec::with_capacity(OptionKey::ALL.len());
+    for key in keys_by_name() {
         let row = spec.option(key);
         let mut winner: Option<(Parsed, Level, Vec<Diagnostic>)> = None;
         let mut rejected = false;
@@ -412,27 +444,30 @@ pub fn resolve_with(spec: &Spec, maps: &OptionMaps, ctx: Context) -> Resolution 
         match winner {
             Some((value, level, warnings)) => {
                 obs.warnings.extend(warnings);
-                obs.effective.insert(
+                effective.push((
                     key.as_str().to_owned(),
                     Effective {
                         value: value.canonical(),
                         from: level.into(),
                     },
-                );
+                ));
                 parsed.insert(key, (value, level));
             }
             None => {
-                obs.effective.insert(
+                effective.push((
                     key.as_str().to_owned(),
                     Effective {
                         value: row.default.clone().unwrap_or_default(),
                         from: Source::Default,
                     },
-                );
+                ));
             }
         }
     }
-    restriction_warnings(spec, &obs.effective.clone(), ctx, &mut obs.warnings);
+    obs.effective = effective.into_iter().collect();
+    let mut restricted = Vec::new();
+    restriction_warnings(spec, &obs.effective, ctx, &mut restricted);
+    obs.warnings.extend(restricted);
     let values = typed_values(&parsed);
     obs.canonicalize();
     Resolution {

@@ -5,7 +5,7 @@
 //! bytes so `cargo test` exercises every target.
 
 use arbitrary::{Arbitrary, Unstructured};
-use ge_reference::options::{resolve, Context};
+use ge_reference::options::{parse_value, resolve, Context};
 use ge_spec::vocab::session::SessionEvent;
 use ge_spec::vocab::{MemoryScenario, SessionScenario, TransferScenario, WeightsScenario};
 use ge_spec::{Level, OptionKey, OptionMaps, Product, RunMode, ShapeKind, Spec};
@@ -28,14 +28,17 @@ fn key_or_other(u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
     if u.ratio(7u8, 8u8)? {
         Ok(OptionKey::arbitrary(u)?.as_str().to_owned())
     } else {
-        let s: &str = u.arbitrary()?;
-        Ok(s.chars().take(MAX_STRING).collect())
+        Ok(capped(u.arbitrary()?).to_owned())
     }
 }
 
+/// `s` cut to at most [`MAX_STRING`] characters, without copying.
+fn capped(s: &str) -> &str {
+    &s[..s.char_indices().nth(MAX_STRING).map_or(s.len(), |(i, _)| i)]
+}
+
 fn value(u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
-    let s: &str = u.arbitrary()?;
-    Ok(s.chars().take(MAX_STRING).collect())
+    Ok(capped(u.arbitrary()?).to_owned())
 }
 
 /// Option maps at the three levels, from raw bytes.
@@ -62,12 +65,60 @@ fn context(u: &mut Unstructured<'_>) -> arbitrary::Result<Context> {
     })
 }
 
+/// True when `data` is a JSON seed (see [`decode`]).
+fn is_json(data: &[u8]) -> bool {
+    data.first() == Some(&b'{')
+}
+
+/// Decodes one input of a scenario target. Input that starts with `{` is read as the JSON of
+/// the scenario (the form `ge-conformance corpus` writes from the case tables, so campaigns
+/// start from every case); anything else is read with `arbitrary`.
+pub fn decode<T: for<'a> Arbitrary<'a> + serde::de::DeserializeOwned>(data: &[u8]) -> Option<T> {
+    if is_json(data) {
+        serde_json::from_slice(data).ok()
+    } else {
+        T::arbitrary(&mut Unstructured::new(data)).ok()
+    }
+}
+
+/// The input of the `options` target: option maps and the context they are resolved in.
+fn options_input(data: &[u8]) -> Option<(OptionMaps, Context)> {
+    if is_json(data) {
+        let s: ge_spec::vocab::OptionsScenario = serde_json::from_slice(data).ok()?;
+        let ctx = Context::of(&s);
+        return maps_small(&s.options).then_some((s.options, ctx));
+    }
+    let mut u = Unstructured::new(data);
+    Some((option_maps(&mut u).ok()?, context(&mut u).ok()?))
+}
+
+/// The list options, in the order the `lists` target reads them from a JSON seed.
+const LIST_KEYS: [OptionKey; 3] = [
+    OptionKey::InputReuseMemIndexes,
+    OptionKey::OutputReuseMemIndexes,
+    OptionKey::OutputReuseInputMemIndexes,
+];
+
+/// The input of the `lists` target: one text and a context. A JSON seed is an options scenario;
+/// the text is the first list option it sets (graph level first).
+fn lists_input(data: &[u8]) -> Option<(String, Context)> {
+    if is_json(data) {
+        let s: ge_spec::vocab::OptionsScenario = serde_json::from_slice(data).ok()?;
+        let text = [Level::Graph, Level::Session, Level::Global]
+            .iter()
+            .flat_map(|l| LIST_KEYS.iter().map(move |k| (l, k)))
+            .find_map(|(l, k)| s.options.at(*l).get(k.as_str()))?;
+        return (text.len() <= MAX_STRING).then(|| (text.clone(), Context::of(&s)));
+    }
+    let mut u = Unstructured::new(data);
+    Some((value(&mut u).ok()?, context(&mut u).ok()?))
+}
+
 /// Target `options`: arbitrary strings at arbitrary levels through the option layer. Checks that
 /// every diagnostic names an existing clause, that every key is either in force or rejected,
 /// and that every value in force resolves to itself when set again.
 pub fn options(data: &[u8]) -> Verdict {
-    let mut u = Unstructured::new(data);
-    let (Ok(maps), Ok(ctx)) = (option_maps(&mut u), context(&mut u)) else {
+    let Some((maps, ctx)) = options_input(data) else {
         return Verdict::Reject;
     };
     let r = resolve(&maps, ctx);
@@ -85,17 +136,20 @@ pub fn options(data: &[u8]) -> Verdict {
         "every key is in force or rejected"
     );
     for (key, eff) in &o.effective {
-        if eff.from == ge_spec::Source::Default || eff.value.is_empty() {
+        let level = match eff.from {
+            ge_spec::Source::Default => continue,
+            ge_spec::Source::Global => Level::Global,
+            ge_spec::Source::Session => Level::Session,
+            ge_spec::Source::Graph => Level::Graph,
+        };
+        if eff.value.is_empty() {
             continue;
         }
         let k: OptionKey = key.parse().expect("effective keys are option keys");
-        let level = *spec.option(k).levels.last().expect("a level");
-        let mut again = OptionMaps::default();
-        again.at_mut(level).insert(key.clone(), eff.value.clone());
-        let r2 = resolve(&again, ctx);
+        let again = parse_value(k, level, &eff.value, ctx).map(|(v, _)| v);
         assert_eq!(
-            r2.observation.effective.get(key).map(|e| &e.value),
-            Some(&eff.value),
+            again.as_ref(),
+            Ok(&eff.value),
             "canonical value of {key} does not round-trip"
         );
     }
@@ -106,19 +160,12 @@ pub fn options(data: &[u8]) -> Verdict {
 /// graph level, with arbitrary counts. Checks that acceptance and canonical spelling agree with
 /// a direct reading of the grammar.
 pub fn lists(data: &[u8]) -> Verdict {
-    let mut u = Unstructured::new(data);
-    let (Ok(text), Ok(ctx)) = (value(&mut u), context(&mut u)) else {
+    let Some((text, ctx)) = lists_input(data) else {
         return Verdict::Reject;
     };
-    for key in [
-        OptionKey::InputReuseMemIndexes,
-        OptionKey::OutputReuseMemIndexes,
-        OptionKey::OutputReuseInputMemIndexes,
-    ] {
-        let mut maps = OptionMaps::default();
-        maps.graph.insert(key.as_str().to_owned(), text.clone());
-        let o = resolve(&maps, ctx).observation;
-        let accepted = o.effective.contains_key(key.as_str());
+    for key in LIST_KEYS {
+        let parsed = parse_value(key, Level::Graph, &text, ctx);
+        let accepted = parsed.is_ok();
         let well_formed = !text.is_empty() && grammar_accepts(key, &text);
         if key != OptionKey::OutputReuseInputMemIndexes {
             assert_eq!(
@@ -128,16 +175,13 @@ pub fn lists(data: &[u8]) -> Verdict {
         } else if accepted {
             assert!(well_formed, "{key} = {text:?} accepted but malformed");
         }
-        if let Some(eff) = o.effective.get(key.as_str()) {
-            let parts: Vec<&str> = if eff.value.is_empty() {
-                Vec::new()
-            } else {
-                eff.value.split([',', '|']).collect()
-            };
+        if let Ok((canonical, _)) = &parsed {
             assert!(
-                parts.iter().all(|p| p.parse::<u32>().is_ok()),
-                "canonical value {:?}",
-                eff.value
+                canonical.is_empty()
+                    || canonical
+                        .split([',', '|'])
+                        .all(|p| p.parse::<u32>().is_ok()),
+                "canonical value {canonical:?}"
             );
         }
     }
@@ -153,13 +197,12 @@ fn strict(s: &str) -> bool {
 fn grammar_accepts(key: OptionKey, text: &str) -> bool {
     match key {
         OptionKey::OutputReuseInputMemIndexes => text.split('|').all(|pair| {
-            let parts: Vec<_> = pair.split(',').collect();
-            parts.len() == 2 && parts.iter().all(|p| strict(p))
+            pair.split_once(',')
+                .is_some_and(|(i, o)| strict(i) && strict(o) && !o.contains(','))
         }),
         _ => {
-            let items: Vec<_> = text.split(',').collect();
             let mut seen = std::collections::BTreeSet::new();
-            items.iter().all(|i| strict(i) && seen.insert(*i))
+            text.split(',').all(|i| strict(i) && seen.insert(i))
         }
     }
 }
@@ -190,7 +233,7 @@ fn assert_no_violation(
 /// Target `transfer`: arbitrary transfer scenarios through the reference planner, judged by the
 /// transfer oracle.
 pub fn transfer(data: &[u8]) -> Verdict {
-    let Ok(s) = TransferScenario::arbitrary(&mut Unstructured::new(data)) else {
+    let Some(s) = decode::<TransferScenario>(data) else {
         return Verdict::Reject;
     };
     if s.inputs.len() > MAX_ITEMS || !maps_small(&s.options) {
@@ -206,7 +249,7 @@ pub fn transfer(data: &[u8]) -> Verdict {
 /// Target `memory`: arbitrary memory scenarios through the reference planner, judged by the
 /// memory oracle.
 pub fn memory(data: &[u8]) -> Verdict {
-    let Ok(s) = MemoryScenario::arbitrary(&mut Unstructured::new(data)) else {
+    let Some(s) = decode::<MemoryScenario>(data) else {
         return Verdict::Reject;
     };
     if s.tensors.len() > MAX_ITEMS || s.inputs > 64 || s.outputs > 64 || !maps_small(&s.options) {
@@ -222,7 +265,7 @@ pub fn memory(data: &[u8]) -> Verdict {
 /// Target `session`: arbitrary session scripts through the reference, judged by the session
 /// oracle.
 pub fn session(data: &[u8]) -> Verdict {
-    let Ok(s) = SessionScenario::arbitrary(&mut Unstructured::new(data)) else {
+    let Some(s) = decode::<SessionScenario>(data) else {
         return Verdict::Reject;
     };
     let runs = s.executions();
@@ -249,13 +292,17 @@ fn weights_small(s: &WeightsScenario) -> bool {
 /// Target `weights_paths`: the pure decisions of the weights capability (which tier, which
 /// directory, the sandbox confinement of relative paths, the mode-2 layout) on arbitrary input.
 pub fn weights_paths(data: &[u8]) -> Verdict {
-    let mut u = Unstructured::new(data);
-    let Ok(s) = WeightsScenario::arbitrary(&mut u) else {
+    // The arbitrary form carries a sandbox-confinement probe after the scenario; a JSON seed
+    // has none.
+    let (s, mut u) = if is_json(data) {
+        (serde_json::from_slice(data).ok(), Unstructured::new(&[]))
+    } else {
+        let mut u = Unstructured::new(data);
+        (WeightsScenario::arbitrary(&mut u).ok(), u)
+    };
+    let Some(s) = s.filter(weights_small) else {
         return Verdict::Reject;
     };
-    if !weights_small(&s) {
-        return Verdict::Reject;
-    }
     let e = crate::oracle::weights::expected(&s);
     if let Some(dir) = &e.dir {
         assert!(
@@ -263,7 +310,7 @@ pub fn weights_paths(data: &[u8]) -> Verdict {
             "directory {dir:?} escapes the sandbox"
         );
     }
-    if let Ok(base) = <Vec<String>>::arbitrary(&mut u) {
+    if let (false, Ok(base)) = (u.is_empty(), <Vec<String>>::arbitrary(&mut u)) {
         let rel: String = u
             .arbitrary::<&str>()
             .unwrap_or_default()
@@ -304,16 +351,16 @@ pub fn weights_paths(data: &[u8]) -> Verdict {
 /// Target `weights_fs`: arbitrary small weights scenarios run for real by the reference in a
 /// fresh temporary sandbox, then the sandbox is inspected independently.
 pub fn weights_fs(data: &[u8]) -> Verdict {
-    let Ok(s) = WeightsScenario::arbitrary(&mut Unstructured::new(data)) else {
+    let Some(s) = decode::<WeightsScenario>(data) else {
         return Verdict::Reject;
     };
     if !weights_small(&s) {
         return Verdict::Reject;
     }
-    let Ok(dir) = tempfile::tempdir() else {
+    let scenario = ge_spec::Scenario::Weights(s.clone());
+    let Ok(Some(dir)) = crate::runner::sandbox(&scenario) else {
         return Verdict::Reject;
     };
-    let scenario = ge_spec::Scenario::Weights(s.clone());
     let Ok(Ok(ge_spec::Observation::Weights(o))) =
         crate::runner::ask(&ge_reference::Reference, &scenario, dir.path())
     else {
@@ -327,9 +374,9 @@ pub fn weights_fs(data: &[u8]) -> Verdict {
 }
 
 /// Any scenario, with the size caps of the capability targets.
-pub fn scenario(u: &mut Unstructured<'_>) -> Option<ge_spec::Scenario> {
+pub fn scenario(data: &[u8]) -> Option<ge_spec::Scenario> {
     use ge_spec::Scenario;
-    let s = Scenario::arbitrary(u).ok()?;
+    let s = decode::<Scenario>(data)?;
     let small = match &s {
         Scenario::Options(o) => maps_small(&o.options),
         Scenario::Transfer(t) => t.inputs.len() <= MAX_ITEMS && maps_small(&t.options),
@@ -363,7 +410,7 @@ pub fn scenario(u: &mut Unstructured<'_>) -> Option<ge_spec::Scenario> {
 /// });
 /// ```
 pub fn differential(backend: &dyn ge_spec::Backend, data: &[u8]) -> Verdict {
-    let Some(s) = scenario(&mut Unstructured::new(data)) else {
+    let Some(s) = scenario(data) else {
         return Verdict::Reject;
     };
     if !backend.capabilities().contains(&s.capability()) {
@@ -379,6 +426,157 @@ pub fn differential(backend: &dyn ge_spec::Backend, data: &[u8]) -> Verdict {
         );
     }
     Verdict::Keep
+}
+
+/// One target of the `fuzz/` project, as the `corpus` and `promote` commands and the
+/// regression replay see it.
+#[derive(Debug)]
+pub struct Target {
+    /// The name of the target (its file under `fuzz/fuzz_targets/`).
+    pub name: &'static str,
+    /// The function the target calls. For `differential` this pairs the reference with itself;
+    /// the fuzz binary pairs it with the example vendor engine.
+    pub run: fn(&[u8]) -> Verdict,
+    /// The capability whose cases seed the target, or `None` for every case.
+    pub seeded_by: Option<ge_spec::Capability>,
+}
+
+fn differential_reference(data: &[u8]) -> Verdict {
+    differential(&ge_reference::Reference, data)
+}
+
+/// Every target that reads input (`empty` and `floor`, the throughput baselines, do not).
+pub const TARGETS: &[Target] = &[
+    Target {
+        name: "options",
+        run: options,
+        seeded_by: Some(ge_spec::Capability::Options),
+    },
+    Target {
+        name: "lists",
+        run: lists,
+        seeded_by: Some(ge_spec::Capability::Options),
+    },
+    Target {
+        name: "transfer",
+        run: transfer,
+        seeded_by: Some(ge_spec::Capability::Transfer),
+    },
+    Target {
+        name: "memory",
+        run: memory,
+        seeded_by: Some(ge_spec::Capability::Memory),
+    },
+    Target {
+        name: "session",
+        run: session,
+        seeded_by: Some(ge_spec::Capability::Session),
+    },
+    Target {
+        name: "weights_paths",
+        run: weights_paths,
+        seeded_by: Some(ge_spec::Capability::Weights),
+    },
+    Target {
+        name: "weights_fs",
+        run: weights_fs,
+        seeded_by: Some(ge_spec::Capability::Weights),
+    },
+    Target {
+        name: "differential",
+        run: differential_reference,
+        seeded_by: None,
+    },
+];
+
+/// The target called `name`.
+pub fn target(name: &str) -> Option<&'static Target> {
+    TARGETS.iter().find(|t| t.name == name)
+}
+
+impl Target {
+    /// Seed inputs from the case tables: (file name, JSON bytes), one per case the target can
+    /// read, in table order. Scenario targets get the capability's scenario; `differential`
+    /// gets every case with its `capability` tag; `lists` only the option cases that set a
+    /// list option.
+    pub fn seeds(&self, spec: &Spec) -> Vec<(String, Vec<u8>)> {
+        use ge_spec::Scenario;
+        let mut out = Vec::new();
+        for case in spec.cases() {
+            let s = &case.case.scenario;
+            let json = match (self.seeded_by, s) {
+                (None, _) => serde_json::to_vec(s),
+                (Some(c), _) if c != s.capability() => continue,
+                (_, Scenario::Options(o)) => {
+                    if self.name == "lists"
+                        && !Level::ALL.iter().any(|l| {
+                            LIST_KEYS
+                                .iter()
+                                .any(|k| o.options.at(*l).contains_key(k.as_str()))
+                        })
+                    {
+                        continue;
+                    }
+                    serde_json::to_vec(o)
+                }
+                (_, Scenario::Transfer(t)) => serde_json::to_vec(t),
+                (_, Scenario::Memory(m)) => serde_json::to_vec(m),
+                (_, Scenario::Session(x)) => serde_json::to_vec(x),
+                (_, Scenario::Weights(w)) => serde_json::to_vec(w),
+            };
+            if let Ok(bytes) = json {
+                out.push((format!("{}__{}.json", case.table, case.case.name), bytes));
+            }
+        }
+        out
+    }
+
+    /// The scenario an input of this target stands for, so a finding can become a case. An
+    /// `options` input becomes the options scenario it resolves; a `lists` input becomes an
+    /// options scenario setting its text as all three list options at graph level.
+    pub fn scenario(&self, data: &[u8]) -> Option<ge_spec::Scenario> {
+        use ge_spec::vocab::{GraphFacts, OptionsScenario};
+        use ge_spec::Scenario;
+        let options_scenario = |options: OptionMaps, ctx: Context| {
+            Scenario::Options(OptionsScenario {
+                options,
+                graph: GraphFacts {
+                    inputs: ctx.inputs.unwrap_or(1),
+                    outputs: ctx.outputs.unwrap_or(1),
+                    shape: ctx.shape,
+                },
+                run_mode: ctx.run_mode,
+                product: ctx.product,
+            })
+        };
+        Some(match self.name {
+            "options" => {
+                let (maps, ctx) = options_input(data)?;
+                options_scenario(maps, ctx)
+            }
+            "lists" => {
+                let (text, ctx) = lists_input(data)?;
+                let mut maps = OptionMaps::default();
+                for k in LIST_KEYS {
+                    maps.graph.insert(k.as_str().to_owned(), text.clone());
+                }
+                options_scenario(maps, ctx)
+            }
+            "transfer" => Scenario::Transfer(decode(data)?),
+            "memory" => Scenario::Memory(decode(data)?),
+            "session" => Scenario::Session(decode(data)?),
+            "weights_paths" | "weights_fs" => {
+                if is_json(data) {
+                    Scenario::Weights(serde_json::from_slice(data).ok()?)
+                } else {
+                    Scenario::Weights(
+                        WeightsScenario::arbitrary(&mut Unstructured::new(data)).ok()?,
+                    )
+                }
+            }
+            _ => decode(data)?,
+        })
+    }
 }
 
 /// Runs `target` on `rounds` inputs of seeded pseudo-random bytes (for `smoke` tests) and
@@ -407,6 +605,33 @@ pub fn smoke(target: impl Fn(&[u8]) -> Verdict, rounds: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_target_reads_the_seeds_written_for_it() {
+        let spec = Spec::embedded();
+        for t in TARGETS {
+            let seeds = t.seeds(spec);
+            assert!(!seeds.is_empty(), "{} has no seeds", t.name);
+            let kept = seeds
+                .iter()
+                .filter(|(_, bytes)| (t.run)(bytes) == Verdict::Keep)
+                .count();
+            // Some cases are bigger than the targets' caps; most must get through.
+            assert!(
+                kept * 2 > seeds.len(),
+                "{}: only {kept} of {} seeds kept",
+                t.name,
+                seeds.len()
+            );
+            for (name, bytes) in &seeds {
+                assert!(
+                    t.scenario(bytes).is_some(),
+                    "{}: seed {name} does not decode to a scenario",
+                    t.name
+                );
+            }
+        }
+    }
 
     #[test]
     fn smoke_options() {

@@ -460,11 +460,27 @@ fn planted(scenario: &WeightsScenario, sandbox: &Path) -> BTreeMap<String, Entry
 }
 
 /// Plants the scenario's `setup` steps in `sandbox`. Refuses any path that would leave it.
+///
+/// Steps may not overlap: a path planted twice, or a step below an earlier file or link, is
+/// refused, so what the sandbox holds after planting is exactly what the steps say (the
+/// oracle's record of the plants depends on it; a directory planted through a link would
+/// silently land somewhere else).
 pub fn plant(scenario: &WeightsScenario, sandbox: &Path) -> Result<(), String> {
+    let mut seen: Vec<(Vec<String>, bool)> = Vec::new();
     for (i, step) in scenario.setup.iter().enumerate() {
         let parts = resolve_in_sandbox(&[], step.path())
             .filter(|p| !p.is_empty())
             .ok_or_else(|| format!("setup step {i}: path {:?} leaves the sandbox", step.path()))?;
+        for (earlier, is_dir) in &seen {
+            if *earlier == parts || (!is_dir && parts.starts_with(earlier)) {
+                return Err(format!(
+                    "setup step {i}: path {:?} overlaps an earlier step's {:?}",
+                    step.path(),
+                    earlier.join("/")
+                ));
+            }
+        }
+        seen.push((parts.clone(), matches!(step, SetupStep::Dir { .. })));
         let path = parts.iter().fold(sandbox.to_path_buf(), |p, c| p.join(c));
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).map_err(|e| format!("setup step {i}: {e}"))?;
