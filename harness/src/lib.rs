@@ -6,6 +6,7 @@ pub mod backends;
 pub mod bundle;
 pub mod certify;
 pub mod expectations;
+pub mod findings;
 pub mod fuzz;
 pub mod gen;
 pub mod libtest;

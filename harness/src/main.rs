@@ -1,5 +1,5 @@
 //! The `ge-conformance` command line: print the contract, evaluate one scenario, certify a
-//! backend, verify a report bundle, explain a clause.
+//! backend, verify a report bundle, explain a clause, seed the fuzzers and promote findings.
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
@@ -101,6 +101,36 @@ enum Command {
     Verify {
         /// The bundle directory.
         dir: PathBuf,
+    },
+    /// Write seed inputs for every fuzz target from the case tables (one file per case).
+    Corpus {
+        /// The corpus root; each target's seeds go to `<out>/<target>/`.
+        #[arg(long, default_value = "fuzz/corpus")]
+        out: PathBuf,
+        /// Only this target.
+        #[arg(long)]
+        target: Option<String>,
+    },
+    /// Turn a finding (a fuzz target's crash file, or a scenario's JSON) into a new case of a
+    /// regression table, with the clauses it breaks and a slot for its root cause.
+    Promote {
+        /// The crash file or scenario JSON.
+        input: PathBuf,
+        /// The fuzz target the input came from (found from its directory when absent).
+        #[arg(long)]
+        target: Option<String>,
+        /// The backend the finding is about: `reference` or `exec:<command line>`.
+        #[arg(long, default_value = "reference")]
+        backend: String,
+        /// The regression table to append to.
+        #[arg(long, default_value = "spec/tables/cases/regressions.toml")]
+        table: PathBuf,
+        /// The case name.
+        #[arg(long)]
+        name: Option<String>,
+        /// A clause the finding breaks (repeatable); needed when the bug is already fixed.
+        #[arg(long = "clause")]
+        clauses: Vec<String>,
     },
     /// Explain one clause: summary, origin, rationale and cases.
     Explain {
@@ -205,6 +235,36 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             }
         },
         Command::Explain { clause } => explain(&clause),
+        Command::Corpus { out, target } => {
+            let written =
+                ge_conformance::findings::write_corpus(Spec::embedded(), &out, target.as_deref())
+                    .map_err(|e| Usage(e.to_string()))?;
+            for (target, n) in written {
+                out!("{target}: {n} seeds in {}", out.join(target).display());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Promote {
+            input,
+            target,
+            backend,
+            table,
+            name,
+            clauses,
+        } => {
+            let handle = open_backend(&backend, 10_000)?;
+            let opts = ge_conformance::findings::PromoteOptions {
+                target,
+                table,
+                name,
+                clauses,
+            };
+            let promotion = ge_conformance::findings::promote(handle.backend(), &input, &opts)
+                .map_err(|e| Usage(e.to_string()))?;
+            out!("{}", promotion.text.trim_end());
+            eprintln!("{promotion}");
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

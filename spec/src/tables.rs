@@ -234,6 +234,10 @@ impl TableCase {
     }
 }
 
+/// The comment `ge-conformance promote` gives a new case. The loader refuses a case whose
+/// comment still contains it, so a finding cannot land without its root cause written down.
+pub const ROOT_CAUSE_SLOT: &str = "ROOT CAUSE: not written yet";
+
 /// Something wrong with the tables.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LoadError {
@@ -448,6 +452,19 @@ impl Spec {
                 errors.push(LoadError::BadCase {
                     name: full.clone(),
                     why: "has neither `expect` nor `oracle = true`: it could never fail".into(),
+                });
+            }
+            if tc
+                .case
+                .comment
+                .as_deref()
+                .is_some_and(|c| c.contains(ROOT_CAUSE_SLOT))
+            {
+                errors.push(LoadError::BadCase {
+                    name: full.clone(),
+                    why:
+                        "was promoted from a finding and its comment still waits for the root cause"
+                            .into(),
                 });
             }
             if let Some(expect) = &tc.case.expect {

@@ -174,6 +174,27 @@ fn a_case_that_cannot_fail_is_refused() {
 }
 
 #[test]
+fn a_promoted_case_without_its_root_cause_is_refused() {
+    let promoted = CASE.replace(
+        "name = \"one\"",
+        &format!(
+            "name = \"one\"\ncomment = \"{}\"",
+            ge_spec::tables::ROOT_CAUSE_SLOT
+        ),
+    );
+    let errors = load(&[("clauses/a.toml", CLAUSE), ("cases/t.toml", &promoted)]).unwrap_err();
+    assert!(
+        matches!(&errors[0], LoadError::BadCase { why, .. } if why.contains("root cause")),
+        "{errors:?}"
+    );
+    let explained = promoted.replace(
+        ge_spec::tables::ROOT_CAUSE_SLOT,
+        "Off by one in the parser.",
+    );
+    load(&[("clauses/a.toml", CLAUSE), ("cases/t.toml", &explained)]).expect("loads");
+}
+
+#[test]
 fn clause_rows_are_checked() {
     let cases = CASE.replace("OPT-001", "XYZ-1");
     let bad_id = CLAUSE.replace("OPT-001", "XYZ-1");

@@ -1,0 +1,355 @@
+//! From tables to fuzzers and back: `corpus` writes seed inputs for every fuzz target from the
+//! case tables, and `promote` turns a finding (a crash file or a scenario) into a new case in a
+//! regression table, with the clauses it breaks and a slot for its root cause.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use ge_reference::Reference;
+use ge_spec::tables::{Case, ROOT_CAUSE_SLOT};
+use ge_spec::{Backend, Capability, Observation, Scenario, Spec};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::{certify, fuzz, runner};
+
+/// What went wrong while writing a corpus or promoting a finding.
+#[derive(Debug, thiserror::Error)]
+pub enum FindingError {
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// No fuzz target has this name.
+    #[error("no fuzz target {0:?} (targets: {targets})", targets = target_names())]
+    UnknownTarget(String),
+    /// The input is not a scenario, and no target was named or found in its path.
+    #[error("{0}: not a scenario's JSON; name the fuzz target it came from with --target")]
+    NeedsTarget(PathBuf),
+    /// The target cannot read the input (it would have rejected it too).
+    #[error("{path}: fuzz target {target} does not read this input as a scenario")]
+    Undecodable {
+        /// The input file.
+        path: PathBuf,
+        /// The target.
+        target: String,
+    },
+    /// Nothing fails on the scenario and no clause was named.
+    #[error(
+        "nothing fails on this scenario with backend {0}; if the bug is fixed already, name \
+         the clauses it broke with --clause"
+    )]
+    NoClause(String),
+    /// A named clause does not exist.
+    #[error("clause {0} does not exist")]
+    UnknownClause(String),
+    /// The reference itself fails on the scenario, so it cannot give the expectation.
+    #[error(
+        "the reference itself fails on this scenario [{clauses}]: {message}\nfix the reference \
+         first; the promoted case takes its expectation from it"
+    )]
+    ReferenceFails {
+        /// The clauses the reference breaks.
+        clauses: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The regression table already has a case of that name.
+    #[error("{table}: a case named {name} exists already; choose another with --name")]
+    DuplicateName {
+        /// The table file.
+        table: PathBuf,
+        /// The name.
+        name: String,
+    },
+    /// The new case cannot be written as TOML, or would not load.
+    #[error("the promoted case does not make a valid table: {0}")]
+    Invalid(String),
+}
+
+fn target_names() -> String {
+    fuzz::TARGETS
+        .iter()
+        .map(|t| t.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FindingError + '_ {
+    move |source| FindingError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Writes the seeds of every target (or of `only`) under `out/<target>/`, one file per case.
+/// Returns (target, number of seeds written).
+pub fn write_corpus(
+    spec: &Spec,
+    out: &Path,
+    only: Option<&str>,
+) -> Result<Vec<(&'static str, usize)>, FindingError> {
+    let targets: Vec<&fuzz::Target> = match only {
+        Some(name) => {
+            vec![fuzz::target(name).ok_or_else(|| FindingError::UnknownTarget(name.into()))?]
+        }
+        None => fuzz::TARGETS.iter().collect(),
+    };
+    let mut written = Vec::new();
+    for t in targets {
+        let dir = out.join(t.name);
+        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+        let seeds = t.seeds(spec);
+        for (name, bytes) in &seeds {
+            let path = dir.join(name);
+            std::fs::write(&path, bytes).map_err(io(&path))?;
+        }
+        written.push((t.name, seeds.len()));
+    }
+    Ok(written)
+}
+
+/// How to promote a finding.
+#[derive(Debug, Clone, Default)]
+pub struct PromoteOptions {
+    /// The fuzz target the input came from; found from the input's directory when absent
+    /// (`fuzz/artifacts/<target>/crash-...`). Not needed for a scenario's JSON.
+    pub target: Option<String>,
+    /// The regression table to append to.
+    pub table: PathBuf,
+    /// The case name (default: `<target or capability>-<first 8 hex digits of the input's
+    /// SHA-256>`).
+    pub name: Option<String>,
+    /// Clauses to cite besides (or, for a bug already fixed, instead of) those found failing.
+    pub clauses: Vec<String>,
+}
+
+/// A promoted finding.
+#[derive(Debug, Clone)]
+pub struct Promotion {
+    /// The new case, as appended.
+    pub case: Case,
+    /// The table file it went to.
+    pub table: PathBuf,
+    /// What the backend did wrong, when it still fails.
+    pub failure: Option<String>,
+    /// The TOML text appended.
+    pub text: String,
+}
+
+impl fmt::Display for Promotion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "promoted to {} as case {} [{}]",
+            self.table.display(),
+            self.case.name,
+            self.case.clauses.join(", ")
+        )?;
+        if let Some(failure) = &self.failure {
+            writeln!(f, "the backend fails it: {failure}")?;
+        }
+        write!(
+            f,
+            "write the root cause into its comment (replace {ROOT_CAUSE_SLOT:?}); the tables do \
+             not load until then"
+        )
+    }
+}
+
+/// The scenario a finding stands for, and the label used to name its case.
+pub fn finding_scenario(
+    input: &Path,
+    data: &[u8],
+    target: Option<&str>,
+) -> Result<(Scenario, String), FindingError> {
+    if let Ok(s) = serde_json::from_slice::<Scenario>(data) {
+        let label = target.map_or_else(|| s.capability().to_string(), str::to_owned);
+        return Ok((s, label));
+    }
+    let name = match target {
+        Some(t) => t.to_owned(),
+        None => input
+            .parent()
+            .and_then(Path::file_name)
+            .map(|n| n.to_string_lossy().into_owned())
+            .filter(|n| fuzz::target(n).is_some())
+            .ok_or_else(|| FindingError::NeedsTarget(input.to_path_buf()))?,
+    };
+    let t = fuzz::target(&name).ok_or_else(|| FindingError::UnknownTarget(name.clone()))?;
+    let s = t.scenario(data).ok_or_else(|| FindingError::Undecodable {
+        path: input.to_path_buf(),
+        target: name.clone(),
+    })?;
+    Ok((s, name))
+}
+
+/// The expectation a promoted case carries: the reference's whole observation where the answer
+/// is unique, only its diagnostics where many answers are right (the oracle judges the rest).
+fn expectation(observation: &Observation) -> Result<serde_json::Value, FindingError> {
+    let mut value =
+        serde_json::to_value(observation).map_err(|e| FindingError::Invalid(e.to_string()))?;
+    if matches!(
+        observation,
+        Observation::Memory(_) | Observation::Session(_)
+    ) {
+        if let serde_json::Value::Object(map) = &mut value {
+            map.retain(|k, _| k == "errors" || k == "warnings");
+        }
+    }
+    strip_nulls(&mut value);
+    Ok(value)
+}
+
+/// TOML has no null: absent is how an unset optional field is written.
+fn strip_nulls(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(map) => {
+            map.retain(|_, x| !x.is_null());
+            map.values_mut().for_each(strip_nulls);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(strip_nulls),
+        _ => {}
+    }
+}
+
+#[derive(Serialize)]
+struct CaseFile<'a> {
+    case: [&'a Case; 1],
+}
+
+/// Promotes the finding in `input` (a crash file of a fuzz target, or a scenario's JSON):
+/// asks `backend` and the reference, collects the clauses the backend breaks, and appends a
+/// case to the regression table whose expectation comes from the reference.
+pub fn promote(
+    backend: &dyn Backend,
+    input: &Path,
+    opts: &PromoteOptions,
+) -> Result<Promotion, FindingError> {
+    let data = std::fs::read(input).map_err(io(input))?;
+    let (scenario, label) = finding_scenario(input, &data, opts.target.as_deref())?;
+    let spec = Spec::embedded();
+
+    let mut clauses = opts.clauses.clone();
+    let failure = match certify::compare(backend, &scenario) {
+        Ok(()) => None,
+        Err(d) => {
+            clauses.extend(d.clauses);
+            Some(d.message)
+        }
+    };
+    clauses.sort();
+    clauses.dedup();
+    if clauses.is_empty() {
+        return Err(FindingError::NoClause(backend.name().to_owned()));
+    }
+    if let Some(missing) = clauses.iter().find(|c| spec.clause(c).is_none()) {
+        return Err(FindingError::UnknownClause(missing.clone()));
+    }
+    if let Err(d) = certify::compare(&Reference, &scenario) {
+        return Err(FindingError::ReferenceFails {
+            clauses: d.clauses.join(", "),
+            message: d.message,
+        });
+    }
+    let sandbox = runner::sandbox(&scenario).map_err(io(Path::new("sandbox")))?;
+    let observation = match runner::ask(&Reference, &scenario, runner::sandbox_path(&sandbox)) {
+        Ok(Ok(mut o)) => {
+            o.canonicalize();
+            o
+        }
+        Ok(Err(ns)) => return Err(FindingError::Invalid(ns.reason)),
+        Err(e) => return Err(FindingError::Invalid(e)),
+    };
+
+    let digest = hex8(&data);
+    let name = opts
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("{}-{digest}", label.replace('_', "-")));
+    let case = Case {
+        name,
+        clauses,
+        comment: Some(ROOT_CAUSE_SLOT.to_owned()),
+        scenario: scenario.clone(),
+        expect: Some(expectation(&observation)?),
+        oracle: scenario.capability() != Capability::Options,
+    };
+
+    let existing = match std::fs::read_to_string(&opts.table) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(io(&opts.table)(e)),
+    };
+    let body = toml::to_string(&CaseFile { case: [&case] })
+        .map_err(|e| FindingError::Invalid(e.to_string()))?;
+    let header = if existing.is_empty() {
+        "# Regressions: findings of the fuzzers and of certification runs, promoted with\n\
+         # `ge-conformance promote`. Each case says in its comment what the root cause was.\n"
+    } else {
+        ""
+    };
+    let source = input
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let text = format!(
+        "{header}\n# Promoted from {source} (target {label}, input SHA-256 {digest}...).\n{body}"
+    );
+    check_table(&opts.table, &existing, &text, &case.name)?;
+
+    let mut all = existing;
+    all.push_str(&text);
+    if let Some(dir) = opts.table.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+    }
+    std::fs::write(&opts.table, all).map_err(io(&opts.table))?;
+    Ok(Promotion {
+        case,
+        table: opts.table.clone(),
+        failure,
+        text,
+    })
+}
+
+fn hex8(data: &[u8]) -> String {
+    Sha256::digest(data)
+        .iter()
+        .take(4)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Loads the embedded tables with the regression table as it will be (the root-cause slot
+/// filled with a stand-in), so a promoted case that would not load is never written.
+fn check_table(
+    table: &Path,
+    existing: &str,
+    appended: &str,
+    name: &str,
+) -> Result<(), FindingError> {
+    let stem = table
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let key = format!("cases/{stem}.toml");
+    let content = format!("{existing}{appended}").replace(ROOT_CAUSE_SLOT, "(root cause)");
+    if existing.contains(&format!("name = {name:?}")) {
+        return Err(FindingError::DuplicateName {
+            table: table.to_path_buf(),
+            name: name.to_owned(),
+        });
+    }
+    let mut files: BTreeMap<String, String> = Spec::embedded_files()
+        .iter()
+        .map(|(p, t)| ((*p).to_owned(), (*t).to_owned()))
+        .collect();
+    files.insert(key, content);
+    Spec::from_files(files.iter().map(|(p, t)| (p.as_str(), t.as_str())))
+        .map(|_| ())
+        .map_err(|e| FindingError::Invalid(e.to_string()))
+}

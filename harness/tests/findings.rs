@@ -1,0 +1,176 @@
+//! `corpus` and `promote`: seeds come from the case tables, and a finding against a wrong
+//! backend becomes a case that the reference passes and the wrong backend fails.
+
+use std::collections::BTreeSet;
+
+use ge_conformance::findings::{self, FindingError, PromoteOptions};
+use ge_conformance::fuzz;
+use ge_conformance::runner::{run_case, Verdict};
+use ge_reference::Reference;
+use ge_spec::tables::ROOT_CAUSE_SLOT;
+use ge_spec::vocab::{Capability, OptionsObservation, OptionsScenario};
+use ge_spec::{Answer, Backend, Spec};
+
+/// Drops every warning: a backend that parses right but says nothing about ignored settings.
+struct Mute;
+
+impl Backend for Mute {
+    fn name(&self) -> &str {
+        "mute"
+    }
+
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        [Capability::Options].into_iter().collect()
+    }
+
+    fn options(&self, scenario: &OptionsScenario) -> Answer<OptionsObservation> {
+        let mut o = Reference.options(scenario)?;
+        o.warnings.clear();
+        Ok(o)
+    }
+}
+
+/// `ge.exec.atomicCleanPolicy` set at global level, where it does not take effect: a warning.
+const SCENARIO: &str = r#"{
+  "capability": "options",
+  "options": { "global": { "ge.exec.atomicCleanPolicy": "1" } }
+}"#;
+
+fn write(dir: &std::path::Path, name: &str, text: &[u8]) -> std::path::PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write");
+    path
+}
+
+/// The embedded tables plus `table` as `cases/<stem>.toml`, with the root cause written.
+fn load_with(table: &std::path::Path) -> Spec {
+    let stem = table.file_stem().unwrap().to_string_lossy().into_owned();
+    let text = std::fs::read_to_string(table)
+        .expect("the table was written")
+        .replace(ROOT_CAUSE_SLOT, "The backend dropped its warnings.");
+    let mut files: Vec<(String, String)> = Spec::embedded_files()
+        .iter()
+        .map(|(p, t)| ((*p).to_owned(), (*t).to_owned()))
+        .collect();
+    files.push((format!("cases/{stem}.toml"), text));
+    Spec::from_files(files.iter().map(|(p, t)| (p.as_str(), t.as_str()))).expect("loads")
+}
+
+#[test]
+fn a_finding_becomes_a_case_the_reference_passes_and_the_wrong_backend_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write(dir.path(), "finding.json", SCENARIO.as_bytes());
+    let table = dir.path().join("regressions.toml");
+    let opts = PromoteOptions {
+        table: table.clone(),
+        ..Default::default()
+    };
+    let p = findings::promote(&Mute, &input, &opts).expect("promotes");
+    assert!(p.failure.is_some(), "the wrong backend fails the scenario");
+    assert!(
+        p.case.clauses.iter().any(|c| c == "OPT-002"),
+        "{:?}",
+        p.case.clauses
+    );
+    assert_eq!(p.case.comment.as_deref(), Some(ROOT_CAUSE_SLOT));
+    assert!(p.case.name.starts_with("options-"), "{}", p.case.name);
+
+    // Unexplained, the table does not load; explained, it does, and the case judges.
+    let raw = std::fs::read_to_string(&table).unwrap();
+    assert!(raw.contains(ROOT_CAUSE_SLOT));
+    let spec = load_with(&table);
+    let case = spec
+        .cases()
+        .iter()
+        .find(|c| c.table == "regressions")
+        .expect("the promoted case is in the table");
+    assert_eq!(run_case(&Reference, case), Verdict::Pass);
+    assert!(matches!(run_case(&Mute, case), Verdict::Fail(_)));
+
+    // The same finding again: the name is taken.
+    let again = findings::promote(&Mute, &input, &opts).unwrap_err();
+    assert!(
+        matches!(again, FindingError::DuplicateName { .. }),
+        "{again}"
+    );
+    // With another name it goes in as a second case.
+    let second = PromoteOptions {
+        name: Some("second".into()),
+        ..opts.clone()
+    };
+    findings::promote(&Mute, &input, &second).expect("promotes");
+    let spec = load_with(&table);
+    assert_eq!(
+        spec.cases()
+            .iter()
+            .filter(|c| c.table == "regressions")
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn a_fixed_bug_needs_its_clauses_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write(dir.path(), "finding.json", SCENARIO.as_bytes());
+    let opts = PromoteOptions {
+        table: dir.path().join("regressions.toml"),
+        ..Default::default()
+    };
+    let err = findings::promote(&Reference, &input, &opts).unwrap_err();
+    assert!(matches!(err, FindingError::NoClause(_)), "{err}");
+    let named = PromoteOptions {
+        clauses: vec!["OPT-002".into()],
+        ..opts.clone()
+    };
+    let p = findings::promote(&Reference, &input, &named).expect("promotes");
+    assert_eq!(p.case.clauses, vec!["OPT-002".to_owned()]);
+    let bogus = PromoteOptions {
+        clauses: vec!["XYZ-999".into()],
+        name: Some("bogus".into()),
+        ..opts
+    };
+    let err = findings::promote(&Reference, &input, &bogus).unwrap_err();
+    assert!(matches!(err, FindingError::UnknownClause(_)), "{err}");
+}
+
+#[test]
+fn crash_files_are_read_through_their_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let artifacts = dir.path().join("artifacts/transfer");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    // Raw bytes, as libFuzzer writes them: the target comes from the directory.
+    let crash = write(&artifacts, "crash-0", &[7u8; 64]);
+    let (scenario, label) = findings::finding_scenario(&crash, &[7u8; 64], None).expect("reads");
+    assert_eq!(label, "transfer");
+    assert_eq!(scenario.capability(), Capability::Transfer);
+    // Elsewhere, the target must be named.
+    let loose = write(dir.path(), "crash-1", &[7u8; 64]);
+    let err = findings::finding_scenario(&loose, &[7u8; 64], None).unwrap_err();
+    assert!(matches!(err, FindingError::NeedsTarget(_)), "{err}");
+    let err = findings::finding_scenario(&loose, &[7u8; 64], Some("nope")).unwrap_err();
+    assert!(matches!(err, FindingError::UnknownTarget(_)), "{err}");
+    // Input a target cannot read (too short for a scenario) is refused, not defaulted.
+    let err = findings::finding_scenario(&loose, b"{", Some("memory")).unwrap_err();
+    assert!(matches!(err, FindingError::Undecodable { .. }), "{err}");
+}
+
+#[test]
+fn the_corpus_has_seeds_for_every_target_from_the_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let written = findings::write_corpus(Spec::embedded(), dir.path(), None).expect("writes");
+    assert_eq!(written.len(), fuzz::TARGETS.len());
+    let cases = Spec::embedded().cases().len();
+    for (target, n) in &written {
+        let files = std::fs::read_dir(dir.path().join(target)).unwrap().count();
+        assert_eq!(files, *n, "{target}");
+        assert!(*n > 0, "{target} has no seeds");
+    }
+    let differential = written.iter().find(|(t, _)| *t == "differential").unwrap();
+    assert_eq!(
+        differential.1, cases,
+        "every case seeds the differential target"
+    );
+    let err = findings::write_corpus(Spec::embedded(), dir.path(), Some("nope")).unwrap_err();
+    assert!(matches!(err, FindingError::UnknownTarget(_)), "{err}");
+}
