@@ -99,19 +99,87 @@ const LIST_KEYS: [OptionKey; 3] = [
     OptionKey::OutputReuseInputMemIndexes,
 ];
 
-/// The input of the `lists` target: one text and a context. A JSON seed is an options scenario;
-/// the text is the first list option it sets (graph level first).
-fn lists_input(data: &[u8]) -> Option<(String, Context)> {
+/// The first value an options scenario sets for one of `keys` (graph level first), as
+/// (key, level, text), within the string cap.
+fn first_set(
+    s: &ge_spec::vocab::OptionsScenario,
+    keys: &[OptionKey],
+) -> Option<(OptionKey, Level, String)> {
+    [Level::Graph, Level::Session, Level::Global]
+        .into_iter()
+        .flat_map(|l| keys.iter().map(move |k| (l, *k)))
+        .find_map(|(l, k)| s.options.at(l).get(k.as_str()).map(|v| (k, l, v.clone())))
+        .filter(|(_, _, v)| v.len() <= MAX_STRING)
+}
+
+/// The input of the `lists` target: one list option, one text and a context. A JSON seed is an
+/// options scenario; the option and text are the first list option it sets.
+fn lists_input(data: &[u8]) -> Option<(OptionKey, String, Context)> {
     if is_json(data) {
         let s: ge_spec::vocab::OptionsScenario = serde_json::from_slice(data).ok()?;
-        let text = [Level::Graph, Level::Session, Level::Global]
-            .iter()
-            .flat_map(|l| LIST_KEYS.iter().map(move |k| (l, k)))
-            .find_map(|(l, k)| s.options.at(*l).get(k.as_str()))?;
-        return (text.len() <= MAX_STRING).then(|| (text.clone(), Context::of(&s)));
+        let (key, _, text) = first_set(&s, &LIST_KEYS)?;
+        return Some((key, text, Context::of(&s)));
     }
     let mut u = Unstructured::new(data);
-    Some((value(&mut u).ok()?, context(&mut u).ok()?))
+    let key = *u.choose(&LIST_KEYS).ok()?;
+    Some((key, value(&mut u).ok()?, context(&mut u).ok()?))
+}
+
+/// The input of the `values` target: one option, one level, one text and a context. A JSON
+/// seed is an options scenario; the value is the first of the twelve options it sets.
+fn values_input(data: &[u8]) -> Option<(OptionKey, Level, String, Context)> {
+    if is_json(data) {
+        let s: ge_spec::vocab::OptionsScenario = serde_json::from_slice(data).ok()?;
+        let (key, level, text) = first_set(&s, &OptionKey::ALL)?;
+        return Some((key, level, text, Context::of(&s)));
+    }
+    let mut u = Unstructured::new(data);
+    let key = OptionKey::arbitrary(&mut u).ok()?;
+    let level = Level::arbitrary(&mut u).ok()?;
+    Some((key, level, value(&mut u).ok()?, context(&mut u).ok()?))
+}
+
+/// Target `values`: the parser on its own, one arbitrary string as one option at one level.
+/// Checks that a refusal names an existing clause and the option, that warnings name existing
+/// clauses, and that the canonical spelling of an accepted value parses back to itself.
+pub fn values(data: &[u8]) -> Verdict {
+    let Some((key, level, text, ctx)) = values_input(data) else {
+        return Verdict::Reject;
+    };
+    let spec = Spec::embedded();
+    match parse_value(key, level, &text, ctx) {
+        Err(d) => {
+            assert!(
+                spec.clause(&d.clause).is_some(),
+                "refusal names no clause: {d}"
+            );
+            assert_eq!(
+                d.key.as_deref(),
+                Some(key.as_str()),
+                "refusal of another key: {d}"
+            );
+        }
+        Ok((canonical, warnings)) => {
+            for w in &warnings {
+                assert!(
+                    spec.clause(&w.clause).is_some(),
+                    "warning names no clause: {w}"
+                );
+            }
+            // Empty is how a list whose every index was dropped (out of range) is reported:
+            // nothing in force, not a value to set again.
+            if canonical.is_empty() {
+                return Verdict::Keep;
+            }
+            let again = parse_value(key, level, &canonical, ctx).map(|(v, _)| v);
+            assert_eq!(
+                again.as_ref(),
+                Ok(&canonical),
+                "{key} = {text:?}: canonical {canonical:?} does not parse back to itself"
+            );
+        }
+    }
+    Verdict::Keep
 }
 
 /// Target `options`: arbitrary strings at arbitrary levels through the option layer. Checks that
@@ -156,34 +224,32 @@ pub fn options(data: &[u8]) -> Verdict {
     Verdict::Keep
 }
 
-/// Target `lists`: one arbitrary string as each list option (index lists and the pair list) at
-/// graph level, with arbitrary counts. Checks that acceptance and canonical spelling agree with
+/// Target `lists`: one arbitrary string as one of the list options (index lists and the pair
+/// list) at graph level, with arbitrary counts. Checks that acceptance and canonical spelling agree with
 /// a direct reading of the grammar.
 pub fn lists(data: &[u8]) -> Verdict {
-    let Some((text, ctx)) = lists_input(data) else {
+    let Some((key, text, ctx)) = lists_input(data) else {
         return Verdict::Reject;
     };
-    for key in LIST_KEYS {
-        let parsed = parse_value(key, Level::Graph, &text, ctx);
-        let accepted = parsed.is_ok();
-        let well_formed = !text.is_empty() && grammar_accepts(key, &text);
-        if key != OptionKey::OutputReuseInputMemIndexes {
-            assert_eq!(
-                accepted, well_formed,
-                "{key} = {text:?}: accepted {accepted}, grammar says {well_formed}"
-            );
-        } else if accepted {
-            assert!(well_formed, "{key} = {text:?} accepted but malformed");
-        }
-        if let Ok((canonical, _)) = &parsed {
-            assert!(
-                canonical.is_empty()
-                    || canonical
-                        .split([',', '|'])
-                        .all(|p| p.parse::<u32>().is_ok()),
-                "canonical value {canonical:?}"
-            );
-        }
+    let parsed = parse_value(key, Level::Graph, &text, ctx);
+    let accepted = parsed.is_ok();
+    let well_formed = !text.is_empty() && grammar_accepts(key, &text);
+    if key != OptionKey::OutputReuseInputMemIndexes {
+        assert_eq!(
+            accepted, well_formed,
+            "{key} = {text:?}: accepted {accepted}, grammar says {well_formed}"
+        );
+    } else if accepted {
+        assert!(well_formed, "{key} = {text:?} accepted but malformed");
+    }
+    if let Ok((canonical, _)) = &parsed {
+        assert!(
+            canonical.is_empty()
+                || canonical
+                    .split([',', '|'])
+                    .all(|p| p.parse::<u32>().is_ok()),
+            "canonical value {canonical:?}"
+        );
     }
     Verdict::Keep
 }
@@ -453,6 +519,11 @@ pub const TARGETS: &[Target] = &[
         seeded_by: Some(ge_spec::Capability::Options),
     },
     Target {
+        name: "values",
+        run: values,
+        seeded_by: Some(ge_spec::Capability::Options),
+    },
+    Target {
         name: "lists",
         run: lists,
         seeded_by: Some(ge_spec::Capability::Options),
@@ -508,13 +579,12 @@ impl Target {
                 (None, _) => serde_json::to_vec(s),
                 (Some(c), _) if c != s.capability() => continue,
                 (_, Scenario::Options(o)) => {
-                    if self.name == "lists"
-                        && !Level::ALL.iter().any(|l| {
-                            LIST_KEYS
-                                .iter()
-                                .any(|k| o.options.at(*l).contains_key(k.as_str()))
-                        })
-                    {
+                    let keys: &[OptionKey] = match self.name {
+                        "lists" => &LIST_KEYS,
+                        "values" => &OptionKey::ALL,
+                        _ => &[],
+                    };
+                    if !keys.is_empty() && first_set(o, keys).is_none() {
                         continue;
                     }
                     serde_json::to_vec(o)
@@ -532,8 +602,8 @@ impl Target {
     }
 
     /// The scenario an input of this target stands for, so a finding can become a case. An
-    /// `options` input becomes the options scenario it resolves; a `lists` input becomes an
-    /// options scenario setting its text as all three list options at graph level.
+    /// `options` input becomes the options scenario it resolves; `values` and `lists` inputs
+    /// become an options scenario setting their one value.
     pub fn scenario(&self, data: &[u8]) -> Option<ge_spec::Scenario> {
         use ge_spec::vocab::{GraphFacts, OptionsScenario};
         use ge_spec::Scenario;
@@ -555,11 +625,15 @@ impl Target {
                 options_scenario(maps, ctx)
             }
             "lists" => {
-                let (text, ctx) = lists_input(data)?;
+                let (key, text, ctx) = lists_input(data)?;
                 let mut maps = OptionMaps::default();
-                for k in LIST_KEYS {
-                    maps.graph.insert(k.as_str().to_owned(), text.clone());
-                }
+                maps.graph.insert(key.as_str().to_owned(), text);
+                options_scenario(maps, ctx)
+            }
+            "values" => {
+                let (key, level, text, ctx) = values_input(data)?;
+                let mut maps = OptionMaps::default();
+                maps.at_mut(level).insert(key.as_str().to_owned(), text);
                 options_scenario(maps, ctx)
             }
             "transfer" => Scenario::Transfer(decode(data)?),
@@ -637,6 +711,13 @@ mod tests {
     fn smoke_options() {
         let kept = smoke(options, 2000);
         eprintln!("options: kept {kept} of 2000");
+        assert!(kept > 2000 / 50, "the target rejects almost everything");
+    }
+
+    #[test]
+    fn smoke_values() {
+        let kept = smoke(values, 2000);
+        eprintln!("values: kept {kept} of 2000");
         assert!(kept > 2000 / 50, "the target rejects almost everything");
     }
 
