@@ -109,7 +109,7 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         let declared = self.backend.capabilities();
         let config = Arc::new(self.config.clone());
         let mut trials = Vec::new();
-        for case in Spec::embedded().cases() {
+        for case in Spec::embedded().cases_in(self.config.profile) {
             let (backend, config, case_ref) =
                 (Arc::clone(&self.backend), Arc::clone(&config), case.clone());
             let waived = |r: TrialResult, cfg: &Config| apply(r, cfg);

@@ -17,7 +17,7 @@ use ge_spec::vocab::weights::{
     encode_hex, NodeConversion, NodeType, SetupStep, WeightsObservation, WeightsScenario,
     WorkPathEnv, WrittenFile, MAX_WEIGHT_BYTES,
 };
-use ge_spec::{Answer, Diagnostic, Product, RunMode, ShapeKind};
+use ge_spec::{Answer, Diagnostic, Product, Profile, RunMode, ShapeKind};
 use sha2::{Digest, Sha256};
 
 use crate::options::{self, Context};
@@ -301,7 +301,16 @@ fn remove_tmp_dir(sandbox: &Path, parts: &[String], errors: &mut Vec<Diagnostic>
 /// Loads (and maybe unloads) a model with external weights inside `sandbox`. Never panics;
 /// every problem is a diagnostic in the observation.
 pub fn load(scenario: &WeightsScenario, sandbox: &Path) -> Answer<WeightsObservation> {
-    let mut obs = run(scenario, sandbox);
+    load_in(Profile::Documented, scenario, sandbox)
+}
+
+/// [`load`] under `profile`.
+pub fn load_in(
+    profile: Profile,
+    scenario: &WeightsScenario,
+    sandbox: &Path,
+) -> Answer<WeightsObservation> {
+    let mut obs = run(profile, scenario, sandbox);
     obs.canonicalize();
     Ok(obs)
 }
@@ -318,9 +327,9 @@ pub fn context() -> Context {
     }
 }
 
-fn run(scenario: &WeightsScenario, sandbox: &Path) -> WeightsObservation {
+fn run(profile: Profile, scenario: &WeightsScenario, sandbox: &Path) -> WeightsObservation {
     let mut obs = WeightsObservation::default();
-    let resolution = options::resolve(&scenario.options, context());
+    let resolution = options::resolve_in(profile, &scenario.options, context());
     obs.warnings = resolution.observation.warnings.clone();
     obs.errors = resolution.observation.errors.clone();
     let checked = check_scenario(scenario, &mut obs.errors);

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use ge_reference::options;
 use ge_spec::tables::OptionSpec;
 use ge_spec::vocab::transfer::{Placement, TransferObservation, TransferScenario};
-use ge_spec::{Diagnostic, OptionKey, RunMode, ShapeKind, Spec};
+use ge_spec::{Diagnostic, OptionKey, Profile, RunMode, ShapeKind, Spec};
 
 use super::Violation;
 
@@ -58,10 +58,23 @@ fn restrictions_met(row: &OptionSpec, run_mode: RunMode, shape: ShapeKind, input
 
 /// Judges a transfer observation.
 pub fn judge(scenario: &TransferScenario, observation: &TransferObservation) -> Vec<Violation> {
+    judge_in(Profile::Documented, scenario, observation)
+}
+
+/// [`judge`] under `profile`.
+pub fn judge_in(
+    profile: Profile,
+    scenario: &TransferScenario,
+    observation: &TransferObservation,
+) -> Vec<Violation> {
     let mut out = Vec::new();
     let obs = observation;
     let count = u32::try_from(scenario.inputs.len()).ok();
-    let resolution = options::resolve(&scenario.options, ge_reference::transfer::context(scenario));
+    let resolution = options::resolve_in(
+        profile,
+        &scenario.options,
+        ge_reference::transfer::context(scenario),
+    );
 
     // TRF-004: the warnings are the options layer's, and so are the errors other than TRF-002.
     if sorted(obs.warnings.clone()) != resolution.observation.warnings {

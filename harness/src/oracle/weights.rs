@@ -11,11 +11,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use ge_reference::options::resolve;
+use ge_reference::options::resolve_in;
 use ge_spec::vocab::weights::{
     decode_hex, NodeType, SetupStep, WeightsObservation, WeightsScenario, WorkPathEnv,
     MAX_WEIGHT_BYTES,
 };
+use ge_spec::Profile;
 use sha2::{Digest, Sha256};
 
 use super::Violation;
@@ -87,7 +88,12 @@ pub struct Expected {
 
 /// Works out [`Expected`] for `scenario`.
 pub fn expected(scenario: &WeightsScenario) -> Expected {
-    let r = resolve(&scenario.options, ge_reference::weights::context());
+    expected_in(Profile::Documented, scenario)
+}
+
+/// [`expected`] under `profile`.
+pub fn expected_in(profile: Profile, scenario: &WeightsScenario) -> Expected {
+    let r = resolve_in(profile, &scenario.options, ge_reference::weights::context());
     let mode = r.values.external_weight;
     let mut out = Expected {
         refused: true,
@@ -193,9 +199,18 @@ fn in_dir(dir: &str, name: &str) -> String {
 
 /// Judges a weights observation against the clauses, without looking at the filesystem.
 pub fn judge(scenario: &WeightsScenario, observation: &WeightsObservation) -> Vec<Violation> {
+    judge_in(Profile::Documented, scenario, observation)
+}
+
+/// [`judge`] under `profile`.
+pub fn judge_in(
+    profile: Profile,
+    scenario: &WeightsScenario,
+    observation: &WeightsObservation,
+) -> Vec<Violation> {
     let mut v = Vec::new();
     let o = observation;
-    let e = expected(scenario);
+    let e = expected_in(profile, scenario);
     if e.refused {
         let clause = e.refusal;
         if o.errors.is_empty() {
@@ -523,9 +538,19 @@ pub fn check_sandbox(
     observation: &WeightsObservation,
     sandbox: &Path,
 ) -> Vec<Violation> {
+    check_sandbox_in(Profile::Documented, scenario, observation, sandbox)
+}
+
+/// [`check_sandbox`] under `profile`.
+pub fn check_sandbox_in(
+    profile: Profile,
+    scenario: &WeightsScenario,
+    observation: &WeightsObservation,
+    sandbox: &Path,
+) -> Vec<Violation> {
     let mut v = Vec::new();
     let o = observation;
-    let e = expected(scenario);
+    let e = expected_in(profile, scenario);
     let mut found = BTreeMap::new();
     walk(sandbox, "", &mut found);
     let plants = planted(scenario, sandbox);
