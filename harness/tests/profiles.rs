@@ -216,3 +216,18 @@ fn eval_refuses_a_case_of_the_other_profile() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn the_vendor_suite_runs_the_cases_of_its_profile() {
+    let names = |suite: ge_conformance::libtest::Suite<Reference>| -> BTreeSet<String> {
+        suite.trials().iter().map(|t| t.name().to_owned()).collect()
+    };
+    let upstream = names(
+        ge_conformance::libtest::Suite::new(Reference::upstream()).with_profile(Profile::Upstream),
+    );
+    let documented = names(ge_conformance::libtest::Suite::new(Reference));
+    assert!(upstream.contains("options-levels/acp-at-global-is-ignored-upstream"));
+    assert!(!upstream.contains("options-levels/acp-at-global-is-ignored"));
+    assert!(documented.contains("options-levels/acp-at-global-is-ignored"));
+    assert!(!documented.contains("options-levels/acp-at-global-is-ignored-upstream"));
+}
