@@ -43,9 +43,35 @@ pub fn weight_file_name(bytes: &[u8]) -> String {
     format!("weight_{}", sha256_hex(bytes))
 }
 
+/// The name of the mode-1 file of a weight under `profile`: upstream prints each byte of the
+/// SHA-256 as hex without zero-padding (`0x0a` as `a`), so its names have 32 to 64 hex digits
+/// (EXW-012's upstream entry).
+pub fn weight_file_name_in(profile: Profile, bytes: &[u8]) -> String {
+    match profile {
+        Profile::Documented => weight_file_name(bytes),
+        Profile::Upstream => {
+            let hex: String = Sha256::digest(bytes)
+                .iter()
+                .map(|b| format!("{b:x}"))
+                .collect();
+            format!("weight_{hex}")
+        }
+    }
+}
+
 /// The name of the mode-2 file of a root graph.
 pub fn combined_file_name(root_graph: &str) -> String {
     format!("{root_graph}_weight_combined")
+}
+
+/// The name of the mode-2 file under `profile`: upstream falls back to `weight_combined` when
+/// the root graph has no name (EXW-014's upstream entry).
+pub fn combined_file_name_in(profile: Profile, root_graph: &str) -> String {
+    if profile == Profile::Upstream && root_graph.is_empty() {
+        "weight_combined".to_owned()
+    } else {
+        combined_file_name(root_graph)
+    }
 }
 
 /// A sandbox-relative path as observations spell it (`.` for the sandbox itself).
@@ -378,7 +404,8 @@ fn run(profile: Profile, scenario: &WeightsScenario, sandbox: &Path) -> WeightsO
     }
     if mode == 2 {
         let g = &scenario.root_graph;
-        if g.is_empty() || g == "." || g == ".." || g.contains('/') || g.contains('\0') {
+        let unnamed = g.is_empty() && profile == Profile::Documented;
+        if unnamed || g == "." || g == ".." || g.contains('/') || g.contains('\0') {
             obs.errors.push(
                 Diagnostic::new(
                     "WGT-002",
@@ -418,7 +445,7 @@ fn run(profile: Profile, scenario: &WeightsScenario, sandbox: &Path) -> WeightsO
             );
             false
         }
-        Ok(()) => write_weights(scenario, mode, &weights, &dir, &dir_path, &mut obs),
+        Ok(()) => write_weights(profile, scenario, mode, &weights, &dir, &dir_path, &mut obs),
     };
     if !loaded {
         obs.nodes.clear();
@@ -431,6 +458,7 @@ fn run(profile: Profile, scenario: &WeightsScenario, sandbox: &Path) -> WeightsO
 
 /// Writes the files of mode 1 or 2 and fills `files` and `nodes`; false on a write failure.
 fn write_weights(
+    profile: Profile,
     scenario: &WeightsScenario,
     mode: u8,
     weights: &[Weight],
@@ -460,7 +488,7 @@ fn write_weights(
     if mode == 1 {
         let mut done = BTreeSet::new();
         for w in weights {
-            let name = weight_file_name(&w.bytes);
+            let name = weight_file_name_in(profile, &w.bytes);
             if done.insert(name.clone()) && !write(&name, &w.bytes, obs) {
                 return false;
             }
@@ -497,7 +525,7 @@ fn write_weights(
         let at = at as usize;
         buffer[at..at + w.bytes.len()].copy_from_slice(&w.bytes);
     }
-    let name = combined_file_name(&scenario.root_graph);
+    let name = combined_file_name_in(profile, &scenario.root_graph);
     if !write(&name, &buffer, obs) {
         return false;
     }

@@ -24,6 +24,30 @@ use super::Violation;
 /// The alignment of offsets in the combined file (EXW-015).
 const ALIGN: u64 = 512;
 
+/// The mode-1 file name of `bytes` under `profile` (EXW-012 and its upstream entry: no
+/// zero-padding of each byte upstream).
+fn weight_name(profile: Profile, bytes: &[u8]) -> String {
+    match profile {
+        Profile::Documented => format!("weight_{}", sha(bytes)),
+        Profile::Upstream => format!(
+            "weight_{}",
+            Sha256::digest(bytes)
+                .iter()
+                .map(|b| format!("{b:x}"))
+                .collect::<String>()
+        ),
+    }
+}
+
+/// The mode-2 file name under `profile` (EXW-014 and its upstream fallback).
+fn combined_name(profile: Profile, root_graph: &str) -> String {
+    if profile == Profile::Upstream && root_graph.is_empty() {
+        "weight_combined".to_owned()
+    } else {
+        format!("{root_graph}_weight_combined")
+    }
+}
+
 fn sha(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
         .iter()
@@ -153,7 +177,11 @@ pub fn expected_in(profile: Profile, scenario: &WeightsScenario) -> Expected {
     if mode != 0 {
         let g = &scenario.root_graph;
         if mode == 2
-            && (g.is_empty() || g == "." || g == ".." || g.contains('/') || g.contains('\0'))
+            && ((g.is_empty() && profile == Profile::Documented)
+                || g == "."
+                || g == ".."
+                || g.contains('/')
+                || g.contains('\0'))
         {
             return out;
         }
@@ -283,7 +311,7 @@ pub fn judge_in(
     let mut files: BTreeMap<String, (u64, String)> = BTreeMap::new();
     if e.mode == 1 {
         for (name, _, bytes) in &e.weights {
-            let path = in_dir(&dir, &format!("weight_{}", sha(bytes)));
+            let path = in_dir(&dir, &weight_name(profile, bytes));
             let n = node(name)
                 .cloned()
                 .unwrap_or_else(|| unreachable_node(name));
@@ -320,7 +348,7 @@ pub fn judge_in(
             ));
         }
     } else {
-        let path = in_dir(&dir, &format!("{}_weight_combined", scenario.root_graph));
+        let path = in_dir(&dir, &combined_name(profile, &scenario.root_graph));
         let mut first: BTreeMap<&[u8], u64> = BTreeMap::new();
         let mut end = 0u64;
         let mut buffer = Vec::new();
@@ -685,7 +713,12 @@ pub fn check_sandbox_in(
             ));
             let name = path.rsplit('/').next().unwrap_or(path);
             let final_name = (name.starts_with("weight_") && name.len() == 71)
-                || name == format!("{}_weight_combined", scenario.root_graph);
+                || name.strip_prefix("weight_").is_some_and(|h| {
+                    profile == Profile::Upstream
+                        && (32..=64).contains(&h.len())
+                        && h.bytes().all(|b| b.is_ascii_hexdigit())
+                })
+                || name == combined_name(profile, &scenario.root_graph);
             if !final_name {
                 v.push(Violation::new(
                     "WGT-004",
