@@ -395,12 +395,19 @@ fn explain(id: &str) -> Result<ExitCode, Usage> {
     if let Some(r) = &clause.rationale {
         out!("\nWhy the suite decided so: {r}");
     }
+    if let Some(u) = &clause.upstream {
+        out!("\nUpstream GE departs from this: {}", u.behaviour);
+    }
     let cases: Vec<_> = spec.cases_for(id).collect();
     out!("\nCases ({}):", cases.len());
     for c in cases {
         out!(
-            "  {}{}",
+            "  {}{}{}",
             c.full_name(),
+            c.case
+                .profile
+                .map(|p| format!(" [{p} only]"))
+                .unwrap_or_default(),
             c.case
                 .comment
                 .as_ref()

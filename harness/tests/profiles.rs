@@ -231,3 +231,27 @@ fn the_vendor_suite_runs_the_cases_of_its_profile() {
     assert!(documented.contains("options-levels/acp-at-global-is-ignored"));
     assert!(!documented.contains("options-levels/acp-at-global-is-ignored-upstream"));
 }
+
+#[test]
+fn explain_shows_the_upstream_behaviour_and_profile_bound_cases() {
+    let out = Command::new(env!("CARGO_BIN_EXE_ge-conformance"))
+        .args(["explain", "ACP-002"])
+        .output()
+        .expect("run ge-conformance");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains(
+            "Upstream GE departs from this: Accepted at the global, session and graph levels"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("options-levels/acp-at-global-is-ignored-upstream [upstream only]"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("options-levels/acp-at-global-is-ignored [documented only]"),
+        "{stdout}"
+    );
+}
