@@ -503,7 +503,14 @@ fn write_weights(
         return true;
     }
     let views: Vec<&[u8]> = weights.iter().map(|w| w.bytes.as_slice()).collect();
-    let Some((offsets, end)) = combined_layout(&views) else {
+    let padded = combined_layout(&views).and_then(|(offsets, end)| match profile {
+        // EXW-015 upstream: each weight is padded to a multiple of 512, the last one too.
+        Profile::Upstream => end
+            .checked_next_multiple_of(COMBINED_ALIGNMENT)
+            .map(|end| (offsets, end)),
+        Profile::Documented => Some((offsets, end)),
+    });
+    let Some((offsets, end)) = padded else {
         obs.errors.push(
             Diagnostic::new("WGT-002", "the combined file would be too large").subject("constants"),
         );

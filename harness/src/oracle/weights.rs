@@ -385,6 +385,11 @@ pub fn judge_in(
                 ));
             }
         }
+        if profile == Profile::Upstream {
+            // EXW-015 upstream: every weight is padded to a multiple of 512, the last one too.
+            end = end.div_ceil(ALIGN) * ALIGN;
+            buffer.resize(end as usize, 0);
+        }
         if !e.weights.is_empty() {
             files.insert(path, (end, sha(&buffer)));
         }
