@@ -64,6 +64,13 @@ pub fn combined_file_name(root_graph: &str) -> String {
     format!("{root_graph}_weight_combined")
 }
 
+/// Whether unloading the model removes the temporary weight directory under `profile`: the
+/// upstream online session API removes it when the session ends, not at model unload
+/// (EXW-019's upstream entry; EXW-021: the scenarios' unload keeps the session open).
+pub fn unload_removes_tmp_dir(profile: Profile) -> bool {
+    profile == Profile::Documented
+}
+
 /// The name of the mode-2 file under `profile`: upstream falls back to `weight_combined` when
 /// the root graph has no name (EXW-014's upstream entry).
 pub fn combined_file_name_in(profile: Profile, root_graph: &str) -> String {
@@ -450,7 +457,7 @@ fn run(profile: Profile, scenario: &WeightsScenario, sandbox: &Path) -> WeightsO
     if !loaded {
         obs.nodes.clear();
     }
-    if scenario.unload && tier == Tier::Temporary {
+    if scenario.unload && tier == Tier::Temporary && unload_removes_tmp_dir(profile) {
         obs.removed = remove_tmp_dir(sandbox, &dir, &mut obs.errors);
     }
     obs

@@ -48,6 +48,12 @@ fn combined_name(profile: Profile, root_graph: &str) -> String {
     }
 }
 
+/// Whether the scenario's unload removes the temporary directory (EXW-019; not upstream, whose
+/// online session API removes it only when the session ends: EXW-021).
+fn unload_removes(profile: Profile, scenario: &WeightsScenario) -> bool {
+    scenario.unload && profile == Profile::Documented
+}
+
 fn sha(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
         .iter()
@@ -406,7 +412,7 @@ pub fn judge_in(
         ));
     }
     let temporary = tier != Tier::User;
-    if !scenario.unload || !temporary {
+    if !unload_removes(profile, scenario) || !temporary {
         if !o.removed.is_empty() {
             let clause = if temporary { "WGT-010" } else { "EWD-013" };
             v.push(Violation::new(
@@ -595,10 +601,11 @@ pub fn check_sandbox_in(
     };
     // The directory unload must empty and remove (only when the load chose one).
     // A file or link planted where the temporary directory goes is not the session's to remove.
-    let doomed = e
-        .dir
-        .clone()
-        .filter(|d| scenario.unload && temporary && plants.get(d).is_none_or(|p| *p == Entry::Dir));
+    let doomed = e.dir.clone().filter(|d| {
+        unload_removes(profile, scenario)
+            && temporary
+            && plants.get(d).is_none_or(|p| *p == Entry::Dir)
+    });
     let gone = |p: &str| doomed.as_deref().is_some_and(|d| under(p, d));
     // Link targets planted in the sandbox: removing them means a link was followed.
     let targets: Vec<String> = plants
