@@ -126,6 +126,21 @@ pub fn plan_observation_in(profile: Profile, scenario: &TransferScenario) -> Tra
     if batch_on && remaining.len() >= 2 {
         obs.batched = remaining;
     } else {
+        if profile == Profile::Upstream && batch_on && remaining.len() == 1 {
+            // IBC-013 upstream: the lone copy is a plain copy, and upstream says so.
+            obs.warnings.push(
+                Diagnostic::new(
+                    "IBC-013",
+                    format!(
+                        "{} is on, but only host input {} is left after fusion: it is copied on its own",
+                        OptionKey::InputBatchCpy,
+                        remaining[0]
+                    ),
+                )
+                .key(OptionKey::InputBatchCpy.as_str())
+                .subject(format!("input {}", remaining[0])),
+            );
+        }
         obs.direct = remaining;
     }
     obs.canonicalize();

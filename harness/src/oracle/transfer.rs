@@ -77,7 +77,14 @@ pub fn judge_in(
     );
 
     // TRF-004: the warnings are the options layer's, and so are the errors other than TRF-002.
-    if sorted(obs.warnings.clone()) != resolution.observation.warnings {
+    // Upstream adds one of its own for a lone copy left after fusion (IBC-013), judged below.
+    let upstream = profile == Profile::Upstream;
+    let (lone_warnings, option_warnings): (Vec<Diagnostic>, Vec<Diagnostic>) = obs
+        .warnings
+        .iter()
+        .cloned()
+        .partition(|d| upstream && d.clause == "IBC-013");
+    if sorted(option_warnings) != resolution.observation.warnings {
         out.push(Violation::new(
             "TRF-004",
             format!(
@@ -397,6 +404,30 @@ pub fn judge_in(
                 ),
             ));
         }
+        if upstream && left.len() == 1 && lone_warnings.len() != 1 {
+            out.push(Violation::new(
+                "IBC-013",
+                format!(
+                    "upstream warns once that the one host input left, {}, is copied on its own; {} such warning(s) found",
+                    left[0],
+                    lone_warnings.len()
+                ),
+            ));
+        }
+        if left.len() != 1 && !lone_warnings.is_empty() {
+            out.push(Violation::new(
+                "IBC-013",
+                format!(
+                    "{} host input(s) left after fusion, yet a lone-copy warning is given",
+                    left.len()
+                ),
+            ));
+        }
+    } else if !lone_warnings.is_empty() {
+        out.push(Violation::new(
+            "IBC-013",
+            "batch copy does not apply, yet a lone-copy warning is given",
+        ));
     }
     out
 }
