@@ -255,3 +255,38 @@ fn explain_shows_the_upstream_behaviour_and_profile_bound_cases() {
         "{stdout}"
     );
 }
+
+#[test]
+fn the_harness_refuses_a_backend_whose_hello_lacks_the_profile() {
+    let shim =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/shims/documented-only.sh");
+    let arg = format!("exec:sh {}", shell_quote(&shim.to_string_lossy()));
+    let handle = backends::open_for(&arg, Duration::from_secs(5), Profile::Upstream).expect("exec");
+    let cfg = Config {
+        cases: 1,
+        profile: Profile::Upstream,
+        filter: Some("options-levels/".into()),
+        ..Config::default()
+    };
+    let report = certify::certify(handle.backend(), &cfg, &mut |_, _, _| {});
+    let cases: Vec<_> = report
+        .trials
+        .iter()
+        .filter(|t| t.kind == TrialKind::Case)
+        .collect();
+    assert!(!cases.is_empty());
+    for t in cases {
+        assert_eq!(t.outcome, Outcome::Fail, "{}", t.name);
+        let message = t.message.clone().unwrap_or_default();
+        assert!(
+            message.contains("the backend supports the documented profile(s) and this certification is against the upstream profile"),
+            "{message}"
+        );
+    }
+    assert_eq!(
+        handle.stderr().matches("it will not be restarted").count(),
+        1,
+        "{}",
+        handle.stderr()
+    );
+}
