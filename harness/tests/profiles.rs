@@ -194,7 +194,7 @@ fn eval_refuses_a_case_of_the_other_profile() {
         .args([
             "eval",
             "--case",
-            "options-levels/acp-at-global-is-ignored-upstream",
+            "options-levels/acp-at-global-is-used-upstream",
         ])
         .output()
         .expect("run ge-conformance");
@@ -206,7 +206,7 @@ fn eval_refuses_a_case_of_the_other_profile() {
             "--profile",
             "upstream",
             "--case",
-            "options-levels/acp-at-global-is-ignored-upstream",
+            "options-levels/acp-at-global-is-used-upstream",
         ])
         .output()
         .expect("run ge-conformance");
@@ -226,10 +226,10 @@ fn the_vendor_suite_runs_the_cases_of_its_profile() {
         ge_conformance::libtest::Suite::new(Reference::upstream()).with_profile(Profile::Upstream),
     );
     let documented = names(ge_conformance::libtest::Suite::new(Reference));
-    assert!(upstream.contains("options-levels/acp-at-global-is-ignored-upstream"));
+    assert!(upstream.contains("options-levels/acp-at-global-is-used-upstream"));
     assert!(!upstream.contains("options-levels/acp-at-global-is-ignored"));
     assert!(documented.contains("options-levels/acp-at-global-is-ignored"));
-    assert!(!documented.contains("options-levels/acp-at-global-is-ignored-upstream"));
+    assert!(!documented.contains("options-levels/acp-at-global-is-used-upstream"));
 }
 
 #[test]
@@ -247,7 +247,7 @@ fn explain_shows_the_upstream_behaviour_and_profile_bound_cases() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("options-levels/acp-at-global-is-ignored-upstream [upstream only]"),
+        stdout.contains("options-levels/acp-at-global-is-used-upstream [upstream only]"),
         "{stdout}"
     );
     assert!(
