@@ -464,8 +464,14 @@ pub fn resolve_with_in(
                 continue;
             }
             if upstream_warns {
+                let why = if key == OptionKey::ExternalWeightDir {
+                    // EWD-002 upstream: in no level's list, so every level draws the warning.
+                    format!("upstream lists {key} at no level and warns wherever it is set; the value set at {level} level is used anyway")
+                } else {
+                    format!("{key} is documented for {} level(s) only; the value set at {level} level is used anyway", levels.join(" and "))
+                };
                 obs.warnings.push(
-                    Diagnostic::new("OPT-002", format!("{key} is documented for {} level(s) only; the value set at {level} level is used anyway", levels.join(" and ")))
+                    Diagnostic::new("OPT-002", why)
                         .key(key.as_str())
                         .level(level)
                         .value(raw.as_str()),
