@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use ge_reference::Reference;
-use ge_spec::Backend;
+use ge_spec::{Backend, Profile};
 
 use crate::protocol::{ExecBackend, StderrLog, DEFAULT_TIMEOUT};
 
@@ -49,9 +49,16 @@ pub fn open(arg: &str) -> Result<BackendHandle, String> {
 
 /// Opens the backend named `arg`; a subprocess backend gets `timeout` per request.
 pub fn open_with_timeout(arg: &str, timeout: Duration) -> Result<BackendHandle, String> {
+    open_for(arg, timeout, Profile::Documented)
+}
+
+/// Opens the backend named `arg` for a certification against `profile`: `reference` is the
+/// reference of that profile, and a subprocess backend is told the profile in the hello (and
+/// refused when it does not declare it). A subprocess backend gets `timeout` per request.
+pub fn open_for(arg: &str, timeout: Duration, profile: Profile) -> Result<BackendHandle, String> {
     if let Some(command_line) = arg.strip_prefix("exec:") {
-        let exec =
-            ExecBackend::new(command_line, timeout).map_err(|e| format!("backend `{arg}`: {e}"))?;
+        let exec = ExecBackend::with_profile(command_line, timeout, profile)
+            .map_err(|e| format!("backend `{arg}`: {e}"))?;
         let stderr = Some(exec.stderr_log());
         return Ok(BackendHandle {
             backend: Box::new(exec),
@@ -60,7 +67,7 @@ pub fn open_with_timeout(arg: &str, timeout: Duration) -> Result<BackendHandle, 
     }
     match arg {
         "reference" => Ok(BackendHandle {
-            backend: Box::new(Reference),
+            backend: Box::new(Reference::new(profile)),
             stderr: None,
         }),
         other => Err(format!(

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use ge_reference::Reference;
-use ge_spec::{Backend, Capability, Observation, Scenario, Spec};
+use ge_spec::{Backend, Capability, Observation, Profile, Scenario, Spec};
 use proptest::strategy::{BoxedStrategy, Strategy, ValueTree};
 use proptest::test_runner::{Config as PtConfig, RngAlgorithm, TestError, TestRng, TestRunner};
 
@@ -26,8 +26,8 @@ pub struct Config {
     pub cases: u32,
     /// Waivers.
     pub expectations: Expectations,
-    /// The behaviour profile.
-    pub profile: String,
+    /// The behaviour profile: which cases run and which reference the properties compare with.
+    pub profile: Profile,
     /// How the backend was named on the command line, for reproducers (`reference`, `exec:...`).
     pub backend_arg: String,
     /// Only trials whose name contains this run (all when `None`).
@@ -42,7 +42,7 @@ impl Default for Config {
             seed: 0,
             cases: DEFAULT_CASES,
             expectations: Expectations::default(),
-            profile: "documented".to_owned(),
+            profile: Profile::Documented,
             backend_arg: "reference".to_owned(),
             filter: None,
             today: Date::today(),
@@ -85,9 +85,13 @@ pub fn reproducer_for_case(backend_arg: &str, case: &str) -> String {
 /// The clauses a property over `capability` covers: every clause some case of that capability
 /// checks (the property compares the backend with the reference on the same ground).
 pub fn property_clauses(capability: Capability) -> Vec<String> {
+    property_clauses_in(Profile::Documented, capability)
+}
+
+/// [`property_clauses`] over the cases that run under `profile`.
+pub fn property_clauses_in(profile: Profile, capability: Capability) -> Vec<String> {
     let mut clauses: Vec<String> = Spec::embedded()
-        .cases()
-        .iter()
+        .cases_in(profile)
         .filter(|c| c.capability() == capability)
         .flat_map(|c| c.case.clauses.iter().cloned())
         .collect();
@@ -125,12 +129,25 @@ fn diag_clauses(o: &Observation) -> Vec<String> {
 /// unique (options, transfer, weights), the oracle plus the diagnostics where many answers are
 /// right (memory, session). Weights run in two fresh sandboxes, and the backend's is inspected.
 pub fn compare(backend: &dyn Backend, scenario: &Scenario) -> Result<(), Difference> {
+    compare_in(Profile::Documented, backend, scenario)
+}
+
+/// [`compare`] under `profile`: against the reference of that profile, with its oracles.
+pub fn compare_in(
+    profile: Profile,
+    backend: &dyn Backend,
+    scenario: &Scenario,
+) -> Result<(), Difference> {
     let fail = |clauses: Vec<String>, message: String| Err(Difference { clauses, message });
     let (ours, theirs) = match (runner::sandbox(scenario), runner::sandbox(scenario)) {
         (Ok(a), Ok(b)) => (a, b),
         _ => return fail(Vec::new(), "cannot create sandbox directories".into()),
     };
-    let expected = match runner::ask(&Reference, scenario, runner::sandbox_path(&ours)) {
+    let expected = match runner::ask(
+        &Reference::new(profile),
+        scenario,
+        runner::sandbox_path(&ours),
+    ) {
         Ok(Ok(mut o)) => {
             o.canonicalize();
             o
@@ -150,9 +167,10 @@ pub fn compare(backend: &dyn Backend, scenario: &Scenario) -> Result<(), Differe
         Ok(Ok(o)) => o,
     };
     actual.canonicalize();
-    let mut violations = oracle::judge(scenario, &actual);
+    let mut violations = oracle::judge_in(profile, scenario, &actual);
     if let (Scenario::Weights(s), Observation::Weights(o)) = (scenario, &actual) {
-        violations.extend(oracle::weights::check_sandbox(
+        violations.extend(oracle::weights::check_sandbox_in(
+            profile,
             s,
             o,
             runner::sandbox_path(&theirs),
@@ -226,7 +244,7 @@ pub fn run_property(backend: &dyn Backend, capability: Capability, cfg: &Config)
         name,
         kind: TrialKind::Property,
         capability,
-        clauses: property_clauses(capability),
+        clauses: property_clauses_in(cfg.profile, capability),
         outcome: Outcome::Pass,
         message: None,
         broken: Vec::new(),
@@ -251,13 +269,13 @@ pub fn run_property(backend: &dyn Backend, capability: Capability, cfg: &Config)
     };
     let mut runner = TestRunner::new_with_rng(pt, seed_rng(cfg.seed, capability));
     let outcome = runner.run(&strategy, |scenario| {
-        compare(backend, &scenario)
+        compare_in(cfg.profile, backend, &scenario)
             .map_err(|d| proptest::test_runner::TestCaseError::fail(d.message))
     });
     match outcome {
         Ok(()) => {}
         Err(TestError::Fail(_, minimal)) => {
-            let diff = compare(backend, &minimal).err();
+            let diff = compare_in(cfg.profile, backend, &minimal).err();
             result.outcome = Outcome::Fail;
             result.broken = diff.as_ref().map(|d| d.clauses.clone()).unwrap_or_default();
             result.message = Some(diff.map_or_else(
@@ -281,7 +299,7 @@ pub fn run_case_trial(
     case: &ge_spec::TableCase,
     cfg: &Config,
 ) -> TrialResult {
-    let verdict = runner::run_case(backend, case);
+    let verdict = runner::run_case_in(cfg.profile, backend, case);
     let mut result = TrialResult {
         name: case.full_name(),
         kind: TrialKind::Case,
@@ -349,11 +367,16 @@ pub fn apply_waivers(result: &mut TrialResult, expectations: &Expectations) -> V
     matched.into_iter().map(|(i, _)| i).collect()
 }
 
-/// Every trial of the suite, by name, in run order: the cases, then one property per capability.
+/// Every trial of the suite under the documented profile, by name, in run order: the cases,
+/// then one property per capability.
 pub fn trial_names() -> Vec<(String, Capability)> {
+    trial_names_in(Profile::Documented)
+}
+
+/// [`trial_names`] under `profile`.
+pub fn trial_names_in(profile: Profile) -> Vec<(String, Capability)> {
     let mut names: Vec<(String, Capability)> = Spec::embedded()
-        .cases()
-        .iter()
+        .cases_in(profile)
         .map(|c| (c.full_name(), c.capability()))
         .collect();
     names.extend(
@@ -374,8 +397,7 @@ pub fn certify(
     let declared = backend.capabilities();
     let selected = |name: &str| cfg.filter.as_deref().is_none_or(|f| name.contains(f));
     let cases: Vec<_> = Spec::embedded()
-        .cases()
-        .iter()
+        .cases_in(cfg.profile)
         .filter(|c| selected(&c.full_name()))
         .collect();
     let props: Vec<Capability> = Capability::ALL
@@ -404,7 +426,7 @@ pub fn certify(
                 name: format!("property/{cap}"),
                 kind: TrialKind::Property,
                 capability: cap,
-                clauses: property_clauses(cap),
+                clauses: property_clauses_in(cfg.profile, cap),
                 outcome: Outcome::NotSupported,
                 message: Some(format!("capability `{cap}` is not declared")),
                 broken: Vec::new(),
@@ -436,7 +458,7 @@ pub fn certify(
         backend: backend.name().to_owned(),
         backend_version: backend.version().to_owned(),
         capabilities: declared.into_iter().collect(),
-        profile: cfg.profile.clone(),
+        profile: cfg.profile,
         seed: cfg.seed,
         case_budget: cfg.cases,
     };

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use ge_reference::Reference;
 use ge_spec::tables::{Case, ROOT_CAUSE_SLOT};
-use ge_spec::{Backend, Capability, Observation, Scenario, Spec};
+use ge_spec::{Backend, Capability, Observation, Profile, Scenario, Spec};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -127,6 +127,9 @@ pub struct PromoteOptions {
     pub name: Option<String>,
     /// Clauses to cite besides (or, for a bug already fixed, instead of) those found failing.
     pub clauses: Vec<String>,
+    /// The profile the backend is judged under. The case runs under both profiles when the
+    /// two references agree on it, and only under this one when they do not.
+    pub profile: Profile,
 }
 
 /// A promoted finding.
@@ -236,7 +239,7 @@ pub fn promote(
     let spec = Spec::embedded();
 
     let mut clauses = opts.clauses.clone();
-    let failure = match certify::compare(backend, &scenario) {
+    let failure = match certify::compare_in(opts.profile, backend, &scenario) {
         Ok(()) => None,
         Err(d) => {
             clauses.extend(d.clauses);
@@ -251,21 +254,19 @@ pub fn promote(
     if let Some(missing) = clauses.iter().find(|c| spec.clause(c).is_none()) {
         return Err(FindingError::UnknownClause(missing.clone()));
     }
-    if let Err(d) = certify::compare(&Reference, &scenario) {
+    let reference = Reference::new(opts.profile);
+    if let Err(d) = certify::compare_in(opts.profile, &reference, &scenario) {
         return Err(FindingError::ReferenceFails {
             clauses: d.clauses.join(", "),
             message: d.message,
         });
     }
-    let sandbox = runner::sandbox(&scenario).map_err(io(Path::new("sandbox")))?;
-    let observation = match runner::ask(&Reference, &scenario, runner::sandbox_path(&sandbox)) {
-        Ok(Ok(mut o)) => {
-            o.canonicalize();
-            o
-        }
-        Ok(Err(ns)) => return Err(FindingError::Invalid(ns.reason)),
-        Err(e) => return Err(FindingError::Invalid(e)),
+    let expect = expectation(&observe(&reference, &scenario)?)?;
+    let other = match opts.profile {
+        Profile::Documented => Profile::Upstream,
+        Profile::Upstream => Profile::Documented,
     };
+    let shared = expectation(&observe(&Reference::new(other), &scenario)?)? == expect;
 
     let digest = hex8(&data);
     let name = opts
@@ -277,8 +278,9 @@ pub fn promote(
         clauses,
         comment: Some(ROOT_CAUSE_SLOT.to_owned()),
         scenario: scenario.clone(),
-        expect: Some(expectation(&observation)?),
+        expect: Some(expect),
         oracle: scenario.capability() != Capability::Options,
+        profile: (!shared).then_some(opts.profile),
     };
 
     let existing = match std::fs::read_to_string(&opts.table) {
@@ -314,6 +316,19 @@ pub fn promote(
         failure,
         text,
     })
+}
+
+/// The reference's canonical observation of `scenario`, in a fresh sandbox.
+fn observe(reference: &Reference, scenario: &Scenario) -> Result<Observation, FindingError> {
+    let sandbox = runner::sandbox(scenario).map_err(io(Path::new("sandbox")))?;
+    match runner::ask(reference, scenario, runner::sandbox_path(&sandbox)) {
+        Ok(Ok(mut o)) => {
+            o.canonicalize();
+            Ok(o)
+        }
+        Ok(Err(ns)) => Err(FindingError::Invalid(ns.reason)),
+        Err(e) => Err(FindingError::Invalid(e)),
+    }
 }
 
 fn hex8(data: &[u8]) -> String {

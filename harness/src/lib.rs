@@ -5,6 +5,7 @@
 pub mod backends;
 pub mod bundle;
 pub mod certify;
+pub mod divergence;
 pub mod expectations;
 pub mod findings;
 pub mod fuzz;

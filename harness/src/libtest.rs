@@ -17,11 +17,12 @@
 //!
 //! Trials of capabilities the backend does not declare are marked ignored (never passed).
 //! `GE_CONFORMANCE_EXPECTATIONS` names a waiver file, `GE_CONFORMANCE_SEED` and
-//! `GE_CONFORMANCE_CASES` set the seed and the scenarios per property.
+//! `GE_CONFORMANCE_CASES` set the seed and the scenarios per property, and
+//! `GE_CONFORMANCE_PROFILE` (`documented` or `upstream`) the behaviour profile.
 
 use std::sync::Arc;
 
-use ge_spec::{Backend, Spec};
+use ge_spec::{Backend, Profile, Spec};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 use crate::certify::{self, Config};
@@ -70,7 +71,8 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
     ///
     /// # Panics
     /// When `GE_CONFORMANCE_EXPECTATIONS` names a file that cannot be read or parsed, or the seed
-    /// or case count is not a number: a test binary has no better way to refuse bad set-up.
+    /// or case count is not a number, or the profile names none: a test binary has no better way
+    /// to refuse bad set-up.
     pub fn new(backend: B) -> Self {
         let mut config = Config {
             backend_arg: backend.name().to_owned(),
@@ -92,10 +94,21 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
                 .parse()
                 .unwrap_or_else(|_| panic!("GE_CONFORMANCE_CASES={cases} is not a number"));
         }
+        if let Ok(profile) = std::env::var("GE_CONFORMANCE_PROFILE") {
+            config.profile = profile
+                .parse()
+                .unwrap_or_else(|e| panic!("GE_CONFORMANCE_PROFILE: {e}"));
+        }
         Suite {
             backend: Arc::new(backend),
             config,
         }
+    }
+
+    /// Certifies against `profile` instead (its cases, its reference).
+    pub fn with_profile(mut self, profile: Profile) -> Self {
+        self.config.profile = profile;
+        self
     }
 
     /// Replaces the configuration (seed, budget, waivers).
@@ -109,7 +122,7 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         let declared = self.backend.capabilities();
         let config = Arc::new(self.config.clone());
         let mut trials = Vec::new();
-        for case in Spec::embedded().cases() {
+        for case in Spec::embedded().cases_in(self.config.profile) {
             let (backend, config, case_ref) =
                 (Arc::clone(&self.backend), Arc::clone(&config), case.clone());
             let waived = |r: TrialResult, cfg: &Config| apply(r, cfg);

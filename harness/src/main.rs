@@ -10,7 +10,7 @@ use ge_conformance::backends::{self, BackendHandle};
 use ge_conformance::certify::{self, Config};
 use ge_conformance::expectations::Expectations;
 use ge_conformance::{bundle, protocol, runner};
-use ge_spec::{OptionKey, Scenario, Spec};
+use ge_spec::{OptionKey, Profile, Scenario, Spec};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -29,6 +29,31 @@ enum Format {
     Json,
     Markdown,
     Junit,
+}
+
+/// The behaviour profile (see `ge_spec::Profile`).
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq, Default)]
+enum ProfileArg {
+    /// What the source text documents.
+    #[default]
+    Documented,
+    /// What the open-source GE implementation does.
+    Upstream,
+}
+
+impl From<ProfileArg> for Profile {
+    fn from(p: ProfileArg) -> Profile {
+        match p {
+            ProfileArg::Documented => Profile::Documented,
+            ProfileArg::Upstream => Profile::Upstream,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+enum MapFormat {
+    Markdown,
+    Json,
 }
 
 #[derive(Subcommand, Debug)]
@@ -65,6 +90,10 @@ enum Command {
         /// Milliseconds an `exec:` backend has to answer each request.
         #[arg(long, default_value_t = DEFAULT_TIMEOUT_MS)]
         timeout_ms: u64,
+        /// The behaviour profile: the reference `--judge` compares with, and the one a case
+        /// must run under.
+        #[arg(long, value_enum, default_value = "documented")]
+        profile: ProfileArg,
     },
     /// Certify a backend against the whole suite and print the report.
     Certify {
@@ -93,10 +122,25 @@ enum Command {
         /// fails and the backend is restarted.
         #[arg(long, default_value_t = DEFAULT_TIMEOUT_MS)]
         timeout_ms: u64,
+        /// The behaviour profile certified against: which cases run and which reference the
+        /// properties compare with.
+        #[arg(long, value_enum, default_value = "documented")]
+        profile: ProfileArg,
     },
     /// Serve the reference backend over the subprocess protocol on standard input and output
     /// (see docs/protocol.md); `certify --backend 'exec:ge-conformance serve-reference'` uses it.
-    ServeReference,
+    ServeReference {
+        /// The profile the served reference behaves per (and declares in its hello).
+        #[arg(long, value_enum, default_value = "documented")]
+        profile: ProfileArg,
+    },
+    /// Print the divergence map: every clause where the open-source GE implementation departs
+    /// from the documented behaviour, with what each does.
+    Divergence {
+        /// Output format.
+        #[arg(long, value_enum, default_value = "markdown")]
+        format: MapFormat,
+    },
     /// Check a report bundle offline: digests, missing or extra files, spec tables.
     Verify {
         /// The bundle directory.
@@ -131,6 +175,9 @@ enum Command {
         /// A clause the finding breaks (repeatable); needed when the bug is already fixed.
         #[arg(long = "clause")]
         clauses: Vec<String>,
+        /// The profile the backend is judged under.
+        #[arg(long, value_enum, default_value_t = ProfileArg::Documented)]
+        profile: ProfileArg,
     },
     /// Explain one clause: summary, origin, rationale and cases.
     Explain {
@@ -181,7 +228,16 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             sandbox,
             judge,
             timeout_ms,
-        } => eval(scenario, case, &backend, sandbox, judge, timeout_ms),
+            profile,
+        } => eval(
+            scenario,
+            case,
+            &backend,
+            sandbox,
+            judge,
+            timeout_ms,
+            profile.into(),
+        ),
         Command::Certify {
             backend,
             cases,
@@ -191,6 +247,7 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             format,
             filter,
             timeout_ms,
+            profile,
         } => certify_cmd(
             &backend,
             cases,
@@ -200,11 +257,23 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             format,
             filter,
             timeout_ms,
+            profile.into(),
         ),
-        Command::ServeReference => {
+        Command::Divergence { format } => {
+            match format {
+                MapFormat::Markdown => {
+                    outn!("{}", ge_conformance::divergence::markdown(Spec::embedded()))
+                }
+                MapFormat::Json => out!("{}", ge_conformance::divergence::json(Spec::embedded())),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::ServeReference { profile } => {
             let stdin = std::io::stdin().lock();
             let stdout = std::io::BufWriter::new(std::io::stdout().lock());
-            match protocol::serve(&ge_reference::Reference, stdin, stdout) {
+            let profile: Profile = profile.into();
+            let reference = ge_reference::Reference::new(profile);
+            match protocol::serve_profiles(&reference, &[profile], stdin, stdout) {
                 Ok(()) => Ok(ExitCode::SUCCESS),
                 Err(e) => {
                     eprintln!("serve-reference: {e}");
@@ -251,13 +320,16 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             table,
             name,
             clauses,
+            profile,
         } => {
-            let handle = open_backend(&backend, 10_000)?;
+            let profile: Profile = profile.into();
+            let handle = open_backend(&backend, 10_000, profile)?;
             let opts = ge_conformance::findings::PromoteOptions {
                 target,
                 table,
                 name,
                 clauses,
+                profile,
             };
             let promotion = ge_conformance::findings::promote(handle.backend(), &input, &opts)
                 .map_err(|e| Usage(e.to_string()))?;
@@ -389,12 +461,19 @@ fn explain(id: &str) -> Result<ExitCode, Usage> {
     if let Some(r) = &clause.rationale {
         out!("\nWhy the suite decided so: {r}");
     }
+    if let Some(u) = &clause.upstream {
+        out!("\nUpstream GE departs from this: {}", u.behaviour);
+    }
     let cases: Vec<_> = spec.cases_for(id).collect();
     out!("\nCases ({}):", cases.len());
     for c in cases {
         out!(
-            "  {}{}",
+            "  {}{}{}",
             c.full_name(),
+            c.case
+                .profile
+                .map(|p| format!(" [{p} only]"))
+                .unwrap_or_default(),
             c.case
                 .comment
                 .as_ref()
@@ -422,8 +501,8 @@ fn explain(id: &str) -> Result<ExitCode, Usage> {
 /// The default of `--timeout-ms`.
 const DEFAULT_TIMEOUT_MS: u64 = protocol::DEFAULT_TIMEOUT.as_millis() as u64;
 
-fn open_backend(arg: &str, timeout_ms: u64) -> Result<BackendHandle, Usage> {
-    backends::open_with_timeout(arg, std::time::Duration::from_millis(timeout_ms)).map_err(Usage)
+fn open_backend(arg: &str, timeout_ms: u64, profile: Profile) -> Result<BackendHandle, Usage> {
+    backends::open_for(arg, std::time::Duration::from_millis(timeout_ms), profile).map_err(Usage)
 }
 
 fn eval(
@@ -433,6 +512,7 @@ fn eval(
     sandbox: Option<PathBuf>,
     judge: bool,
     timeout_ms: u64,
+    profile: Profile,
 ) -> Result<ExitCode, Usage> {
     let spec = Spec::embedded();
     let table_case = match &case {
@@ -444,6 +524,14 @@ fn eval(
         ),
         None => None,
     };
+    if let Some(c) = table_case.filter(|c| !c.case.runs_in(profile)) {
+        return Err(Usage(format!(
+            "case {} only holds under the {} profile; add `--profile {}`",
+            c.full_name(),
+            c.case.profile.unwrap_or_default(),
+            c.case.profile.unwrap_or_default()
+        )));
+    }
     let scenario: Scenario = match table_case {
         Some(c) => c.case.scenario.clone(),
         None => {
@@ -461,7 +549,7 @@ fn eval(
             serde_json::from_str(&text).map_err(|e| Usage(format!("not a scenario: {e}")))?
         }
     };
-    let handle = open_backend(backend, timeout_ms)?;
+    let handle = open_backend(backend, timeout_ms, profile)?;
     let temp;
     let dir = match sandbox {
         Some(d) => {
@@ -488,7 +576,7 @@ fn eval(
     );
     let mut failed = false;
     if let Some(c) = table_case {
-        match runner::judge_observation(c, observation) {
+        match runner::judge_observation_in(profile, c, observation) {
             runner::Verdict::Pass => eprintln!("{}: pass", c.full_name()),
             verdict => {
                 failed = true;
@@ -502,7 +590,7 @@ fn eval(
         }
     }
     if judge {
-        match certify::compare(handle.backend(), &scenario) {
+        match certify::compare_in(profile, handle.backend(), &scenario) {
             Ok(()) => eprintln!("agrees with the reference"),
             Err(d) => {
                 failed = true;
@@ -532,6 +620,7 @@ fn certify_cmd(
     format: Format,
     filter: Option<String>,
     timeout_ms: u64,
+    profile: Profile,
 ) -> Result<ExitCode, Usage> {
     let expectations = match expectations {
         Some(path) => {
@@ -541,11 +630,12 @@ fn certify_cmd(
         }
         None => Expectations::default(),
     };
-    let handle = open_backend(backend, timeout_ms)?;
+    let handle = open_backend(backend, timeout_ms, profile)?;
     let cfg = Config {
         seed,
         cases,
         expectations,
+        profile,
         backend_arg: backend.to_owned(),
         filter,
         ..Config::default()

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use ge_spec::{Capability, Spec};
+use ge_spec::{Capability, Profile, Spec};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -104,7 +104,7 @@ pub struct Meta {
     /// The capabilities the backend declared.
     pub capabilities: Vec<Capability>,
     /// The behaviour profile judged against.
-    pub profile: String,
+    pub profile: Profile,
     /// The seed of the generated scenarios.
     pub seed: u64,
     /// Generated scenarios per property.
@@ -408,7 +408,7 @@ impl Report {
                 .filter(|x| matches!(x.outcome, Outcome::NotSupported | Outcome::Waived))
                 .count();
             let _ = writeln!(out, "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\">", cap, trials.len());
-            let _ = writeln!(out, "    <properties><property name=\"spec_digest\" value=\"{}\"/><property name=\"backend\" value=\"{}\"/><property name=\"seed\" value=\"{}\"/></properties>", xml(&self.meta.spec_digest), xml(&self.meta.backend), self.meta.seed);
+            let _ = writeln!(out, "    <properties><property name=\"spec_digest\" value=\"{}\"/><property name=\"backend\" value=\"{}\"/><property name=\"profile\" value=\"{}\"/><property name=\"seed\" value=\"{}\"/></properties>", xml(&self.meta.spec_digest), xml(&self.meta.backend), self.meta.profile, self.meta.seed);
             for trial in trials {
                 let _ = write!(
                     out,

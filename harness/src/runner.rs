@@ -4,7 +4,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
-use ge_spec::{Backend, Observation, Scenario, TableCase};
+use ge_spec::{Backend, Observation, Profile, Scenario, TableCase};
 
 use crate::oracle;
 use crate::pattern;
@@ -129,10 +129,19 @@ pub fn ask(
 
 /// Judges an observation against a case: the capability must match, the `expect` pattern must
 /// match, and when the case asks for it, the oracle must find nothing.
-pub fn judge_observation(case: &TableCase, mut observation: Observation) -> Verdict {
+pub fn judge_observation(case: &TableCase, observation: Observation) -> Verdict {
+    judge_observation_in(Profile::Documented, case, observation)
+}
+
+/// [`judge_observation`] with the oracles of `profile`.
+pub fn judge_observation_in(
+    profile: Profile,
+    case: &TableCase,
+    mut observation: Observation,
+) -> Verdict {
     observation.canonicalize();
     let mut problems = Vec::new();
-    for v in oracle::judge(&case.case.scenario, &observation) {
+    for v in oracle::judge_in(profile, &case.case.scenario, &observation) {
         if case.case.oracle || v.clause == "SCENARIO" {
             problems.push(Problem {
                 clauses: vec![v.clause],
@@ -163,8 +172,15 @@ pub fn judge_observation(case: &TableCase, mut observation: Observation) -> Verd
     }
 }
 
-/// Runs `case` against `backend`. Weights cases get a fresh temporary sandbox.
+/// Runs `case` against `backend` under the documented profile. Weights cases get a fresh
+/// temporary sandbox.
 pub fn run_case(backend: &dyn Backend, case: &TableCase) -> Verdict {
+    run_case_in(Profile::Documented, backend, case)
+}
+
+/// Runs `case` against `backend`, judged with the oracles of `profile` (the caller picks the
+/// cases that run under it: [`ge_spec::Case::runs_in`]).
+pub fn run_case_in(profile: Profile, backend: &dyn Backend, case: &TableCase) -> Verdict {
     let sandbox = match sandbox(&case.case.scenario) {
         Ok(dir) => dir,
         Err(e) => return Verdict::broke(format!("cannot create a sandbox directory: {e}")),
@@ -183,11 +199,12 @@ pub fn run_case(backend: &dyn Backend, case: &TableCase) -> Verdict {
             case.capability()
         )),
         Ok(Ok(observation)) => {
-            let mut verdict = judge_observation(case, observation.clone());
+            let mut verdict = judge_observation_in(profile, case, observation.clone());
             if let (ge_spec::Scenario::Weights(s), ge_spec::Observation::Weights(o)) =
                 (&case.case.scenario, &observation)
             {
-                let found = oracle::weights::check_sandbox(s, o, sandbox_path(&sandbox));
+                let found =
+                    oracle::weights::check_sandbox_in(profile, s, o, sandbox_path(&sandbox));
                 if !found.is_empty() {
                     let mut problems = match verdict {
                         Verdict::Fail(p) => p,
@@ -213,7 +230,7 @@ pub fn caught_clauses(
     capability: Option<ge_spec::Capability>,
 ) -> std::collections::BTreeMap<String, Vec<String>> {
     let mut caught: std::collections::BTreeMap<String, Vec<String>> = Default::default();
-    for case in ge_spec::Spec::embedded().cases() {
+    for case in ge_spec::Spec::embedded().cases_in(Profile::Documented) {
         if capability.is_some_and(|c| c != case.capability()) {
             continue;
         }

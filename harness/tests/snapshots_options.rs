@@ -13,7 +13,7 @@ use ge_spec::{Backend, OptionMaps, Scenario, Spec};
 #[test]
 fn every_options_message() {
     let mut messages: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for case in Spec::embedded().cases() {
+    for case in Spec::embedded().cases_in(ge_spec::Profile::Documented) {
         if let Scenario::Options(s) = &case.case.scenario {
             let o = Reference.options(s).expect("the reference answers options");
             let lines: Vec<String> = o
@@ -28,6 +28,33 @@ fn every_options_message() {
         }
     }
     common::with_snapshots(|| insta::assert_json_snapshot!("options_messages", messages));
+}
+
+/// The upstream reference's diagnostics for the options cases that hold under the upstream
+/// profile only: the wording a reviewer reads next to the divergence map.
+#[test]
+fn every_upstream_options_message() {
+    let upstream = Reference::upstream();
+    let mut messages: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for case in Spec::embedded().cases() {
+        if case.case.profile != Some(ge_spec::Profile::Upstream) {
+            continue;
+        }
+        if let Scenario::Options(s) = &case.case.scenario {
+            let o = upstream.options(s).expect("the reference answers options");
+            let lines: Vec<String> = o
+                .errors
+                .iter()
+                .map(|d| format!("error {d}"))
+                .chain(o.warnings.iter().map(|d| format!("warning {d}")))
+                .collect();
+            if !lines.is_empty() {
+                messages.insert(case.full_name(), lines);
+            }
+        }
+    }
+    assert!(!messages.is_empty());
+    common::with_snapshots(|| insta::assert_json_snapshot!("upstream_options_messages", messages));
 }
 
 #[test]

@@ -23,13 +23,18 @@ use std::collections::BTreeMap;
 use ge_spec::vocab::memory::{
     aligned, Alias, CleanupGroup, MemoryObservation, MemoryScenario, Role, ALIGNMENT,
 };
-use ge_spec::{Answer, Diagnostic, OptionKey, Product, RunMode, ShapeKind};
+use ge_spec::{Answer, Diagnostic, OptionKey, Product, Profile, RunMode, ShapeKind};
 
 use crate::options::{self, Context, Values};
 
 /// Plans the device memory of one graph.
 pub fn plan(scenario: &MemoryScenario) -> Answer<MemoryObservation> {
     Ok(observe(scenario))
+}
+
+/// Plans the device memory of one graph under `profile`.
+pub fn plan_in(profile: Profile, scenario: &MemoryScenario) -> Answer<MemoryObservation> {
+    Ok(observe_in(profile, scenario))
 }
 
 /// The option context of a memory scenario: its counts, a static-shape graph run asynchronously
@@ -46,6 +51,11 @@ pub fn context(scenario: &MemoryScenario) -> Context {
 
 /// The observation of the reference for `scenario`.
 pub fn observe(scenario: &MemoryScenario) -> MemoryObservation {
+    observe_in(Profile::Documented, scenario)
+}
+
+/// The observation of the reference for `scenario` under `profile`.
+pub fn observe_in(profile: Profile, scenario: &MemoryScenario) -> MemoryObservation {
     let mut obs = MemoryObservation::default();
     let invalid = scenario.validate();
     if !invalid.is_empty() {
@@ -53,7 +63,7 @@ pub fn observe(scenario: &MemoryScenario) -> MemoryObservation {
         obs.canonicalize();
         return obs;
     }
-    let resolution = options::resolve(&scenario.options, context(scenario));
+    let resolution = options::resolve_in(profile, &scenario.options, context(scenario));
     obs.warnings = resolution.observation.warnings.clone();
     if resolution.rejected() {
         obs.errors = resolution.observation.errors.clone();

@@ -8,8 +8,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use ge_spec::tables::{Grammar, OptionSpec};
 use ge_spec::vocab::{Effective, OptionsObservation, OptionsScenario};
 use ge_spec::{
-    Diagnostic, Level, OptionKey, OptionMaps, Product, RunMode, ShapeKind, Source, Spec,
+    Diagnostic, Level, OptionKey, OptionMaps, Product, Profile, RunMode, ShapeKind, Source, Spec,
 };
+
+mod upstream;
 
 /// What the options layer needs to know about the graph and the run. Counts that a capability
 /// does not know are `None`, and the range checks that need them are skipped.
@@ -375,9 +377,14 @@ pub fn parse_value(
     parser.parse().map(|v| (v.canonical(), parser.warnings))
 }
 
-/// Resolves `maps` in `ctx` against the embedded spec tables.
+/// Resolves `maps` in `ctx` against the embedded spec tables, under the documented profile.
 pub fn resolve(maps: &OptionMaps, ctx: Context) -> Resolution {
     resolve_with(Spec::embedded(), maps, ctx)
+}
+
+/// Resolves `maps` in `ctx` against the embedded spec tables, under `profile`.
+pub fn resolve_in(profile: Profile, maps: &OptionMaps, ctx: Context) -> Resolution {
+    resolve_with_in(Spec::embedded(), profile, maps, ctx)
 }
 
 /// The option keys in the order of their names (the order of the observation's map).
@@ -390,8 +397,31 @@ fn keys_by_name() -> [OptionKey; 12] {
     })
 }
 
-/// Resolves `maps` in `ctx` against `spec`.
+/// Resolves `maps` in `ctx` against `spec`, under the documented profile.
 pub fn resolve_with(spec: &Spec, maps: &OptionMaps, ctx: Context) -> Resolution {
+    resolve_with_in(spec, Profile::Documented, maps, ctx)
+}
+
+/// Under the upstream profile, whether a value set at `level`, where the documentation does not
+/// list it, is used anyway (OPT-002's upstream entry). The three index options are read from the
+/// graph's own map only, so elsewhere they stay ignored (OPT-010).
+fn upstream_uses(key: OptionKey) -> bool {
+    !matches!(
+        key,
+        OptionKey::InputReuseMemIndexes
+            | OptionKey::OutputReuseMemIndexes
+            | OptionKey::OutputReuseInputMemIndexes
+    )
+}
+
+/// Resolves `maps` in `ctx` against `spec`, under `profile`.
+pub fn resolve_with_in(
+    spec: &Spec,
+    profile: Profile,
+    maps: &OptionMaps,
+    ctx: Context,
+) -> Resolution {
+    let upstream = profile == Profile::Upstream;
     let mut obs = OptionsObservation::default();
     let mut parsed: BTreeMap<OptionKey, (Parsed, Level)> = BTreeMap::new();
     for level in Level::ALL {
@@ -412,8 +442,19 @@ pub fn resolve_with(spec: &Spec, maps: &OptionMaps, ctx: Context) -> Resolution 
             let Some(raw) = maps.at(level).get(key.as_str()) else {
                 continue;
             };
-            if !row.takes_effect_at(level) {
-                let levels: Vec<_> = row.levels.iter().map(|l| l.as_str()).collect();
+            let listed = row.takes_effect_at(level);
+            // OPT-002: documented, an unlisted level is ignored; upstream uses it anyway, except
+            // for the index options (OPT-010).
+            let used_anyway = upstream && upstream_uses(key);
+            let ignored = !(listed || used_anyway);
+            // Upstream warns about unlisted levels too, except for atomicCleanPolicy, which it
+            // takes at every level (ACP-002), and always about externalWeightDir (EWD-002).
+            let upstream_warns = upstream
+                && !ignored
+                && ((!listed && key != OptionKey::AtomicCleanPolicy)
+                    || key == OptionKey::ExternalWeightDir);
+            let levels: Vec<_> = row.levels.iter().map(|l| l.as_str()).collect();
+            if ignored {
                 obs.warnings.push(
                     Diagnostic::new("OPT-002", format!("{key} takes effect at {} level(s) only; the value set at {level} level is ignored", levels.join(" and ")))
                         .key(key.as_str())
@@ -422,6 +463,20 @@ pub fn resolve_with(spec: &Spec, maps: &OptionMaps, ctx: Context) -> Resolution 
                 );
                 continue;
             }
+            if upstream_warns {
+                let why = if key == OptionKey::ExternalWeightDir {
+                    // EWD-002 upstream: in no level's list, so every level draws the warning.
+                    format!("upstream lists {key} at no level and warns wherever it is set; the value set at {level} level is used anyway")
+                } else {
+                    format!("{key} is documented for {} level(s) only; the value set at {level} level is used anyway", levels.join(" and "))
+                };
+                obs.warnings.push(
+                    Diagnostic::new("OPT-002", why)
+                        .key(key.as_str())
+                        .level(level)
+                        .value(raw.as_str()),
+                );
+            }
             let mut parser = Parser {
                 spec: row,
                 level,
@@ -429,7 +484,12 @@ pub fn resolve_with(spec: &Spec, maps: &OptionMaps, ctx: Context) -> Resolution 
                 ctx,
                 warnings: Vec::new(),
             };
-            match parser.parse() {
+            let parsed = if upstream {
+                parser.parse_upstream()
+            } else {
+                parser.parse()
+            };
+            match parsed {
                 Ok(value) => winner = Some((value, level, parser.warnings)),
                 Err(error) => {
                     obs.errors.push(error);
@@ -603,7 +663,8 @@ fn typed_values(parsed: &BTreeMap<OptionKey, (Parsed, Level)>) -> Values {
                 v.external_weight = s.parse().unwrap_or(0)
             }
             (OptionKey::ExternalWeightDir, Parsed::Path(p)) => {
-                v.external_weight_dir = Some(p.clone())
+                // An empty directory (upstream accepts one) is the same as none.
+                v.external_weight_dir = (!p.is_empty()).then(|| p.clone())
             }
             (OptionKey::InputBatchCpy, Parsed::Enum(s)) => v.batch_copy = s == "1",
             (OptionKey::FeatureBaseRefreshable, Parsed::Enum(s)) => {

@@ -19,9 +19,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use ge_spec::vocab::session::{
     RefreshResult, SessionEvent, SessionObservation, SessionScenario, TraceAction, TraceEntry,
 };
-use ge_spec::{Answer, Diagnostic, OptionKey, OptionMaps, Product, RunMode, ShapeKind};
+use ge_spec::{Answer, Diagnostic, OptionKey, OptionMaps, Product, Profile, RunMode, ShapeKind};
 
-use crate::options::{resolve, Context, Resolution};
+use crate::options::{resolve_in, Context, Resolution};
 
 /// Largest number of events, and largest total of executions, in one script (SES-020).
 pub const MAX_SCRIPT: u64 = 100_000;
@@ -287,6 +287,11 @@ fn extra(of: &[Diagnostic], base: &[Diagnostic]) -> Vec<Diagnostic> {
 
 /// Runs a session script.
 pub fn run(scenario: &SessionScenario) -> Answer<SessionObservation> {
+    run_in(Profile::Documented, scenario)
+}
+
+/// Runs a session script under `profile`.
+pub fn run_in(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObservation> {
     let mut obs = SessionObservation::default();
     let events = &scenario.events;
     let executions = scenario.executions();
@@ -307,7 +312,7 @@ pub fn run(scenario: &SessionScenario) -> Answer<SessionObservation> {
         session: scenario.options.session.clone(),
         graph: BTreeMap::new(),
     };
-    let session = resolve(&session_maps, context(ShapeKind::Static));
+    let session = resolve_in(profile, &session_maps, context(ShapeKind::Static));
     let mut rejected = session.rejected();
     obs.errors
         .extend(session.observation.errors.iter().cloned());
@@ -325,7 +330,11 @@ pub fn run(scenario: &SessionScenario) -> Answer<SessionObservation> {
             per_load.push(None);
             continue;
         };
-        let r = resolve(&graph_maps(scenario, options.as_ref()), context(*shape));
+        let r = resolve_in(
+            profile,
+            &graph_maps(scenario, options.as_ref()),
+            context(*shape),
+        );
         rejected |= r.rejected();
         for d in extra(&r.observation.errors, &session.observation.errors) {
             obs.errors.push(for_graph(d, *graph));

@@ -7,13 +7,18 @@
 
 use ge_spec::tables::OptionSpec;
 use ge_spec::vocab::transfer::{Placement, TransferInput, TransferObservation, TransferScenario};
-use ge_spec::{Answer, Diagnostic, OptionKey, Spec};
+use ge_spec::{Answer, Diagnostic, OptionKey, Profile, Spec};
 
 use crate::options::{self, Context};
 
 /// Plans the host-to-device transfer of the user inputs of one run.
 pub fn plan(scenario: &TransferScenario) -> Answer<TransferObservation> {
     Ok(plan_observation(scenario))
+}
+
+/// Plans the host-to-device transfer of the user inputs of one run, under `profile`.
+pub fn plan_in(profile: Profile, scenario: &TransferScenario) -> Answer<TransferObservation> {
+    Ok(plan_observation_in(profile, scenario))
 }
 
 /// The option context of a transfer scenario (TRF-004): the graph's input count, device inputs
@@ -30,12 +35,17 @@ pub fn context(scenario: &TransferScenario) -> Context {
 
 /// Plans the transfer and returns the observation directly (the reference always answers).
 pub fn plan_observation(scenario: &TransferScenario) -> TransferObservation {
+    plan_observation_in(Profile::Documented, scenario)
+}
+
+/// [`plan_observation`] under `profile`.
+pub fn plan_observation_in(profile: Profile, scenario: &TransferScenario) -> TransferObservation {
     let mut obs = TransferObservation::default();
     let ctx = context(scenario);
     // IBC-014: the input count the options layer sees is the graph's, device inputs included.
     let count = ctx.inputs;
     // TRF-004: the options layer's diagnostics are the plan's.
-    let resolution = options::resolve(&scenario.options, ctx);
+    let resolution = options::resolve_in(profile, &scenario.options, ctx);
     obs.warnings = resolution.observation.warnings;
     obs.errors = resolution.observation.errors;
     if count.is_none() {
@@ -116,6 +126,21 @@ pub fn plan_observation(scenario: &TransferScenario) -> TransferObservation {
     if batch_on && remaining.len() >= 2 {
         obs.batched = remaining;
     } else {
+        if profile == Profile::Upstream && batch_on && remaining.len() == 1 {
+            // IBC-013 upstream: the lone copy is a plain copy, and upstream says so.
+            obs.warnings.push(
+                Diagnostic::new(
+                    "IBC-013",
+                    format!(
+                        "{} is on, but only host input {} is left after fusion: it is copied on its own",
+                        OptionKey::InputBatchCpy,
+                        remaining[0]
+                    ),
+                )
+                .key(OptionKey::InputBatchCpy.as_str())
+                .subject(format!("input {}", remaining[0])),
+            );
+        }
         obs.direct = remaining;
     }
     obs.canonicalize();

@@ -17,7 +17,7 @@ use ge_spec::vocab::weights::{
     encode_hex, NodeConversion, NodeType, SetupStep, WeightsObservation, WeightsScenario,
     WorkPathEnv, WrittenFile, MAX_WEIGHT_BYTES,
 };
-use ge_spec::{Answer, Diagnostic, Product, RunMode, ShapeKind};
+use ge_spec::{Answer, Diagnostic, Product, Profile, RunMode, ShapeKind};
 use sha2::{Digest, Sha256};
 
 use crate::options::{self, Context};
@@ -43,9 +43,42 @@ pub fn weight_file_name(bytes: &[u8]) -> String {
     format!("weight_{}", sha256_hex(bytes))
 }
 
+/// The name of the mode-1 file of a weight under `profile`: upstream prints each byte of the
+/// SHA-256 as hex without zero-padding (`0x0a` as `a`), so its names have 32 to 64 hex digits
+/// (EXW-012's upstream entry).
+pub fn weight_file_name_in(profile: Profile, bytes: &[u8]) -> String {
+    match profile {
+        Profile::Documented => weight_file_name(bytes),
+        Profile::Upstream => {
+            let hex: String = Sha256::digest(bytes)
+                .iter()
+                .map(|b| format!("{b:x}"))
+                .collect();
+            format!("weight_{hex}")
+        }
+    }
+}
+
 /// The name of the mode-2 file of a root graph.
 pub fn combined_file_name(root_graph: &str) -> String {
     format!("{root_graph}_weight_combined")
+}
+
+/// Whether unloading the model removes the temporary weight directory under `profile`: the
+/// upstream online session API removes it when the session ends, not at model unload
+/// (EXW-019's upstream entry; EXW-021: the scenarios' unload keeps the session open).
+pub fn unload_removes_tmp_dir(profile: Profile) -> bool {
+    profile == Profile::Documented
+}
+
+/// The name of the mode-2 file under `profile`: upstream falls back to `weight_combined` when
+/// the root graph has no name (EXW-014's upstream entry).
+pub fn combined_file_name_in(profile: Profile, root_graph: &str) -> String {
+    if profile == Profile::Upstream && root_graph.is_empty() {
+        "weight_combined".to_owned()
+    } else {
+        combined_file_name(root_graph)
+    }
 }
 
 /// A sandbox-relative path as observations spell it (`.` for the sandbox itself).
@@ -301,7 +334,16 @@ fn remove_tmp_dir(sandbox: &Path, parts: &[String], errors: &mut Vec<Diagnostic>
 /// Loads (and maybe unloads) a model with external weights inside `sandbox`. Never panics;
 /// every problem is a diagnostic in the observation.
 pub fn load(scenario: &WeightsScenario, sandbox: &Path) -> Answer<WeightsObservation> {
-    let mut obs = run(scenario, sandbox);
+    load_in(Profile::Documented, scenario, sandbox)
+}
+
+/// [`load`] under `profile`.
+pub fn load_in(
+    profile: Profile,
+    scenario: &WeightsScenario,
+    sandbox: &Path,
+) -> Answer<WeightsObservation> {
+    let mut obs = run(profile, scenario, sandbox);
     obs.canonicalize();
     Ok(obs)
 }
@@ -318,9 +360,9 @@ pub fn context() -> Context {
     }
 }
 
-fn run(scenario: &WeightsScenario, sandbox: &Path) -> WeightsObservation {
+fn run(profile: Profile, scenario: &WeightsScenario, sandbox: &Path) -> WeightsObservation {
     let mut obs = WeightsObservation::default();
-    let resolution = options::resolve(&scenario.options, context());
+    let resolution = options::resolve_in(profile, &scenario.options, context());
     obs.warnings = resolution.observation.warnings.clone();
     obs.errors = resolution.observation.errors.clone();
     let checked = check_scenario(scenario, &mut obs.errors);
@@ -369,7 +411,8 @@ fn run(scenario: &WeightsScenario, sandbox: &Path) -> WeightsObservation {
     }
     if mode == 2 {
         let g = &scenario.root_graph;
-        if g.is_empty() || g == "." || g == ".." || g.contains('/') || g.contains('\0') {
+        let unnamed = g.is_empty() && profile == Profile::Documented;
+        if unnamed || g == "." || g == ".." || g.contains('/') || g.contains('\0') {
             obs.errors.push(
                 Diagnostic::new(
                     "WGT-002",
@@ -409,12 +452,12 @@ fn run(scenario: &WeightsScenario, sandbox: &Path) -> WeightsObservation {
             );
             false
         }
-        Ok(()) => write_weights(scenario, mode, &weights, &dir, &dir_path, &mut obs),
+        Ok(()) => write_weights(profile, scenario, mode, &weights, &dir, &dir_path, &mut obs),
     };
     if !loaded {
         obs.nodes.clear();
     }
-    if scenario.unload && tier == Tier::Temporary {
+    if scenario.unload && tier == Tier::Temporary && unload_removes_tmp_dir(profile) {
         obs.removed = remove_tmp_dir(sandbox, &dir, &mut obs.errors);
     }
     obs
@@ -422,6 +465,7 @@ fn run(scenario: &WeightsScenario, sandbox: &Path) -> WeightsObservation {
 
 /// Writes the files of mode 1 or 2 and fills `files` and `nodes`; false on a write failure.
 fn write_weights(
+    profile: Profile,
     scenario: &WeightsScenario,
     mode: u8,
     weights: &[Weight],
@@ -451,7 +495,7 @@ fn write_weights(
     if mode == 1 {
         let mut done = BTreeSet::new();
         for w in weights {
-            let name = weight_file_name(&w.bytes);
+            let name = weight_file_name_in(profile, &w.bytes);
             if done.insert(name.clone()) && !write(&name, &w.bytes, obs) {
                 return false;
             }
@@ -466,7 +510,14 @@ fn write_weights(
         return true;
     }
     let views: Vec<&[u8]> = weights.iter().map(|w| w.bytes.as_slice()).collect();
-    let Some((offsets, end)) = combined_layout(&views) else {
+    let padded = combined_layout(&views).and_then(|(offsets, end)| match profile {
+        // EXW-015 upstream: each weight is padded to a multiple of 512, the last one too.
+        Profile::Upstream => end
+            .checked_next_multiple_of(COMBINED_ALIGNMENT)
+            .map(|end| (offsets, end)),
+        Profile::Documented => Some((offsets, end)),
+    });
+    let Some((offsets, end)) = padded else {
         obs.errors.push(
             Diagnostic::new("WGT-002", "the combined file would be too large").subject("constants"),
         );
@@ -488,7 +539,7 @@ fn write_weights(
         let at = at as usize;
         buffer[at..at + w.bytes.len()].copy_from_slice(&w.bytes);
     }
-    let name = combined_file_name(&scenario.root_graph);
+    let name = combined_file_name_in(profile, &scenario.root_graph);
     if !write(&name, &buffer, obs) {
         return false;
     }

@@ -34,6 +34,7 @@
 //! | `origin` | yes | `documented` or `reference-defined` |
 //! | `rationale` | reference-defined only | why the suite decided so |
 //! | `section` | yes | the section of the source text it rests on |
+//! | `upstream` | no | `{ behaviour }`: what the open-source GE implementation does instead, on clauses where it departs from this one |
 //!
 //! ## `cases/*.toml`: one `[[case]]` per case
 //!
@@ -47,6 +48,7 @@
 //! | `scenario` | yes | the scenario, tagged by `capability` (the same JSON as everywhere) |
 //! | `expect` | one of the two | the expected observation, as a pattern |
 //! | `oracle` | one of the two | `true`: the capability's invariant oracle judges the answer too |
+//! | `profile` | no | `documented` or `upstream`: the only [`Profile`] the case holds under; absent: both |
 //!
 //! ### Matching
 //!
@@ -60,19 +62,25 @@
 //!
 //! Unknown fields, duplicate option rows, clause IDs or case names, a case naming a missing
 //! clause, a clause no case checks, a reference-defined clause without a rationale, and a case
-//! with nothing to judge are all load errors ([`LoadErrors`] lists every one).
+//! with nothing to judge are all load errors ([`LoadErrors`] lists every one). So are the
+//! profile rules: a case with a `profile` must cite a clause with an `upstream` entry, every
+//! clause with an `upstream` entry needs a `profile = "upstream"` case, and every clause needs a
+//! case that runs under each profile.
 #![deny(missing_docs)]
 
 pub mod backend;
 pub mod diag;
 pub mod option;
+pub mod profile;
 pub mod tables;
 pub mod vocab;
 
 pub use backend::{Answer, Backend, NotSupported};
 pub use diag::Diagnostic;
 pub use option::{Level, OptionKey, Product, RunMode, ShapeKind, Source};
+pub use profile::Profile;
 pub use tables::{
     Case, Clause, Grammar, LoadError, LoadErrors, OptionSpec, Origin, Spec, Strength, TableCase,
+    Upstream,
 };
 pub use vocab::{Capability, Observation, OptionMaps, Scenario};

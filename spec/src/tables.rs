@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::option::{Level, OptionKey, Product, RunMode, ShapeKind};
+use crate::profile::Profile;
 use crate::vocab::{Capability, Scenario};
 
 include!(concat!(env!("OUT_DIR"), "/tables.rs"));
@@ -168,6 +169,25 @@ pub struct Clause {
     pub rationale: Option<String>,
     /// The section of the source text it rests on.
     pub section: String,
+    /// What the open-source GE implementation does instead, when it departs from this clause
+    /// (absent when it agrees).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream: Option<Upstream>,
+}
+
+impl Clause {
+    /// True when the upstream implementation departs from this clause.
+    pub fn diverges(&self) -> bool {
+        self.upstream.is_some()
+    }
+}
+
+/// Where the open-source GE implementation departs from a clause.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Upstream {
+    /// What upstream does instead, in one line of our own words.
+    pub behaviour: String,
 }
 
 /// One conformance case.
@@ -190,6 +210,16 @@ pub struct Case {
     /// Judge the observation with the invariant oracle of its capability as well.
     #[serde(default)]
     pub oracle: bool,
+    /// The only profile the case holds under; absent: it holds under both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<Profile>,
+}
+
+impl Case {
+    /// True when the case runs under `profile`.
+    pub fn runs_in(&self, profile: Profile) -> bool {
+        self.profile.is_none_or(|p| p == profile)
+    }
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -299,6 +329,14 @@ pub enum LoadError {
     UncoveredClause {
         /// The ID.
         id: String,
+    },
+    /// A clause no case checks under one profile.
+    #[error("clause {id} has no case that runs under the {profile} profile")]
+    UncoveredInProfile {
+        /// The ID.
+        id: String,
+        /// The profile without a case.
+        profile: Profile,
     },
 }
 
@@ -491,6 +529,7 @@ impl Spec {
                 errors.push(LoadError::UncoveredClause { id: id.clone() });
             }
         }
+        check_profiles(&clauses, &cases, &mut errors);
         if errors.is_empty() {
             let digest = hasher
                 .finalize()
@@ -534,6 +573,16 @@ impl Spec {
         &self.cases
     }
 
+    /// The cases that run under `profile`, in table order.
+    pub fn cases_in(&self, profile: Profile) -> impl Iterator<Item = &TableCase> {
+        self.cases.iter().filter(move |c| c.case.runs_in(profile))
+    }
+
+    /// The clauses where the upstream implementation departs from the documented behaviour.
+    pub fn divergent_clauses(&self) -> impl Iterator<Item = &Clause> {
+        self.clauses.values().filter(|c| c.diverges())
+    }
+
     /// The cases that check `clause`.
     pub fn cases_for(&self, clause: &str) -> impl Iterator<Item = &TableCase> {
         let clause = clause.to_owned();
@@ -546,6 +595,57 @@ impl Spec {
     /// third party can tell which contract a verdict was made against.
     pub fn digest(&self) -> &str {
         &self.digest
+    }
+}
+
+/// The profile rules: a case bound to one profile cites a clause where the profiles diverge;
+/// every divergent clause has an upstream-only case; every clause is checked under each profile.
+fn check_profiles(
+    clauses: &BTreeMap<String, Clause>,
+    cases: &[TableCase],
+    errors: &mut Vec<LoadError>,
+) {
+    let divergent = |id: &String| clauses.get(id).is_some_and(Clause::diverges);
+    for tc in cases {
+        if let Some(profile) = tc.case.profile {
+            if !tc.case.clauses.iter().any(divergent) {
+                errors.push(LoadError::BadCase {
+                    name: tc.full_name(),
+                    why: format!(
+                        "holds under the {profile} profile only, but cites no clause with an `upstream` entry"
+                    ),
+                });
+            }
+        }
+    }
+    for (id, clause) in clauses {
+        let citing = || cases.iter().filter(|c| c.case.clauses.contains(id));
+        if citing().next().is_none() {
+            // Reported as UncoveredClause already.
+            continue;
+        }
+        if clause.diverges() && !citing().any(|c| c.case.profile == Some(Profile::Upstream)) {
+            errors.push(LoadError::BadClause {
+                id: id.clone(),
+                why: "has an `upstream` entry but no case with `profile = \"upstream\"`".into(),
+            });
+        }
+        for profile in Profile::ALL {
+            if !citing().any(|c| c.case.runs_in(profile)) {
+                errors.push(LoadError::UncoveredInProfile {
+                    id: id.clone(),
+                    profile,
+                });
+            }
+        }
+        if let Some(up) = &clause.upstream {
+            if up.behaviour.trim().is_empty() {
+                errors.push(LoadError::BadClause {
+                    id: id.clone(),
+                    why: "the upstream behaviour is empty".into(),
+                });
+            }
+        }
     }
 }
 

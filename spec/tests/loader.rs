@@ -300,3 +300,101 @@ fn the_digest_changes_with_any_byte() {
     let b = load(&[("clauses/a.toml", CLAUSE), ("cases/t.toml", &case2)]).unwrap();
     assert_ne!(a.digest(), b.digest());
 }
+
+const DIVERGENT_CLAUSE: &str = r#"
+[[clause]]
+id = "OPT-001"
+summary = "A rule."
+strength = "MUST"
+origin = "documented"
+section = "s"
+upstream = { behaviour = "Upstream does something else." }
+"#;
+
+const PROFILE_CASES: &str = r#"
+[[case]]
+name = "documented"
+clauses = ["OPT-001"]
+profile = "documented"
+scenario = { capability = "options" }
+expect = { errors = [] }
+
+[[case]]
+name = "upstream"
+clauses = ["OPT-001"]
+profile = "upstream"
+scenario = { capability = "options" }
+expect = { warnings = [] }
+"#;
+
+#[test]
+fn profile_bound_cases_on_a_divergent_clause_load() {
+    use ge_spec::Profile;
+    let spec = load(&[
+        ("clauses/a.toml", DIVERGENT_CLAUSE),
+        ("cases/t.toml", PROFILE_CASES),
+    ])
+    .expect("loads");
+    let names = |p| spec.cases_in(p).map(|c| c.full_name()).collect::<Vec<_>>();
+    assert_eq!(names(Profile::Documented), ["t/documented"]);
+    assert_eq!(names(Profile::Upstream), ["t/upstream"]);
+    let divergent: Vec<_> = spec.divergent_clauses().map(|c| c.id.as_str()).collect();
+    assert_eq!(divergent, ["OPT-001"]);
+}
+
+#[test]
+fn a_profile_bound_case_must_cite_a_divergent_clause() {
+    let errors = load(&[("clauses/a.toml", CLAUSE), ("cases/t.toml", PROFILE_CASES)]).unwrap_err();
+    assert!(
+        errors.iter().any(|e| matches!(e, LoadError::BadCase { name, why } if name == "t/upstream" && why.contains("upstream"))),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn a_divergent_clause_needs_an_upstream_case() {
+    let errors = load(&[("clauses/a.toml", DIVERGENT_CLAUSE), ("cases/t.toml", CASE)]).unwrap_err();
+    assert!(
+        errors.iter().any(|e| matches!(e, LoadError::BadClause { id, why } if id == "OPT-001" && why.contains("profile = \"upstream\""))),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn every_clause_needs_a_case_under_each_profile() {
+    let only_upstream = PROFILE_CASES
+        .split("[[case]]")
+        .nth(2)
+        .map(|c| format!("[[case]]{c}"))
+        .expect("two cases");
+    let errors = load(&[
+        ("clauses/a.toml", DIVERGENT_CLAUSE),
+        ("cases/t.toml", &only_upstream),
+    ])
+    .unwrap_err();
+    assert_eq!(
+        errors,
+        [LoadError::UncoveredInProfile {
+            id: "OPT-001".into(),
+            profile: ge_spec::Profile::Documented
+        }]
+    );
+}
+
+#[test]
+fn an_unknown_profile_or_upstream_field_is_refused() {
+    let bad_profile = PROFILE_CASES.replace("profile = \"upstream\"", "profile = \"vendor\"");
+    let errors = load(&[
+        ("clauses/a.toml", DIVERGENT_CLAUSE),
+        ("cases/t.toml", &bad_profile),
+    ])
+    .unwrap_err();
+    assert!(matches!(&errors[0], LoadError::Parse { .. }), "{errors:?}");
+    let bad_upstream = DIVERGENT_CLAUSE.replace("behaviour =", "behavior =");
+    let errors = load(&[
+        ("clauses/a.toml", &bad_upstream),
+        ("cases/t.toml", PROFILE_CASES),
+    ])
+    .unwrap_err();
+    assert!(matches!(&errors[0], LoadError::Parse { .. }), "{errors:?}");
+}

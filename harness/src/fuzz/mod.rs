@@ -476,13 +476,23 @@ pub fn scenario(data: &[u8]) -> Option<ge_spec::Scenario> {
 /// });
 /// ```
 pub fn differential(backend: &dyn ge_spec::Backend, data: &[u8]) -> Verdict {
+    differential_in(ge_spec::Profile::Documented, backend, data)
+}
+
+/// [`differential`] under `profile`: against the reference of that profile, for an engine that
+/// must behave like the open-source GE implementation (`Profile::Upstream`).
+pub fn differential_in(
+    profile: ge_spec::Profile,
+    backend: &dyn ge_spec::Backend,
+    data: &[u8],
+) -> Verdict {
     let Some(s) = scenario(data) else {
         return Verdict::Reject;
     };
     if !backend.capabilities().contains(&s.capability()) {
         return Verdict::Reject;
     }
-    if let Err(d) = crate::certify::compare(backend, &s) {
+    if let Err(d) = crate::certify::compare_in(profile, backend, &s) {
         panic!(
             "{} differs from the reference [{}]: {}\nscenario: {}",
             backend.name(),

@@ -20,7 +20,7 @@ use ge_reference::options::{self, Values};
 use ge_spec::vocab::memory::{
     aligned, Alias, MemoryObservation, MemoryScenario, Role, Tensor, ALIGNMENT,
 };
-use ge_spec::Diagnostic;
+use ge_spec::{Diagnostic, Profile};
 
 use super::Violation;
 
@@ -29,6 +29,15 @@ const MAX_SHARING_REPORTS: usize = 16;
 
 /// Judges a memory observation.
 pub fn judge(scenario: &MemoryScenario, observation: &MemoryObservation) -> Vec<Violation> {
+    judge_in(Profile::Documented, scenario, observation)
+}
+
+/// [`judge`] under `profile`.
+pub fn judge_in(
+    profile: Profile,
+    scenario: &MemoryScenario,
+    observation: &MemoryObservation,
+) -> Vec<Violation> {
     let mut out = Vec::new();
     let invalid = scenario.validate();
     if !invalid.is_empty() {
@@ -36,7 +45,11 @@ pub fn judge(scenario: &MemoryScenario, observation: &MemoryObservation) -> Vec<
         require_no_plan(observation, "the scenario is invalid", &mut out);
         return out;
     }
-    let resolution = options::resolve(&scenario.options, ge_reference::memory::context(scenario));
+    let resolution = options::resolve_in(
+        profile,
+        &scenario.options,
+        ge_reference::memory::context(scenario),
+    );
     require_diagnostics(
         &resolution.observation.warnings,
         &observation.warnings,

@@ -1,7 +1,7 @@
 //! Invariant oracles: functions that take any backend's observation for a scenario and say which
 //! clauses it breaks. Where many answers are right (memory plans, session traces), these judge.
 
-use ge_spec::{Observation, Scenario};
+use ge_spec::{Observation, Profile, Scenario};
 
 pub mod memory;
 pub mod session;
@@ -36,12 +36,21 @@ impl std::fmt::Display for Violation {
 /// Judges `observation` as an answer to `scenario` with the oracle of its capability. An
 /// observation of another capability than the scenario's is itself a violation.
 pub fn judge(scenario: &Scenario, observation: &Observation) -> Vec<Violation> {
+    judge_in(Profile::Documented, scenario, observation)
+}
+
+/// [`judge`] under `profile`: the oracles resolve the options as that profile does.
+pub fn judge_in(
+    profile: Profile,
+    scenario: &Scenario,
+    observation: &Observation,
+) -> Vec<Violation> {
     match (scenario, observation) {
         (Scenario::Options(_), Observation::Options(_)) => Vec::new(),
-        (Scenario::Transfer(s), Observation::Transfer(o)) => transfer::judge(s, o),
-        (Scenario::Memory(s), Observation::Memory(o)) => memory::judge(s, o),
-        (Scenario::Session(s), Observation::Session(o)) => session::judge(s, o),
-        (Scenario::Weights(s), Observation::Weights(o)) => weights::judge(s, o),
+        (Scenario::Transfer(s), Observation::Transfer(o)) => transfer::judge_in(profile, s, o),
+        (Scenario::Memory(s), Observation::Memory(o)) => memory::judge_in(profile, s, o),
+        (Scenario::Session(s), Observation::Session(o)) => session::judge_in(profile, s, o),
+        (Scenario::Weights(s), Observation::Weights(o)) => weights::judge_in(profile, s, o),
         (s, o) => vec![Violation::new(
             "SCENARIO",
             format!(

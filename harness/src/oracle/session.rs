@@ -15,9 +15,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ge_reference::options::{resolve, Context, Resolution};
+use ge_reference::options::{resolve_in, Context, Resolution};
 use ge_spec::vocab::session::{SessionEvent, SessionObservation, SessionScenario, TraceAction};
-use ge_spec::{OptionMaps, ShapeKind};
+use ge_spec::{OptionMaps, Profile, ShapeKind};
 
 use super::Violation;
 
@@ -300,8 +300,12 @@ fn blame(
 
 /// The option resolution of the session (global and session maps) and of each event (`None`
 /// for events that are not loads), by the rules of SES-016.
-fn resolutions(scenario: &SessionScenario) -> (Resolution, Vec<Option<Resolution>>) {
-    let session = resolve(
+fn resolutions(
+    profile: Profile,
+    scenario: &SessionScenario,
+) -> (Resolution, Vec<Option<Resolution>>) {
+    let session = resolve_in(
+        profile,
         &OptionMaps {
             global: scenario.options.global.clone(),
             session: scenario.options.session.clone(),
@@ -313,7 +317,8 @@ fn resolutions(scenario: &SessionScenario) -> (Resolution, Vec<Option<Resolution
         .events
         .iter()
         .map(|e| match e {
-            SessionEvent::Load { shape, options, .. } => Some(resolve(
+            SessionEvent::Load { shape, options, .. } => Some(resolve_in(
+                profile,
                 &OptionMaps {
                     global: scenario.options.global.clone(),
                     session: scenario.options.session.clone(),
@@ -399,6 +404,15 @@ fn hygiene(scenario: &SessionScenario, obs: &SessionObservation, out: &mut Vec<V
 
 /// Judges a session observation.
 pub fn judge(scenario: &SessionScenario, obs: &SessionObservation) -> Vec<Violation> {
+    judge_in(Profile::Documented, scenario, obs)
+}
+
+/// [`judge`] under `profile`.
+pub fn judge_in(
+    profile: Profile,
+    scenario: &SessionScenario,
+    obs: &SessionObservation,
+) -> Vec<Violation> {
     let mut out = Vec::new();
     let events = &scenario.events;
     let executions = scenario.executions();
@@ -424,7 +438,7 @@ pub fn judge(scenario: &SessionScenario, obs: &SessionObservation) -> Vec<Violat
         }
         return out;
     }
-    let (session, loads) = resolutions(scenario);
+    let (session, loads) = resolutions(profile, scenario);
     if session.rejected() || loads.iter().flatten().any(Resolution::rejected) {
         stops(&mut out, "SES-017", "an option is rejected");
         if obs.errors.is_empty() {

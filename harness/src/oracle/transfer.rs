@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use ge_reference::options;
 use ge_spec::tables::OptionSpec;
 use ge_spec::vocab::transfer::{Placement, TransferObservation, TransferScenario};
-use ge_spec::{Diagnostic, OptionKey, RunMode, ShapeKind, Spec};
+use ge_spec::{Diagnostic, OptionKey, Profile, RunMode, ShapeKind, Spec};
 
 use super::Violation;
 
@@ -58,13 +58,33 @@ fn restrictions_met(row: &OptionSpec, run_mode: RunMode, shape: ShapeKind, input
 
 /// Judges a transfer observation.
 pub fn judge(scenario: &TransferScenario, observation: &TransferObservation) -> Vec<Violation> {
+    judge_in(Profile::Documented, scenario, observation)
+}
+
+/// [`judge`] under `profile`.
+pub fn judge_in(
+    profile: Profile,
+    scenario: &TransferScenario,
+    observation: &TransferObservation,
+) -> Vec<Violation> {
     let mut out = Vec::new();
     let obs = observation;
     let count = u32::try_from(scenario.inputs.len()).ok();
-    let resolution = options::resolve(&scenario.options, ge_reference::transfer::context(scenario));
+    let resolution = options::resolve_in(
+        profile,
+        &scenario.options,
+        ge_reference::transfer::context(scenario),
+    );
 
     // TRF-004: the warnings are the options layer's, and so are the errors other than TRF-002.
-    if sorted(obs.warnings.clone()) != resolution.observation.warnings {
+    // Upstream adds one of its own for a lone copy left after fusion (IBC-013), judged below.
+    let upstream = profile == Profile::Upstream;
+    let (lone_warnings, option_warnings): (Vec<Diagnostic>, Vec<Diagnostic>) = obs
+        .warnings
+        .iter()
+        .cloned()
+        .partition(|d| upstream && d.clause == "IBC-013");
+    if sorted(option_warnings) != resolution.observation.warnings {
         out.push(Violation::new(
             "TRF-004",
             format!(
@@ -384,6 +404,30 @@ pub fn judge(scenario: &TransferScenario, observation: &TransferObservation) -> 
                 ),
             ));
         }
+        if upstream && left.len() == 1 && lone_warnings.len() != 1 {
+            out.push(Violation::new(
+                "IBC-013",
+                format!(
+                    "upstream warns once that the one host input left, {}, is copied on its own; {} such warning(s) found",
+                    left[0],
+                    lone_warnings.len()
+                ),
+            ));
+        }
+        if left.len() != 1 && !lone_warnings.is_empty() {
+            out.push(Violation::new(
+                "IBC-013",
+                format!(
+                    "{} host input(s) left after fusion, yet a lone-copy warning is given",
+                    left.len()
+                ),
+            ));
+        }
+    } else if !lone_warnings.is_empty() {
+        out.push(Violation::new(
+            "IBC-013",
+            "batch copy does not apply, yet a lone-copy warning is given",
+        ));
     }
     out
 }

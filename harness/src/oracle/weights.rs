@@ -11,17 +11,48 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use ge_reference::options::resolve;
+use ge_reference::options::resolve_in;
 use ge_spec::vocab::weights::{
     decode_hex, NodeType, SetupStep, WeightsObservation, WeightsScenario, WorkPathEnv,
     MAX_WEIGHT_BYTES,
 };
+use ge_spec::Profile;
 use sha2::{Digest, Sha256};
 
 use super::Violation;
 
 /// The alignment of offsets in the combined file (EXW-015).
 const ALIGN: u64 = 512;
+
+/// The mode-1 file name of `bytes` under `profile` (EXW-012 and its upstream entry: no
+/// zero-padding of each byte upstream).
+fn weight_name(profile: Profile, bytes: &[u8]) -> String {
+    match profile {
+        Profile::Documented => format!("weight_{}", sha(bytes)),
+        Profile::Upstream => format!(
+            "weight_{}",
+            Sha256::digest(bytes)
+                .iter()
+                .map(|b| format!("{b:x}"))
+                .collect::<String>()
+        ),
+    }
+}
+
+/// The mode-2 file name under `profile` (EXW-014 and its upstream fallback).
+fn combined_name(profile: Profile, root_graph: &str) -> String {
+    if profile == Profile::Upstream && root_graph.is_empty() {
+        "weight_combined".to_owned()
+    } else {
+        format!("{root_graph}_weight_combined")
+    }
+}
+
+/// Whether the scenario's unload removes the temporary directory (EXW-019; not upstream, whose
+/// online session API removes it only when the session ends: EXW-021).
+fn unload_removes(profile: Profile, scenario: &WeightsScenario) -> bool {
+    scenario.unload && profile == Profile::Documented
+}
 
 fn sha(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
@@ -87,7 +118,12 @@ pub struct Expected {
 
 /// Works out [`Expected`] for `scenario`.
 pub fn expected(scenario: &WeightsScenario) -> Expected {
-    let r = resolve(&scenario.options, ge_reference::weights::context());
+    expected_in(Profile::Documented, scenario)
+}
+
+/// [`expected`] under `profile`.
+pub fn expected_in(profile: Profile, scenario: &WeightsScenario) -> Expected {
+    let r = resolve_in(profile, &scenario.options, ge_reference::weights::context());
     let mode = r.values.external_weight;
     let mut out = Expected {
         refused: true,
@@ -147,7 +183,11 @@ pub fn expected(scenario: &WeightsScenario) -> Expected {
     if mode != 0 {
         let g = &scenario.root_graph;
         if mode == 2
-            && (g.is_empty() || g == "." || g == ".." || g.contains('/') || g.contains('\0'))
+            && ((g.is_empty() && profile == Profile::Documented)
+                || g == "."
+                || g == ".."
+                || g.contains('/')
+                || g.contains('\0'))
         {
             return out;
         }
@@ -193,9 +233,18 @@ fn in_dir(dir: &str, name: &str) -> String {
 
 /// Judges a weights observation against the clauses, without looking at the filesystem.
 pub fn judge(scenario: &WeightsScenario, observation: &WeightsObservation) -> Vec<Violation> {
+    judge_in(Profile::Documented, scenario, observation)
+}
+
+/// [`judge`] under `profile`.
+pub fn judge_in(
+    profile: Profile,
+    scenario: &WeightsScenario,
+    observation: &WeightsObservation,
+) -> Vec<Violation> {
     let mut v = Vec::new();
     let o = observation;
-    let e = expected(scenario);
+    let e = expected_in(profile, scenario);
     if e.refused {
         let clause = e.refusal;
         if o.errors.is_empty() {
@@ -268,7 +317,7 @@ pub fn judge(scenario: &WeightsScenario, observation: &WeightsObservation) -> Ve
     let mut files: BTreeMap<String, (u64, String)> = BTreeMap::new();
     if e.mode == 1 {
         for (name, _, bytes) in &e.weights {
-            let path = in_dir(&dir, &format!("weight_{}", sha(bytes)));
+            let path = in_dir(&dir, &weight_name(profile, bytes));
             let n = node(name)
                 .cloned()
                 .unwrap_or_else(|| unreachable_node(name));
@@ -305,7 +354,7 @@ pub fn judge(scenario: &WeightsScenario, observation: &WeightsObservation) -> Ve
             ));
         }
     } else {
-        let path = in_dir(&dir, &format!("{}_weight_combined", scenario.root_graph));
+        let path = in_dir(&dir, &combined_name(profile, &scenario.root_graph));
         let mut first: BTreeMap<&[u8], u64> = BTreeMap::new();
         let mut end = 0u64;
         let mut buffer = Vec::new();
@@ -342,6 +391,11 @@ pub fn judge(scenario: &WeightsScenario, observation: &WeightsObservation) -> Ve
                 ));
             }
         }
+        if profile == Profile::Upstream {
+            // EXW-015 upstream: every weight is padded to a multiple of 512, the last one too.
+            end = end.div_ceil(ALIGN) * ALIGN;
+            buffer.resize(end as usize, 0);
+        }
         if !e.weights.is_empty() {
             files.insert(path, (end, sha(&buffer)));
         }
@@ -358,7 +412,7 @@ pub fn judge(scenario: &WeightsScenario, observation: &WeightsObservation) -> Ve
         ));
     }
     let temporary = tier != Tier::User;
-    if !scenario.unload || !temporary {
+    if !unload_removes(profile, scenario) || !temporary {
         if !o.removed.is_empty() {
             let clause = if temporary { "WGT-010" } else { "EWD-013" };
             v.push(Violation::new(
@@ -523,9 +577,19 @@ pub fn check_sandbox(
     observation: &WeightsObservation,
     sandbox: &Path,
 ) -> Vec<Violation> {
+    check_sandbox_in(Profile::Documented, scenario, observation, sandbox)
+}
+
+/// [`check_sandbox`] under `profile`.
+pub fn check_sandbox_in(
+    profile: Profile,
+    scenario: &WeightsScenario,
+    observation: &WeightsObservation,
+    sandbox: &Path,
+) -> Vec<Violation> {
     let mut v = Vec::new();
     let o = observation;
-    let e = expected(scenario);
+    let e = expected_in(profile, scenario);
     let mut found = BTreeMap::new();
     walk(sandbox, "", &mut found);
     let plants = planted(scenario, sandbox);
@@ -537,10 +601,11 @@ pub fn check_sandbox(
     };
     // The directory unload must empty and remove (only when the load chose one).
     // A file or link planted where the temporary directory goes is not the session's to remove.
-    let doomed = e
-        .dir
-        .clone()
-        .filter(|d| scenario.unload && temporary && plants.get(d).is_none_or(|p| *p == Entry::Dir));
+    let doomed = e.dir.clone().filter(|d| {
+        unload_removes(profile, scenario)
+            && temporary
+            && plants.get(d).is_none_or(|p| *p == Entry::Dir)
+    });
     let gone = |p: &str| doomed.as_deref().is_some_and(|d| under(p, d));
     // Link targets planted in the sandbox: removing them means a link was followed.
     let targets: Vec<String> = plants
@@ -660,7 +725,12 @@ pub fn check_sandbox(
             ));
             let name = path.rsplit('/').next().unwrap_or(path);
             let final_name = (name.starts_with("weight_") && name.len() == 71)
-                || name == format!("{}_weight_combined", scenario.root_graph);
+                || name.strip_prefix("weight_").is_some_and(|h| {
+                    profile == Profile::Upstream
+                        && (32..=64).contains(&h.len())
+                        && h.bytes().all(|b| b.is_ascii_hexdigit())
+                })
+                || name == combined_name(profile, &scenario.root_graph);
             if !final_name {
                 v.push(Violation::new(
                     "WGT-004",

@@ -10,7 +10,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
-use ge_spec::{Answer, Backend, Capability, NotSupported, Observation, Scenario};
+use ge_spec::{Answer, Backend, Capability, NotSupported, Observation, Profile, Scenario};
 
 use super::messages::{
     BackendHello, BackendMessage, HarnessHello, HarnessMessage, Request, PROTOCOL_VERSION,
@@ -207,6 +207,7 @@ enum Failure {
 /// more and every further request fails at once with the recorded reason.
 #[derive(Debug)]
 pub struct ExecBackend {
+    profile: Profile,
     argv: Vec<String>,
     command_line: String,
     timeout: Duration,
@@ -220,8 +221,19 @@ impl ExecBackend {
     /// handshake. Only a command line that cannot be split is an error: a child that fails to
     /// start or to greet is recorded, and its requests fail with the reason.
     pub fn new(command_line: &str, timeout: Duration) -> Result<Self, String> {
+        Self::with_profile(command_line, timeout, Profile::Documented)
+    }
+
+    /// [`ExecBackend::new`] for a certification against `profile`: the hello names it, and a
+    /// backend whose hello does not list it is refused.
+    pub fn with_profile(
+        command_line: &str,
+        timeout: Duration,
+        profile: Profile,
+    ) -> Result<Self, String> {
         let argv = split_command_line(command_line)?;
         let backend = ExecBackend {
+            profile,
             argv,
             command_line: command_line.to_owned(),
             timeout,
@@ -336,6 +348,7 @@ impl ExecBackend {
             protocol: PROTOCOL_VERSION,
             harness: "ge-conformance".to_owned(),
             harness_version: env!("CARGO_PKG_VERSION").to_owned(),
+            profile: self.profile,
         });
         if let Err(e) = write_message(&mut running.stdin, &hello) {
             return Err((
@@ -380,7 +393,22 @@ impl ExecBackend {
             }
         }
         match serde_json::from_value::<BackendMessage>(value) {
-            Ok(BackendMessage::Hello(hello)) => Ok(hello),
+            Ok(BackendMessage::Hello(hello)) => {
+                let supported = hello.supported_profiles();
+                if supported.contains(&self.profile) {
+                    Ok(hello)
+                } else {
+                    let names: Vec<&str> = supported.iter().map(|p| p.as_str()).collect();
+                    Err((
+                        format!(
+                            "the backend supports the {} profile(s) and this certification is against the {} profile; pick a profile it declares, or declare `profiles` in its hello (see docs/protocol.md)",
+                            names.join(" and "),
+                            self.profile
+                        ),
+                        true,
+                    ))
+                }
+            }
             Ok(_) => Err((format!("expected a hello, got: {}", excerpt(&line)), false)),
             Err(e) => Err((
                 format!("the hello is malformed ({e}): {}", excerpt(&line)),

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use ge_spec::{Capability, Observation, Scenario};
+use ge_spec::{Capability, Observation, Profile, Scenario};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -31,6 +31,9 @@ pub struct HarnessHello {
     pub harness: String,
     /// The harness's version.
     pub harness_version: String,
+    /// The behaviour profile the harness certifies against (absent: `documented`).
+    #[serde(default)]
+    pub profile: Profile,
 }
 
 /// One question for the backend.
@@ -78,6 +81,22 @@ pub struct BackendHello {
     /// The capabilities the backend implements; the others are reported as not supported
     /// without being asked.
     pub capabilities: Vec<Capability>,
+    /// The behaviour profiles the backend can be certified against (absent or empty:
+    /// `documented` only). The harness refuses a backend that lacks the profile it certifies
+    /// against.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub profiles: Vec<Profile>,
+}
+
+impl BackendHello {
+    /// The profiles the backend supports, `documented` when it names none.
+    pub fn supported_profiles(&self) -> Vec<Profile> {
+        if self.profiles.is_empty() {
+            vec![Profile::Documented]
+        } else {
+            self.profiles.clone()
+        }
+    }
 }
 
 /// An observation answering request `id`.

@@ -12,7 +12,7 @@ mod serve;
 
 pub use client::{split_command_line, BrokenBackend, ExecBackend, StderrLog, DEFAULT_TIMEOUT};
 pub use messages::{BackendMessage, HarnessMessage, PROTOCOL_VERSION};
-pub use serve::{answer, serve};
+pub use serve::{answer, serve, serve_profiles};
 
 /// The JSON Schemas of the protocol's messages, by the file name they have under
 /// `spec/schema/`.

@@ -5,7 +5,7 @@ use std::io::{self, BufRead, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
-use ge_spec::{Backend, Capability};
+use ge_spec::{Backend, Capability, Profile};
 
 use super::messages::{
     BackendHello, BackendMessage, ErrorResponse, HarnessMessage, NotSupportedResponse,
@@ -67,7 +67,18 @@ pub fn answer(backend: &dyn Backend, request: &Request) -> BackendMessage {
 ///
 /// A hello offering another protocol version is answered with an error and ends the session; a
 /// line that is not a message is answered with an error naming the request when it can.
-pub fn serve(backend: &dyn Backend, input: impl BufRead, mut output: impl Write) -> io::Result<()> {
+pub fn serve(backend: &dyn Backend, input: impl BufRead, output: impl Write) -> io::Result<()> {
+    serve_profiles(backend, &[Profile::Documented], input, output)
+}
+
+/// [`serve`] for a backend that behaves per `profiles` (declared in its hello). A hello asking
+/// for another profile is answered with an error and ends the session.
+pub fn serve_profiles(
+    backend: &dyn Backend,
+    profiles: &[Profile],
+    input: impl BufRead,
+    mut output: impl Write,
+) -> io::Result<()> {
     let mut greeted = false;
     for line in input.lines() {
         let line = line?;
@@ -107,12 +118,22 @@ pub fn serve(backend: &dyn Backend, input: impl BufRead, mut output: impl Write)
                     );
                     return send(&mut output, &error(None, why));
                 }
+                if !profiles.contains(&hello.profile) {
+                    let offered: Vec<&str> = profiles.iter().map(|p| p.as_str()).collect();
+                    let why = format!(
+                        "this backend behaves per the {} profile(s), the harness certifies against the {} profile",
+                        offered.join(" and "),
+                        hello.profile
+                    );
+                    return send(&mut output, &error(None, why));
+                }
                 greeted = true;
                 let hello = BackendHello {
                     protocol: PROTOCOL_VERSION,
                     name: backend.name().to_owned(),
                     version: backend.version().to_owned(),
                     capabilities: backend.capabilities().into_iter().collect(),
+                    profiles: profiles.to_vec(),
                 };
                 send(&mut output, &BackendMessage::Hello(hello))?;
             }

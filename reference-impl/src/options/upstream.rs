@@ -1,0 +1,289 @@
+//! The upstream profile of the option parser: how the open-source GE implementation reads a
+//! value where that departs from the documented grammar (lenient numbers, switches that only
+//! look for an exact `1`, values never validated). Each rule cites the clause whose `upstream`
+//! entry describes it.
+
+use ge_spec::{Diagnostic, Level, OptionKey};
+
+use super::{Parsed, Parser};
+
+/// The largest fusion threshold; upstream clamps larger ones to it.
+const MAX_FUSION: u64 = 33_554_432;
+
+/// A switch that upstream never validates: only the exact string `1` turns it on.
+fn switch(raw: &str) -> Parsed {
+    Parsed::Enum(if raw == "1" { "1" } else { "0" }.to_owned())
+}
+
+/// C's `isspace` in the "C" locale: what upstream's number readers skip before a number.
+fn c_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+/// A lenient number, read the way C's `strtol` family reads one: leading whitespace skipped,
+/// an optional sign, then as many digits as there are; whatever follows is ignored. `None` when
+/// no digit follows; the magnitude saturates at `u64::MAX`.
+fn lenient(text: &str) -> Option<(bool, u64)> {
+    let bytes = text.as_bytes();
+    let mut i = bytes.iter().take_while(|b| c_space(**b)).count();
+    let negative = match bytes.get(i) {
+        Some(b'-') => {
+            i += 1;
+            true
+        }
+        Some(b'+') => {
+            i += 1;
+            false
+        }
+        _ => false,
+    };
+    let digits: Vec<u8> = bytes[i..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .copied()
+        .collect();
+    if digits.is_empty() {
+        return None;
+    }
+    let magnitude = digits.iter().fold(0u64, |n, d| {
+        n.saturating_mul(10).saturating_add(u64::from(d - b'0'))
+    });
+    Some((negative, magnitude))
+}
+
+/// An index-list item under upstream's rule: a 32-bit integer whose characters after the first
+/// are all digits (so the first may be a space, a sign or a digit). `Err` when it is not one.
+fn index_item(item: &str) -> Result<i64, ()> {
+    let bytes = item.as_bytes();
+    let (first, rest) = bytes.split_first().ok_or(())?;
+    if !rest.iter().all(u8::is_ascii_digit) {
+        return Err(());
+    }
+    if !(first.is_ascii_digit() || c_space(*first) || *first == b'+' || *first == b'-') {
+        return Err(());
+    }
+    match lenient(item) {
+        Some((negative, n)) => {
+            let value = if negative {
+                -i64::try_from(n).map_err(|_| ())?
+            } else {
+                i64::try_from(n).map_err(|_| ())?
+            };
+            if i32::try_from(value).is_ok() {
+                Ok(value)
+            } else {
+                Err(())
+            }
+        }
+        None => Err(()),
+    }
+}
+
+impl Parser<'_> {
+    /// Parses the value as upstream does; falls back to the documented grammar for the options
+    /// where upstream checks exactly what the documentation says.
+    pub(super) fn parse_upstream(&mut self) -> Result<Parsed, Diagnostic> {
+        let key = self.spec.key;
+        let raw = self.raw;
+        match key {
+            OptionKey::AtomicCleanPolicy => match raw {
+                "" | "0" => Ok(Parsed::Enum("0".into())),
+                "1" => Ok(Parsed::Enum("1".into())),
+                _ => Err(self.diag(
+                    self.clause(1),
+                    format!(
+                        "{key} = {raw:?} at {} level is not empty, `0` or `1`; compiling the graph fails",
+                        self.level
+                    ),
+                )),
+            },
+            OptionKey::DisableReuseMemory if self.level == Level::Graph => Ok(switch(raw)),
+            OptionKey::ReuseZeroCopyMemory | OptionKey::InputBatchCpy => Ok(switch(raw)),
+            OptionKey::StaticMemoryPolicy => Ok(Parsed::Enum(
+                match raw {
+                    "1" | "2" => "2",
+                    "3" => "3",
+                    "4" => "4",
+                    _ => "0",
+                }
+                .to_owned(),
+            )),
+            OptionKey::InputFusionSize => Ok(Parsed::Int(self.upstream_fusion_size())),
+            OptionKey::InputReuseMemIndexes | OptionKey::OutputReuseMemIndexes => {
+                self.upstream_indexes()
+            }
+            OptionKey::OutputReuseInputMemIndexes => self.upstream_pairs(),
+            OptionKey::ExternalWeight => match raw {
+                "" | "0" => Ok(Parsed::Enum("0".into())),
+                "1" | "2" => Ok(Parsed::Enum(raw.to_owned())),
+                _ => Err(self.diag(
+                    self.clause(1),
+                    format!(
+                        "{key} = {raw:?} at {} level is not empty, `0`, `1` or `2`; compiling the graph fails",
+                        self.level
+                    ),
+                )),
+            },
+            OptionKey::ExternalWeightDir if raw.is_empty() => Ok(Parsed::Path(String::new())),
+            _ => self.parse(),
+        }
+    }
+
+    /// IFS upstream: never an error. No number (or a negative one) is 0; above the maximum is
+    /// clamped with a warning; leading whitespace and trailing junk are accepted.
+    fn upstream_fusion_size(&mut self) -> u64 {
+        match lenient(self.raw) {
+            None | Some((true, _)) => 0,
+            Some((false, n)) if n > MAX_FUSION => {
+                let d = self.diag(
+                    self.clause(1),
+                    format!(
+                        "{} = {:?} at {} level is above {MAX_FUSION}; {MAX_FUSION} is used",
+                        self.spec.key, self.raw, self.level
+                    ),
+                );
+                self.warnings.push(d);
+                MAX_FUSION
+            }
+            Some((false, n)) => n,
+        }
+    }
+
+    /// IRM/ORM upstream: split on commas without trimming; each item a 32-bit integer whose
+    /// characters after the first are digits; negative or repeated indexes are errors; an index
+    /// not below the count is ignored with a warning.
+    fn upstream_indexes(&mut self) -> Result<Parsed, Diagnostic> {
+        let key = self.spec.key;
+        let (count, what) = match key {
+            OptionKey::InputReuseMemIndexes => (self.ctx.inputs, "input"),
+            _ => (self.ctx.outputs, "output"),
+        };
+        if self.raw.is_empty() {
+            return Err(self
+                .diag(self.clause(4), format!("{key} is empty"))
+                .subject("empty item"));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        let mut kept = Vec::new();
+        for item in self.raw.split(',') {
+            if item.is_empty() {
+                return Err(self
+                    .diag(
+                        self.clause(4),
+                        format!("{key} = {:?} has an empty item", self.raw),
+                    )
+                    .subject("empty item"));
+            }
+            let Ok(index) = index_item(item) else {
+                return Err(self
+                    .diag(
+                        self.clause(4),
+                        format!("{key}: item {item:?} is not a 32-bit integer with digits after its first character"),
+                    )
+                    .subject(format!("item {item}")));
+            };
+            if index < 0 {
+                return Err(self
+                    .diag(self.clause(4), format!("{key}: index {item} is negative"))
+                    .subject(format!("index {index}")));
+            }
+            if !seen.insert(index) {
+                return Err(self
+                    .diag(
+                        self.clause(4),
+                        format!("{key}: index {index} is listed twice"),
+                    )
+                    .subject(format!("index {index}")));
+            }
+            // Non-negative and within i32 here, so it fits a u32.
+            let index = u32::try_from(index).unwrap_or(u32::MAX);
+            if count.is_none_or(|c| index < c) {
+                kept.push(index);
+            } else {
+                self.warn_out_of_range(&index.to_string(), count, what);
+            }
+        }
+        kept.sort_unstable();
+        Ok(Parsed::Indexes(kept))
+    }
+
+    /// ORI upstream: lenient. Empty segments and segments without a comma are skipped silently;
+    /// a side with `-`, an unreadable or overflowing pair is skipped with a warning; duplicates
+    /// are kept; an index of a surviving pair out of range rejects the option.
+    fn upstream_pairs(&mut self) -> Result<Parsed, Diagnostic> {
+        let key = self.spec.key;
+        let mut pairs = Vec::new();
+        for segment in self.raw.split('|') {
+            let Some((left, right)) = segment.split_once(',') else {
+                continue;
+            };
+            let skip = |parser: &mut Self, why: &str| {
+                let d = parser
+                    .diag(
+                        parser.clause(6),
+                        format!("{key}: pair {segment:?} {why}; it is skipped"),
+                    )
+                    .subject(format!("pair {segment}"));
+                parser.warnings.push(d);
+            };
+            if left.contains('-') || right.contains('-') {
+                skip(self, "has a side with `-`");
+                continue;
+            }
+            let read = |side: &str| match lenient(side) {
+                Some((false, n)) => u32::try_from(n).ok().filter(|n| i32::try_from(*n).is_ok()),
+                _ => None,
+            };
+            let (Some(input), Some(output)) = (read(left), read(right)) else {
+                skip(self, "is not two readable 32-bit numbers");
+                continue;
+            };
+            pairs.push((input, output));
+        }
+        for (input, output) in &pairs {
+            let outside = self.ctx.inputs.is_some_and(|c| *input >= c)
+                || self.ctx.outputs.is_some_and(|c| *output >= c);
+            if outside {
+                let counts = format!(
+                    "{} input(s), {} output(s)",
+                    self.ctx.inputs.map_or("?".into(), |c| c.to_string()),
+                    self.ctx.outputs.map_or("?".into(), |c| c.to_string())
+                );
+                return Err(self
+                    .diag(
+                        self.clause(3),
+                        format!("{key}: pair {input},{output} names an index outside the graph's {counts}"),
+                    )
+                    .subject(format!("pair {input},{output}")));
+            }
+        }
+        pairs.sort_unstable();
+        Ok(Parsed::Pairs(pairs))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lenient_numbers_read_like_strtol() {
+        assert_eq!(lenient("100KB"), Some((false, 100)));
+        assert_eq!(lenient("  +7"), Some((false, 7)));
+        assert_eq!(lenient("-5"), Some((true, 5)));
+        assert_eq!(lenient("abc"), None);
+        assert_eq!(lenient(""), None);
+        assert_eq!(lenient("99999999999999999999999"), Some((false, u64::MAX)));
+    }
+
+    #[test]
+    fn index_items_follow_the_digit_rule() {
+        for ok in ["+1", "-0", "01", " 1", "7"] {
+            assert!(index_item(ok).is_ok(), "{ok:?}");
+        }
+        for bad in ["1 ", "0x1", "1a", "a", "+", " ", "2147483648"] {
+            assert!(index_item(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(index_item("-3"), Ok(-3));
+    }
+}
