@@ -141,7 +141,17 @@ pub fn judge_observation_in(
 ) -> Verdict {
     observation.canonicalize();
     let mut problems = Vec::new();
-    for v in oracle::judge_in(profile, &case.case.scenario, &observation) {
+    // A case that runs under both profiles is judged on what they agree on: a converted
+    // node may carry either profile's name (a profile-bound case checks the name).
+    let violations = match (&case.case.scenario, &observation) {
+        (ge_spec::Scenario::Weights(s), ge_spec::Observation::Weights(o))
+            if case.case.profile.is_none() =>
+        {
+            oracle::weights::judge_shared_in(profile, s, o)
+        }
+        _ => oracle::judge_in(profile, &case.case.scenario, &observation),
+    };
+    for v in violations {
         if case.case.oracle || v.clause == "SCENARIO" {
             problems.push(Problem {
                 clauses: vec![v.clause],

@@ -49,13 +49,26 @@ pub fn weight_file_name(bytes: &[u8]) -> String {
 pub fn weight_file_name_in(profile: Profile, bytes: &[u8]) -> String {
     match profile {
         Profile::Documented => weight_file_name(bytes),
-        Profile::Upstream => {
-            let hex: String = Sha256::digest(bytes)
-                .iter()
-                .map(|b| format!("{b:x}"))
-                .collect();
-            format!("weight_{hex}")
-        }
+        Profile::Upstream => format!("weight_{}", upstream_hash(bytes)),
+    }
+}
+
+/// The SHA-256 of `bytes` as upstream prints it: each byte as hex without zero-padding
+/// (EXW-012's upstream entry).
+pub fn upstream_hash(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:x}"))
+        .collect()
+}
+
+/// The name of a node converted to FileConstant (modes 1 and 2) under `profile`: upstream
+/// renames it `<name>_<hash>`, the hash of the weight's own bytes as it names mode-1 files
+/// (EXW-011's and EXW-014's upstream entries); the documented profile keeps the name.
+pub fn converted_node_name(profile: Profile, name: &str, bytes: &[u8]) -> String {
+    match profile {
+        Profile::Documented => name.to_owned(),
+        Profile::Upstream => format!("{name}_{}", upstream_hash(bytes)),
     }
 }
 
@@ -500,7 +513,7 @@ fn write_weights(
                 return false;
             }
             obs.nodes.push(NodeConversion {
-                name: w.name.clone(),
+                name: converted_node_name(profile, &w.name, &w.bytes),
                 node_type: NodeType::FileConstant,
                 file: Some(join(dir, &name)),
                 offset: Some(0),
@@ -545,7 +558,7 @@ fn write_weights(
     }
     for (w, &at) in weights.iter().zip(&offsets) {
         obs.nodes.push(NodeConversion {
-            name: w.name.clone(),
+            name: converted_node_name(profile, &w.name, &w.bytes),
             node_type: NodeType::FileConstant,
             file: Some(join(dir, &name)),
             offset: Some(at),

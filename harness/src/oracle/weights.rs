@@ -29,13 +29,53 @@ const ALIGN: u64 = 512;
 fn weight_name(profile: Profile, bytes: &[u8]) -> String {
     match profile {
         Profile::Documented => format!("weight_{}", sha(bytes)),
-        Profile::Upstream => format!(
-            "weight_{}",
-            Sha256::digest(bytes)
-                .iter()
-                .map(|b| format!("{b:x}"))
-                .collect::<String>()
-        ),
+        Profile::Upstream => format!("weight_{}", upstream_sha(bytes)),
+    }
+}
+
+/// The SHA-256 of `bytes` as upstream prints it: each byte as hex without zero-padding.
+fn upstream_sha(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:x}"))
+        .collect()
+}
+
+/// The name of a constant converted to FileConstant (modes 1 and 2) under `profile`: kept
+/// (documented), or `<name>_<hash>` with the hash of the weight's own bytes spelled as in
+/// mode-1 file names (EXW-011's and EXW-014's upstream entries).
+fn converted_name(profile: Profile, name: &str, bytes: &[u8]) -> String {
+    match profile {
+        Profile::Documented => name.to_owned(),
+        Profile::Upstream => format!("{name}_{}", upstream_sha(bytes)),
+    }
+}
+
+/// How the judge holds node names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Naming {
+    /// The name the profile gives (properties, `eval --judge`, profile-bound cases).
+    Strict,
+    /// Either profile's name for a converted node: a case that runs under both profiles
+    /// checks only what they agree on (the name is checked by profile-bound cases).
+    EitherProfile,
+}
+
+/// The names under which the judge accepts the node of constant `name` in `mode`.
+fn accepted_names(
+    profile: Profile,
+    naming: Naming,
+    mode: u8,
+    name: &str,
+    bytes: &[u8],
+) -> Vec<String> {
+    match (mode, naming) {
+        (0, _) => vec![name.to_owned()],
+        (_, Naming::Strict) => vec![converted_name(profile, name, bytes)],
+        (_, Naming::EitherProfile) => Profile::ALL
+            .iter()
+            .map(|&p| converted_name(p, name, bytes))
+            .collect(),
     }
 }
 
@@ -242,6 +282,26 @@ pub fn judge_in(
     scenario: &WeightsScenario,
     observation: &WeightsObservation,
 ) -> Vec<Violation> {
+    judge_named(profile, Naming::Strict, scenario, observation)
+}
+
+/// [`judge_in`] for a case that runs under both profiles: a converted node may carry either
+/// profile's name (EXW-011 and EXW-014 diverge on it); everything else is judged under
+/// `profile`.
+pub fn judge_shared_in(
+    profile: Profile,
+    scenario: &WeightsScenario,
+    observation: &WeightsObservation,
+) -> Vec<Violation> {
+    judge_named(profile, Naming::EitherProfile, scenario, observation)
+}
+
+fn judge_named(
+    profile: Profile,
+    naming: Naming,
+    scenario: &WeightsScenario,
+    observation: &WeightsObservation,
+) -> Vec<Violation> {
     let mut v = Vec::new();
     let o = observation;
     let e = expected_in(profile, scenario);
@@ -268,23 +328,48 @@ pub fn judge_in(
         return v;
     }
     let names: Vec<&str> = o.nodes.iter().map(|n| n.name.as_str()).collect();
-    let want: BTreeSet<&str> = e.weights.iter().map(|w| w.0.as_str()).collect();
     let mode_clause = match e.mode {
         0 => "EXW-010",
         1 => "EXW-011",
         _ => "EXW-014",
     };
-    if names.len() != want.len()
-        || names.iter().collect::<BTreeSet<_>>().len() != names.len()
-        || names.iter().any(|n| !want.contains(n))
-    {
+    // Each constant's node, found under a name the profile (or, for a shared case, either
+    // profile) gives it; every node must be some constant's, each constant reported once.
+    let mut used = vec![false; o.nodes.len()];
+    let mut matched = Vec::with_capacity(e.weights.len());
+    for (name, _, bytes) in &e.weights {
+        let accepted = accepted_names(profile, naming, e.mode, name, bytes);
+        let at = o
+            .nodes
+            .iter()
+            .enumerate()
+            .position(|(i, n)| !used[i] && accepted.contains(&n.name));
+        if let Some(i) = at {
+            used[i] = true;
+        }
+        matched.push(at);
+    }
+    if matched.iter().any(Option::is_none) || used.iter().any(|u| !u) {
+        let want: Vec<String> = e
+            .weights
+            .iter()
+            .flat_map(|(name, _, bytes)| accepted_names(profile, naming, e.mode, name, bytes))
+            .collect();
         v.push(Violation::new(
             mode_clause,
-            format!("every constant must be reported once; found nodes {names:?}"),
+            format!(
+                "every constant must be reported once, named one of {want:?}; found nodes {names:?}"
+            ),
         ));
         return v;
     }
-    let node = |name: &str| o.nodes.iter().find(|n| n.name == name);
+    let by_weight: BTreeMap<&str, usize> = e
+        .weights
+        .iter()
+        .zip(&matched)
+        .filter_map(|(w, at)| at.map(|i| (w.0.as_str(), i)))
+        .collect();
+    let node = |name: &str| by_weight.get(name).map(|&i| &o.nodes[i]);
     if e.mode == 0 {
         if !o.dir.is_empty() || !o.files.is_empty() || !o.removed.is_empty() {
             v.push(Violation::new(
@@ -665,7 +750,10 @@ pub fn check_sandbox_in(
             if gone(file) {
                 continue;
             }
-            let Some(w) = e.weights.iter().find(|w| w.0 == n.name) else {
+            // Either profile's name: the judge holds the names, this reads the bytes back.
+            let Some(w) = e.weights.iter().find(|w| {
+                accepted_names(profile, Naming::EitherProfile, e.mode, &w.0, &w.2).contains(&n.name)
+            }) else {
                 continue;
             };
             let back = match found.get(file.as_str()) {
