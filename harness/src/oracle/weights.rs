@@ -892,3 +892,50 @@ pub fn check_sandbox_in(
     }
     v
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario(mode: &str) -> WeightsScenario {
+        serde_json::from_value(serde_json::json!({
+            "root_graph": "net",
+            "pid": 1,
+            "session_id": 2,
+            "options": { "session": { "ge.externalWeight": mode } },
+            "constants": [{ "name": "a", "type": "Const", "hex": "00010203" }],
+        }))
+        .expect("a weights scenario")
+    }
+
+    fn observe(profile: Profile, s: &WeightsScenario) -> WeightsObservation {
+        let dir = tempfile::tempdir().expect("a sandbox");
+        ge_reference::weights::load_in(profile, s, dir.path()).expect("an observation")
+    }
+
+    #[test]
+    fn converted_names_are_strict_per_profile_and_either_in_shared_cases() {
+        for mode in ["1", "2"] {
+            let s = scenario(mode);
+            let clause = if mode == "1" { "EXW-011" } else { "EXW-014" };
+            let up = observe(Profile::Upstream, &s);
+            // Worked out with python3 hashlib: SHA-256 of 00010203, bytes unpadded.
+            assert_eq!(
+                up.nodes[0].name,
+                "a_54edec1d0211f624fedcbca9d4f940be491c43742af2c5b0abebf0c990d8"
+            );
+            let doc = observe(Profile::Documented, &s);
+            assert_eq!(doc.nodes[0].name, "a");
+            assert!(judge_in(Profile::Upstream, &s, &up).is_empty());
+            assert!(judge_in(Profile::Documented, &s, &doc).is_empty());
+            let wrong = judge_in(Profile::Documented, &s, &up);
+            assert!(wrong.iter().any(|v| v.clause == clause), "{wrong:?}");
+            let wrong = judge_in(Profile::Upstream, &s, &doc);
+            assert!(wrong.iter().any(|v| v.clause == clause), "{wrong:?}");
+            // Upstream's padding differs in mode 2 (EXW-015), so only the names are compared.
+            let shared = judge_shared_in(Profile::Documented, &s, &up);
+            assert!(shared.iter().all(|v| v.clause != clause), "{shared:?}");
+            assert!(judge_shared_in(Profile::Upstream, &s, &up).is_empty());
+        }
+    }
+}
