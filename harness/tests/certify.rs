@@ -109,6 +109,15 @@ fn the_reference_certifies_on_options() {
         .find(|t| t.name == "property/options")
         .expect("the options property runs");
     assert_eq!((prop.outcome, prop.scenarios), (Outcome::Pass, 16));
+    // A report says which reference certified: the name and the version of the crate (one
+    // workspace version for the suite and the reference).
+    assert_eq!(
+        (
+            report.meta.backend.as_str(),
+            report.meta.backend_version.as_str()
+        ),
+        ("ge-reference", env!("CARGO_PKG_VERSION"))
+    );
 }
 
 #[test]
