@@ -68,9 +68,14 @@ proptest! {
             0..4,
         ),
         events in prop::collection::vec(event(), 0..12),
+        env in prop::option::of(prop::sample::select(vec!["2", "3", "4", "x"])),
     ) {
         let keys = ["ge.exec.staticMemoryPolicy", "ge.exec.reuseZeroCopyMemory", "ge.featureBaseRefreshable"];
-        let mut s = SessionScenario { options: Default::default(), events };
+        let mut s = SessionScenario {
+            options: Default::default(),
+            events,
+            ge_use_static_memory: env.map(str::to_owned),
+        };
         for (level, key, value) in values {
             let map = match level {
                 0 => &mut s.options.global,

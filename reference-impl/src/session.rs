@@ -69,6 +69,27 @@ impl PoolKind {
     }
 }
 
+/// The pooling policy in force once `GE_USE_STATIC_MEMORY` is taken into account (SMP-016).
+///
+/// The documented profile ignores the variable (the source text names none). Upstream expands
+/// static-shape memory when the option or the variable says `1`, `2` or `4`, and dynamic-shape
+/// memory when either says `3` or `4`; the variable is compared as exact text. The result is
+/// written as the policy that expands the same shapes (`0`, `2`, `3` or `4`).
+pub fn effective_policy(profile: Profile, policy: u8, env: Option<&str>) -> u8 {
+    let env = match profile {
+        Profile::Documented => None,
+        Profile::Upstream => env,
+    };
+    let fixed = matches!(policy, 1 | 2 | 4) || matches!(env, Some("1" | "2" | "4"));
+    let dynamic = matches!(policy, 3 | 4) || matches!(env, Some("3" | "4"));
+    match (fixed, dynamic) {
+        (true, true) => 4,
+        (true, false) => 2,
+        (false, true) => 3,
+        (false, false) => 0,
+    }
+}
+
 /// Which pool, if any, serves a graph of `shape` under `policy` (SMP-010, SMP-011, SMP-014).
 fn pool_for(policy: u8, shape: ShapeKind) -> Option<PoolKind> {
     match (policy, shape) {
@@ -352,7 +373,11 @@ pub fn run_in(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObs
         return Ok(obs);
     }
 
-    let policy = session.values.static_memory_policy;
+    let policy = effective_policy(
+        profile,
+        session.values.static_memory_policy,
+        scenario.ge_use_static_memory.as_deref(),
+    );
     let mut run = Run {
         trace: Vec::new(),
         refreshes: Vec::new(),

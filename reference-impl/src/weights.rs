@@ -254,6 +254,13 @@ fn create_dir(sandbox: &Path, parts: &[String], tier: Tier) -> Result<(), String
     }
 }
 
+/// Whether `ASCEND_WORK_PATH` can be flushed under, as upstream decides it (EXW-022's upstream
+/// entry): it exists (links followed, so a dangling link is missing), or it can be created with
+/// its missing parents.
+fn work_path_usable(path: &Path) -> bool {
+    path.exists() || fs::create_dir_all(path).is_ok()
+}
+
 /// Writes `bytes` to `dir/name` under a temporary name first, then renames it, so the final name
 /// never holds a truncated file; the temporary file is removed on failure (WGT-004).
 fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
@@ -443,6 +450,12 @@ fn run(profile: Profile, scenario: &WeightsScenario, sandbox: &Path) -> WeightsO
         (Some(parts), _) => (parts, Tier::User),
         (None, WorkPathEnv::Set { path }) => {
             let mut parts = resolve_in_sandbox(&[], path).unwrap_or_default();
+            // EXW-022: upstream creates a missing ASCEND_WORK_PATH itself and, when it
+            // cannot, flushes under the working directory instead; the documented profile
+            // keeps the path, and the load fails when the directory cannot be made (WGT-008).
+            if profile == Profile::Upstream && !work_path_usable(&on_disk(sandbox, &parts)) {
+                parts = work.clone();
+            }
             parts.push(tmp_name);
             (parts, Tier::Temporary)
         }

@@ -103,8 +103,14 @@ pub fn options() -> impl Strategy<Value = OptionMaps> {
 
 /// A whole scenario: valid options and a script of up to `max_events` events.
 pub fn scenario_with(max_events: usize) -> impl Strategy<Value = SessionScenario> {
-    (options(), vec(event(), 0..=max_events))
-        .prop_map(|(options, events)| SessionScenario { options, events })
+    let env = prop::option::of(prop::sample::select(vec!["0", "1", "2", "3", "4", "", "x"]));
+    (options(), vec(event(), 0..=max_events), env).prop_map(|(options, events, env)| {
+        SessionScenario {
+            options,
+            events,
+            ge_use_static_memory: env.map(str::to_owned),
+        }
+    })
 }
 
 /// A whole scenario with up to 24 events.

@@ -90,6 +90,27 @@ fn feature_clause(policy: u8, shape: ShapeKind) -> &'static str {
     }
 }
 
+/// The policy the pools follow (SMP-016), and whether `GE_USE_STATIC_MEMORY` is what sets it
+/// apart from the option alone (then SMP-016 is the clause a pooling mistake breaks, under
+/// either profile: the documented one ignores the variable, upstream combines it).
+fn pools_policy(profile: Profile, policy: u8, env: Option<&str>) -> (u8, bool) {
+    // Which shapes expand: (static, dynamic).
+    let own = (matches!(policy, 2 | 4), matches!(policy, 3 | 4));
+    let said = |values: &[&str]| env.is_some_and(|e| values.contains(&e));
+    let combined = (own.0 || said(&["1", "2", "4"]), own.1 || said(&["3", "4"]));
+    let shapes = match profile {
+        Profile::Documented => own,
+        Profile::Upstream => combined,
+    };
+    let policy = match shapes {
+        (true, true) => 4,
+        (true, false) => 2,
+        (false, true) => 3,
+        (false, false) => 0,
+    };
+    (policy, combined != own)
+}
+
 #[derive(Debug, Clone)]
 struct Graph {
     shape: ShapeKind,
@@ -117,6 +138,8 @@ struct Want {
 
 struct Model {
     policy: u8,
+    /// `GE_USE_STATIC_MEMORY` would change the pools (SMP-016).
+    env_decides: bool,
     graphs: BTreeMap<u32, Graph>,
     pools: BTreeMap<bool, Pool>,
 }
@@ -139,13 +162,28 @@ impl Model {
         }
     }
 
+    /// The clause that governs a graph's feature memory: SMP-016 when the environment variable
+    /// decides the pooling.
+    fn feature_clause(&self, shape: ShapeKind) -> &'static str {
+        self.pooling(feature_clause(self.policy, shape))
+    }
+
+    /// `clause`, a pooling choice, or SMP-016 when the environment variable decides it.
+    fn pooling(&self, clause: &'static str) -> &'static str {
+        if self.env_decides {
+            "SMP-016"
+        } else {
+            clause
+        }
+    }
+
     fn pool_key(shape: ShapeKind) -> bool {
         shape == ShapeKind::Static
     }
 
     fn load(&mut self, id: u32, g: Graph, out: &mut Vec<Want>) {
         if pooled(self.policy, g.shape) {
-            let clause = feature_clause(self.policy, g.shape);
+            let clause = self.feature_clause(g.shape);
             let pool = self.pools.entry(Self::pool_key(g.shape)).or_default();
             pool.users.insert(id);
             if g.feature > pool.size {
@@ -172,7 +210,7 @@ impl Model {
                 TraceAction::Alloc,
                 format!("graph-{id}/feature"),
                 g.feature,
-                feature_clause(self.policy, g.shape),
+                self.feature_clause(g.shape),
             );
         }
         if g.reuse {
@@ -210,7 +248,7 @@ impl Model {
                 TraceAction::Free,
                 format!("graph-{id}/feature"),
                 g.feature,
-                feature_clause(self.policy, g.shape),
+                self.feature_clause(g.shape),
             );
         }
         if g.reuse {
@@ -267,7 +305,7 @@ fn blame(
         }
         Block::Feature(_) if matches!(kind, StepKind::Execute(_)) => "SES-018",
         Block::Feature(id) => match info(id) {
-            Some(g) => feature_clause(model.policy, g.shape),
+            Some(g) => model.feature_clause(g.shape),
             None => "SES-013",
         },
         Block::Io(id) => {
@@ -281,16 +319,16 @@ fn blame(
         }
         Block::Pool(shape) => {
             if model.policy == 0 {
-                return "SMP-010";
+                return model.pooling("SMP-010");
             }
             if matches!(kind, StepKind::Execute(_)) {
                 return "SES-018";
             }
             if !pooled(model.policy, shape) {
-                return "SMP-014";
+                return model.pooling("SMP-014");
             }
             match graph.and_then(info) {
-                Some(g) if g.shape != shape => "SMP-014",
+                Some(g) if g.shape != shape => model.pooling("SMP-014"),
                 _ if matches!(kind, StepKind::Unload(_) | StepKind::End) => "SMP-013",
                 _ => "SMP-012",
             }
@@ -452,8 +490,14 @@ pub fn judge_in(
 
     hygiene(scenario, obs, &mut out);
 
+    let (policy, env_decides) = pools_policy(
+        profile,
+        session.values.static_memory_policy,
+        scenario.ge_use_static_memory.as_deref(),
+    );
     let mut model = Model {
-        policy: session.values.static_memory_policy,
+        policy,
+        env_decides,
         graphs: BTreeMap::new(),
         pools: BTreeMap::new(),
     };
@@ -707,4 +751,39 @@ pub fn judge_in(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_environment_variable_counts_upstream_only_and_as_exact_text() {
+        let up = Profile::Upstream;
+        let doc = Profile::Documented;
+        // (profile, option policy, variable) -> (policy in force, variable decides)
+        let cases = [
+            (doc, 0, Some("4"), (0, true)),
+            (doc, 2, Some("2"), (2, false)),
+            (up, 0, None, (0, false)),
+            (up, 0, Some("1"), (2, true)),
+            (up, 0, Some("2"), (2, true)),
+            (up, 0, Some("3"), (3, true)),
+            (up, 0, Some("4"), (4, true)),
+            (up, 2, Some("3"), (4, true)),
+            (up, 3, Some("2"), (4, true)),
+            (up, 4, Some("2"), (4, false)),
+            (up, 2, Some("2"), (2, false)),
+            (up, 0, Some(" 2"), (0, false)),
+            (up, 0, Some("02"), (0, false)),
+            (up, 0, Some("0"), (0, false)),
+        ];
+        for (profile, policy, env, want) in cases {
+            assert_eq!(
+                pools_policy(profile, policy, env),
+                want,
+                "{profile:?} {policy} {env:?}"
+            );
+        }
+    }
 }

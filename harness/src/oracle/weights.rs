@@ -120,6 +120,12 @@ pub enum Tier {
     User,
     /// `$ASCEND_WORK_PATH/tmp_weight_<pid>_<sessionid>` (EXW-016).
     WorkPath,
+    /// `ASCEND_WORK_PATH` missing and impossible to create, documented profile: the directory
+    /// stays under it and the load must fail (EXW-022).
+    WorkPathMissing,
+    /// `ASCEND_WORK_PATH` missing and impossible to create, upstream profile: the working
+    /// directory's tmp directory (EXW-022's upstream entry).
+    WorkPathFallback,
     /// `ASCEND_WORK_PATH` set but empty: the working directory's tmp directory (EXW-018).
     EmptyWorkPath,
     /// `ASCEND_WORK_PATH` unset: the working directory's tmp directory (EXW-017).
@@ -132,6 +138,7 @@ impl Tier {
         match self {
             Tier::User => "EWD-010",
             Tier::WorkPath => "EXW-016",
+            Tier::WorkPathMissing | Tier::WorkPathFallback => "EXW-022",
             Tier::EmptyWorkPath => "EXW-018",
             Tier::WorkDir => "EXW-017",
         }
@@ -241,9 +248,15 @@ pub fn expected_in(profile: Profile, scenario: &WeightsScenario) -> Expected {
                 }
             },
             (None, WorkPathEnv::Set { path }) => {
-                let mut p = resolve_in_sandbox(&[], path).unwrap_or_default();
+                let p = resolve_in_sandbox(&[], path).unwrap_or_default();
+                let stuck = look_up(&scenario.setup, &p) == Found::Missing { creatable: false };
+                let (mut p, tier) = match (stuck, profile) {
+                    (false, _) => (p, Tier::WorkPath),
+                    (true, Profile::Documented) => (p, Tier::WorkPathMissing),
+                    (true, Profile::Upstream) => (work.clone(), Tier::WorkPathFallback),
+                };
                 p.push(tmp);
-                (p, Tier::WorkPath)
+                (p, tier)
             }
             (None, env) => {
                 let mut p = work.clone();
@@ -261,6 +274,79 @@ pub fn expected_in(profile: Profile, scenario: &WeightsScenario) -> Expected {
     }
     out.refused = false;
     out
+}
+
+/// What stands at a sandbox path once the setup steps are planted, links followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Found {
+    Dir,
+    File,
+    /// Nothing: `creatable` says whether creating it with its parents can succeed (not when a
+    /// file, a dangling link or a link loop stands on the way).
+    Missing {
+        creatable: bool,
+    },
+}
+
+/// Looks `parts` up in the sandbox the setup steps leave (nothing else is in it before the
+/// backend runs), following links as the filesystem would.
+fn look_up(setup: &[SetupStep], parts: &[String]) -> Found {
+    let mut nodes: BTreeMap<Vec<String>, Option<Vec<String>>> = BTreeMap::new();
+    let mut files = BTreeSet::new();
+    for step in setup {
+        let Some(p) = resolve_in_sandbox(&[], step.path()) else {
+            continue;
+        };
+        for i in 1..p.len() {
+            nodes.entry(p[..i].to_vec()).or_insert(None);
+        }
+        match step {
+            SetupStep::Dir { .. } => {
+                nodes.entry(p).or_insert(None);
+            }
+            SetupStep::File { .. } => {
+                files.insert(p.clone());
+                nodes.insert(p, None);
+            }
+            SetupStep::Symlink { target, .. } => {
+                let t = resolve_in_sandbox(&[], target).unwrap_or_default();
+                nodes.insert(p, Some(t));
+            }
+        }
+    }
+    look_up_in(&nodes, &files, parts, 0).0
+}
+
+/// [`look_up`] over the planted entries (`Some(target)` for a link), at link depth `depth`;
+/// a directory comes with its path once every link is followed.
+fn look_up_in(
+    nodes: &BTreeMap<Vec<String>, Option<Vec<String>>>,
+    files: &BTreeSet<Vec<String>>,
+    parts: &[String],
+    depth: usize,
+) -> (Found, Vec<String>) {
+    const MAX_LINKS: usize = 40;
+    let stuck = Found::Missing { creatable: false };
+    let mut at: Vec<String> = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        let last = i + 1 == parts.len();
+        let mut next = at.clone();
+        next.push(part.clone());
+        match nodes.get(&next) {
+            None => return (Found::Missing { creatable: true }, next),
+            Some(None) if files.contains(&next) => {
+                return (if last { Found::File } else { stuck }, next);
+            }
+            Some(None) => at = next,
+            Some(Some(_)) if depth >= MAX_LINKS => return (stuck, next),
+            Some(Some(target)) => match look_up_in(nodes, files, target, depth + 1) {
+                (Found::Dir, real) => at = real,
+                (Found::File, real) if last => return (Found::File, real),
+                (_, real) => return (stuck, real),
+            },
+        }
+    }
+    (Found::Dir, at)
 }
 
 fn in_dir(dir: &str, name: &str) -> String {
@@ -325,6 +411,22 @@ fn judge_named(
         if !o.nodes.is_empty() {
             v.push(Violation::new("WGT-008", "a failed load converts no node"));
         }
+        // A failed load may leave its directory unnamed, but one it names must be the right one.
+        if let (Some(dir), Some(tier)) = (&e.dir, e.tier) {
+            if !o.dir.is_empty() && o.dir != *dir {
+                v.push(Violation::new(
+                    tier.clause(),
+                    format!("the weight directory must be {dir}, found {:?}", o.dir),
+                ));
+            }
+        }
+        return v;
+    }
+    if e.tier == Some(Tier::WorkPathMissing) {
+        v.push(Violation::new(
+            "EXW-022",
+            "ASCEND_WORK_PATH can be neither found nor created, so the load must fail",
+        ));
         return v;
     }
     let names: Vec<&str> = o.nodes.iter().map(|n| n.name.as_str()).collect();
@@ -896,6 +998,85 @@ pub fn check_sandbox_in(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parts(p: &str) -> Vec<String> {
+        resolve_in_sandbox(&[], p).unwrap()
+    }
+
+    fn dir(p: &str) -> SetupStep {
+        SetupStep::Dir { path: p.into() }
+    }
+
+    fn file(p: &str) -> SetupStep {
+        SetupStep::File {
+            path: p.into(),
+            hex: String::new(),
+        }
+    }
+
+    fn link(p: &str, t: &str) -> SetupStep {
+        SetupStep::Symlink {
+            path: p.into(),
+            target: t.into(),
+        }
+    }
+
+    #[test]
+    fn look_up_follows_the_planted_tree_as_the_filesystem_would() {
+        let stuck = Found::Missing { creatable: false };
+        let free = Found::Missing { creatable: true };
+        let setup = vec![
+            dir("d/e"),
+            file("f"),
+            link("to-d", "d"),
+            link("to-to-d", "to-d"),
+            link("to-f", "f"),
+            link("dangling", "nowhere"),
+            link("loop-a", "loop-b"),
+            link("loop-b", "loop-a"),
+        ];
+        let cases = [
+            ("", Found::Dir),
+            ("d", Found::Dir),
+            ("d/e", Found::Dir),
+            ("d/x/y", free),
+            ("new/dir", free),
+            ("f", Found::File),
+            ("f/below", stuck),
+            ("to-d/e", Found::Dir),
+            ("to-to-d/e", Found::Dir),
+            ("to-to-d/new", free),
+            ("to-f", Found::File),
+            ("to-f/below", stuck),
+            ("dangling", stuck),
+            ("dangling/below", stuck),
+            ("loop-a", stuck),
+        ];
+        for (path, want) in cases {
+            assert_eq!(look_up(&setup, &parts(path)), want, "{path:?}");
+        }
+    }
+
+    #[test]
+    fn an_uncreatable_work_path_is_kept_or_left_per_profile() {
+        let mut s = scenario("1");
+        s.ascend_work_path = WorkPathEnv::Set {
+            path: "f/work".into(),
+        };
+        s.setup = vec![file("f")];
+        let doc = expected_in(Profile::Documented, &s);
+        assert_eq!(doc.dir.as_deref(), Some("f/work/tmp_weight_1_2"));
+        assert_eq!(doc.tier, Some(Tier::WorkPathMissing));
+        let up = expected_in(Profile::Upstream, &s);
+        assert_eq!(up.dir.as_deref(), Some("tmp_weight_1_2"));
+        assert_eq!(up.tier, Some(Tier::WorkPathFallback));
+        s.setup = vec![dir("f")];
+        for profile in [Profile::Documented, Profile::Upstream] {
+            let e = expected_in(profile, &s);
+            assert_eq!(e.dir.as_deref(), Some("f/work/tmp_weight_1_2"));
+            assert_eq!(e.tier, Some(Tier::WorkPath));
+        }
+    }
 
     fn scenario(mode: &str) -> WeightsScenario {
         serde_json::from_value(serde_json::json!({

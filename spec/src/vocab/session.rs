@@ -69,6 +69,10 @@ pub struct SessionScenario {
     pub options: OptionMaps,
     /// The script.
     pub events: Vec<SessionEvent>,
+    /// The `GE_USE_STATIC_MEMORY` environment variable as the engine sees it (absent: unset).
+    /// Only the upstream profile reads it (clause SMP-016).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ge_use_static_memory: Option<String>,
 }
 
 impl SessionScenario {
