@@ -111,3 +111,33 @@ fn the_peak_stays_close_to_the_lower_bound() {
         );
     }
 }
+
+#[test]
+fn the_lower_bound_is_the_bytes_live_at_the_busiest_step() {
+    // Live bytes per step: 0: a = 64; 1: a + b = 96; 2: b + d = 132; 3: c = 128. Lifetimes are
+    // inclusive, so b and d, both live at step 2, count together.
+    let t = |name: &str, size: u64, first: u32, last: u32| Tensor {
+        name: name.into(),
+        size,
+        first,
+        last,
+        role: Role::Intermediate,
+    };
+    let s = MemoryScenario {
+        tensors: vec![
+            t("a", 64, 0, 1),
+            t("b", 32, 1, 2),
+            t("c", 128, 3, 3),
+            t("d", 100, 2, 2),
+        ],
+        ..MemoryScenario::default()
+    };
+    assert_eq!(lower_bound(&s), 132);
+    // One step apart, a tensor ending at step 0 and one starting at step 1 never count together.
+    let apart = MemoryScenario {
+        tensors: vec![t("p", 50, 0, 0), t("q", 60, 1, 1)],
+        ..MemoryScenario::default()
+    };
+    assert_eq!(lower_bound(&apart), 60);
+    assert_eq!(lower_bound(&MemoryScenario::default()), 0);
+}
