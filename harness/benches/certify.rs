@@ -73,16 +73,16 @@ fn main() {
         "{:<11} {:>6} {:>6} {:>10} {:>12} {:>12}",
         "profile", "cases", "props", "generated", "in-process", "protocol"
     );
-    let server = format!(
-        "exec:{} serve-reference",
-        env!("CARGO_BIN_EXE_ge-conformance")
-    );
     for profile in [Profile::Documented, Profile::Upstream] {
         let reference = Reference::new(profile);
         let (inproc, report) = time(runs, &reference, profile);
         assert!(
             report.certified,
             "the reference must certify under {profile:?}"
+        );
+        let server = format!(
+            "exec:{} serve-reference --profile {profile}",
+            env!("CARGO_BIN_EXE_ge-conformance")
         );
         let handle = backends::open_for(&server, Duration::from_secs(60), profile)
             .expect("the reference server starts");
