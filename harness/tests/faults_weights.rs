@@ -8,7 +8,7 @@ use std::path::Path;
 
 use ge_conformance::runner::caught_clauses;
 use ge_reference::Reference;
-use ge_spec::vocab::weights::{WeightsObservation, WeightsScenario, WorkPathEnv};
+use ge_spec::vocab::weights::{WeightsObservation, WeightsScenario, WorkPathEnv, MAX_WEIGHT_BYTES};
 use ge_spec::{Answer, Backend, Capability};
 use rstest::rstest;
 
@@ -49,6 +49,11 @@ enum Fault {
     CorruptWeights,
     /// A write failure is swallowed: no error is reported.
     FailureHidden,
+    /// The constant cap is off by one: 10,001 constants load (as if the last were absent).
+    ConstantCapOffByOne,
+    /// Weights are capped one by one, not in total: a model past 64 MiB in all loads (answered
+    /// as if its last constant were absent, so the test writes nothing that large).
+    TotalCapIgnored,
 }
 
 #[derive(Debug)]
@@ -122,6 +127,19 @@ impl Backend for Faulty {
             }
             Fault::TmpNotRemoved if !user_dir_set(&s) => s.unload = false,
             Fault::SymlinkFollowed if s.unload => follow_links(sandbox, false),
+            Fault::ConstantCapOffByOne if s.constants.len() == 10_001 => {
+                s.constants.pop();
+            }
+            Fault::TotalCapIgnored => {
+                let total: u64 = s.constants.iter().filter_map(|c| c.declared_len()).sum();
+                let each_fits = s
+                    .constants
+                    .iter()
+                    .all(|c| c.declared_len().is_some_and(|l| l <= MAX_WEIGHT_BYTES));
+                if total > MAX_WEIGHT_BYTES && each_fits {
+                    s.constants.pop();
+                }
+            }
             _ => {}
         }
         let mut obs = Reference.weights(&s, sandbox)?;
@@ -255,6 +273,8 @@ fn reference_is_caught_by_nothing() {
 #[case::other_sessions_removed(Fault::OtherSessionsRemoved, "WGT-007")]
 #[case::corrupt_weights(Fault::CorruptWeights, "WGT-011")]
 #[case::failure_hidden(Fault::FailureHidden, "WGT-008")]
+#[case::constant_cap_off_by_one(Fault::ConstantCapOffByOne, "WGT-002")]
+#[case::total_cap_ignored(Fault::TotalCapIgnored, "WGT-002")]
 fn fault_is_caught_by_its_clause(#[case] fault: Fault, #[case] clause: &str) {
     let caught = caught_clauses(&Faulty(fault), Some(Capability::Weights));
     assert!(

@@ -40,6 +40,10 @@
 //!
 //! The full name of a case is `<file stem>/<name>`.
 //!
+//! A few cases are built in code because their scenarios are too large for a row (10,000
+//! constants and one more, for WGT-002's cap). [`Spec::embedded`] loads them as the table
+//! `weights-limits`, checked like the rest; [`Spec::from_files`] reads files only.
+//!
 //! | field | required | meaning |
 //! |---|---|---|
 //! | `name` | yes | lowercase letters, digits, `-`, `_`; unique in its file |
@@ -69,6 +73,7 @@
 #![deny(missing_docs)]
 
 pub mod backend;
+mod built;
 pub mod diag;
 pub mod option;
 pub mod profile;

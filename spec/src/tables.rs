@@ -370,7 +370,8 @@ fn valid_case_name(name: &str) -> bool {
 }
 
 impl Spec {
-    /// The tables embedded in this crate, loaded once.
+    /// The tables embedded in this crate, loaded once, with the cases built in code (the
+    /// `weights-limits` table: scenarios too large to write as rows).
     ///
     /// # Panics
     /// When the embedded tables do not load. They are checked by this crate's tests, so this
@@ -378,7 +379,7 @@ impl Spec {
     pub fn embedded() -> &'static Spec {
         static SPEC: OnceLock<Spec> = OnceLock::new();
         SPEC.get_or_init(|| {
-            Spec::from_files(TABLE_FILES.iter().copied())
+            Spec::load(TABLE_FILES.iter().copied(), crate::built::cases())
                 .unwrap_or_else(|e| panic!("the embedded spec tables are broken: {e}"))
         })
     }
@@ -391,6 +392,14 @@ impl Spec {
     /// Loads tables from (path, contents) pairs: `options.toml`, `clauses/*.toml`, `cases/*.toml`.
     pub fn from_files<'a>(
         files: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Spec, LoadErrors> {
+        Spec::load(files, Vec::new())
+    }
+
+    /// [`Spec::from_files`] plus cases built in code, checked and digested like the others.
+    fn load<'a>(
+        files: impl IntoIterator<Item = (&'a str, &'a str)>,
+        built: Vec<TableCase>,
     ) -> Result<Spec, LoadErrors> {
         let mut errors = Vec::new();
         let mut files: Vec<(&str, &str)> = files.into_iter().collect();
@@ -458,6 +467,13 @@ impl Spec {
                     file: (*path).to_owned(),
                 });
             }
+        }
+        for tc in built {
+            // Digested as JSON, after the files, so the digest changes when a built case does.
+            let json = serde_json::to_string(&(&tc.table, &tc.case)).unwrap_or_default();
+            hasher.update((json.len() as u64).to_le_bytes());
+            hasher.update(json.as_bytes());
+            cases.push(tc);
         }
         if !seen_options_file {
             errors.push(LoadError::Option("options.toml is missing".into()));

@@ -276,6 +276,12 @@ fn grammar_accepts(key: OptionKey, text: &str) -> bool {
 /// Caps on scenario sizes, so one execution stays in the microseconds.
 const MAX_ITEMS: usize = 64;
 
+/// The largest seed written from a case. The cases past it (the built `weights-limits` ones,
+/// about 600 KB each) are far over every target's item caps, so a target would only reject
+/// them, and one such file would raise libFuzzer's default `-max_len` for the whole campaign
+/// to its size. The table cases are all under 1 KB.
+pub const MAX_SEED_BYTES: usize = 64 << 10;
+
 fn maps_small(m: &OptionMaps) -> bool {
     Level::ALL.iter().all(|l| {
         m.at(*l).len() <= MAX_ENTRIES
@@ -579,7 +585,7 @@ impl Target {
     /// Seed inputs from the case tables: (file name, JSON bytes), one per case the target can
     /// read, in table order. Scenario targets get the capability's scenario; `differential`
     /// gets every case with its `capability` tag; `lists` only the option cases that set a
-    /// list option.
+    /// list option. Cases whose scenario is over [`MAX_SEED_BYTES`] are left out.
     pub fn seeds(&self, spec: &Spec) -> Vec<(String, Vec<u8>)> {
         use ge_spec::Scenario;
         let mut out = Vec::new();
@@ -604,8 +610,11 @@ impl Target {
                 (_, Scenario::Session(x)) => serde_json::to_vec(x),
                 (_, Scenario::Weights(w)) => serde_json::to_vec(w),
             };
-            if let Ok(bytes) = json {
-                out.push((format!("{}__{}.json", case.table, case.case.name), bytes));
+            match json {
+                Ok(bytes) if bytes.len() <= MAX_SEED_BYTES => {
+                    out.push((format!("{}__{}.json", case.table, case.case.name), bytes))
+                }
+                _ => {}
             }
         }
         out
