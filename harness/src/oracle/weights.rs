@@ -414,10 +414,7 @@ fn judge_named(
         // A failed load may leave its directory unnamed, but one it names must be the right one.
         if let (Some(dir), Some(tier)) = (&e.dir, e.tier) {
             if !o.dir.is_empty() && o.dir != *dir {
-                v.push(Violation::new(
-                    tier.clause(),
-                    format!("the weight directory must be {dir}, found {:?}", o.dir),
-                ));
+                v.push(wrong_dir(tier, dir, &o.dir));
             }
         }
         return v;
@@ -495,10 +492,7 @@ fn judge_named(
         return v;
     };
     if o.dir != dir {
-        v.push(Violation::new(
-            tier.clause(),
-            format!("the weight directory must be {dir}, found {:?}", o.dir),
-        ));
+        v.push(wrong_dir(tier, &dir, &o.dir));
         return v;
     }
     let mut files: BTreeMap<String, (u64, String)> = BTreeMap::new();
@@ -698,6 +692,14 @@ fn planted(scenario: &WeightsScenario, sandbox: &Path) -> BTreeMap<String, Entry
         out.insert(parts.join("/"), entry);
     }
     out
+}
+
+/// The backend named `found` as the weight directory where the tier's clause says `dir`.
+fn wrong_dir(tier: Tier, dir: &str, found: &str) -> Violation {
+    Violation::new(
+        tier.clause(),
+        format!("the weight directory must be {dir}, found {found:?}"),
+    )
 }
 
 /// Plants the scenario's `setup` steps in `sandbox`. Refuses any path that would leave it.
