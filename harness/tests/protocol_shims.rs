@@ -220,3 +220,48 @@ fn an_unsplittable_command_line_is_refused_up_front() {
     let err = backends::open("exec:python3 'unterminated").expect_err("refused");
     assert!(err.contains("unterminated single quote"), "{err}");
 }
+
+/// True while `pid` is a live process (a zombie, waiting to be reaped, is not).
+#[cfg(target_os = "linux")]
+fn alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .map(|(_, rest)| rest.trim_start().to_owned())
+        })
+        .is_some_and(|state| !state.starts_with('Z') && !state.starts_with('X'))
+}
+
+/// A backend started through a shell that stays its parent: when the client gives up on a
+/// hung request it must stop the hung process too, not only the shell (which would leave the
+/// hung process running for good, one more per timeout).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_hung_backend_behind_a_shell_is_stopped_with_it() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let pids = dir.path().join("pids");
+    let inner = format!(
+        "MISBEHAVE_PIDFILE={} python3 {} hang dynamic -- {}; :",
+        shell_quote(&pids.to_string_lossy()),
+        shim("misbehave.py"),
+        reference_server()
+    );
+    let command = format!("sh -c {}", shell_quote(&inner));
+    let (report, _) = certify_cases(&command, Duration::from_millis(2000));
+    assert!(
+        report.trials.iter().any(|t| t.outcome == Outcome::Fail),
+        "the hang was reached"
+    );
+    let started = std::fs::read_to_string(&pids).expect("the shim wrote its pids");
+    let started: Vec<&str> = started.lines().collect();
+    assert!(started.len() >= 2, "the backend was restarted after a hang");
+    // Killed processes are gone at once; give the system a moment to reap them.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    let mut left: Vec<&str> = started.clone();
+    while !left.is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+        left.retain(|p| alive(p));
+    }
+    assert!(left.is_empty(), "still running after the run: {left:?}");
+}

@@ -311,18 +311,22 @@ impl ExecBackend {
             .argv
             .split_first()
             .ok_or_else(|| ("the command line is empty".to_owned(), true))?;
-        let mut child = Command::new(program)
+        let mut command = Command::new(program);
+        command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
+            .stderr(Stdio::piped());
+        // A process group of its own, so that stopping the backend stops what it started too.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command
             .spawn()
             .map_err(|e| (format!("cannot run `{program}`: {e}"), false))?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
-            let _ = child.kill();
-            let _ = child.wait();
+            kill(&mut child);
             return Err(("the child's pipes are missing".to_owned(), false));
         };
         let (tx, rx) = mpsc::channel();
@@ -476,8 +480,7 @@ impl Drop for ExecBackend {
                 }
                 std::thread::sleep(Duration::from_millis(5));
             }
-            let _ = child.kill();
-            let _ = child.wait();
+            kill(&mut child);
         }
     }
 }
@@ -663,8 +666,24 @@ fn describe(status: ExitStatus) -> String {
 }
 
 fn stop(running: &mut Running) {
-    let _ = running.child.kill();
-    let _ = running.child.wait();
+    kill(&mut running.child);
+}
+
+/// Kills the backend and every process still in its process group (on unix it was started as
+/// the leader of a group of its own), then reaps it. A backend started through a shell
+/// wrapper would otherwise leave the real engine running when the shell is killed: hung for
+/// good after a timeout, one more at each restart. The group is signalled before the leader is
+/// reaped, while its id cannot have been reused.
+fn kill(child: &mut Child) {
+    #[cfg(unix)]
+    if let Some(pid) = i32::try_from(child.id())
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 fn write_message(stdin: &mut ChildStdin, message: &HarnessMessage) -> std::io::Result<()> {

@@ -12,6 +12,8 @@ line contains TRIGGER, where it misbehaves as MODE says:
     wrong-id      relays the answer with another request id
     close-stdout  closes its standard output and keeps running
     error         answers a protocol error (the session stays in step)
+
+With MISBEHAVE_PIDFILE set, it appends its process id to that file when it starts.
 """
 
 import os
@@ -23,6 +25,9 @@ import time
 def main():
     mode, trigger, sep, *backend = sys.argv[1:]
     assert sep == "--" and backend, __doc__
+    if os.environ.get("MISBEHAVE_PIDFILE"):
+        with open(os.environ["MISBEHAVE_PIDFILE"], "a") as f:
+            f.write(f"{os.getpid()}\n")
     child = subprocess.Popen(backend, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     for line in sys.stdin:
         if trigger in line and '"request"' in line:
