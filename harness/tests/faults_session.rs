@@ -66,6 +66,8 @@ enum Fault {
     RefusedRefreshWithoutResult,
     /// A script over the size limit is silently not run.
     OversizedScriptSilent,
+    /// The cap on events is off by one: 100,001 events run (as if the last were absent).
+    EventCapOffByOne,
 }
 
 #[derive(Debug)]
@@ -120,6 +122,9 @@ impl Faulty {
             }
             Fault::DynamicPooledUnderPolicy2 if policy(&s) == "2" => {
                 s.options.session.insert(SMP.into(), "4".into());
+            }
+            Fault::EventCapOffByOne if s.events.len() == 100_001 => {
+                s.events.pop();
             }
             Fault::LoadMapIgnored => {
                 for e in &mut s.events {
@@ -324,6 +329,7 @@ fn reference_is_caught_by_nothing() {
 #[case::refresh_touches_trace(Fault::RefreshTouchesTrace, "SES-018")]
 #[case::refused_refresh_without_result(Fault::RefusedRefreshWithoutResult, "SES-019")]
 #[case::oversized_script_silent(Fault::OversizedScriptSilent, "SES-020")]
+#[case::event_cap_off_by_one(Fault::EventCapOffByOne, "SES-020")]
 fn fault_is_caught(#[case] fault: Fault, #[case] clause: &str) {
     let caught = caught_clauses(&Faulty(fault), Some(Capability::Session));
     assert!(

@@ -1,49 +1,100 @@
 //! Cases built in code because their scenarios are too large to write as table rows: the
-//! 10,000-constant cap of WGT-002, at the cap and one past it. [`Spec::embedded`] loads them
-//! with the case tables, under the table name [`TABLE`], so they run, report and count like
-//! any other case.
+//! caps of the suite's own scenarios, at the cap and one past it (WGT-002's 10,000 constants,
+//! SES-020's 100,000 events). [`Spec::embedded`] loads them with the case tables, under the
+//! table names in [`TABLES`], so they run, report and count like any other case.
+//!
+//! They are built as typed values, not parsed: every process that loads the spec builds them
+//! (parsing 100,000 events as JSON took seconds in a debug build).
 //!
 //! [`Spec::embedded`]: crate::Spec::embedded
 
 use serde_json::{json, Value};
 
+use crate::option::ShapeKind;
 use crate::tables::{Case, TableCase};
+use crate::vocab::session::{SessionEvent, SessionScenario};
+use crate::vocab::weights::{ConstNode, Fill, NodeType, WeightsScenario};
+use crate::vocab::{OptionMaps, Scenario};
 
-/// The table name of the built cases (no file under `tables/cases/` may take it).
-pub const TABLE: &str = "weights-limits";
+/// The table names of the built cases (no file under `tables/cases/` may take them).
+pub const TABLES: [&str; 2] = [WEIGHTS, SESSION];
+
+/// This file's text: the spec's digest covers it in place of the built cases themselves, which
+/// would take longer to serialise than to build.
+pub(crate) const SOURCE: &str = include_str!("built.rs");
+
+const WEIGHTS: &str = "weights-limits";
+const SESSION: &str = "session-limits";
 
 /// The most constants a weights scenario may hold (WGT-002).
 const MAX_CONSTANTS: usize = 10_000;
 
+/// The most events a session script may hold (SES-020).
+const MAX_EVENTS: usize = 100_000;
+
 /// A weights scenario with `count` one-byte constants `c0`, `c1`, ... in mode 0 (nothing is
 /// written, so the case costs only the count).
-fn constants(count: usize) -> Value {
-    let constants: Vec<Value> = (0..count)
-        .map(|i| json!({ "name": format!("c{i}"), "type": "Const", "fill": { "byte": i % 256, "len": 1 } }))
-        .collect();
-    json!({
-        "capability": "weights",
-        "root_graph": "net",
-        "pid": 1,
-        "session_id": 2,
-        "constants": constants,
+fn constants(count: usize) -> Scenario {
+    Scenario::Weights(WeightsScenario {
+        root_graph: "net".into(),
+        pid: 1,
+        session_id: 2,
+        constants: (0..count)
+            .map(|i| ConstNode {
+                name: format!("c{i}"),
+                node_type: NodeType::Const,
+                hex: None,
+                fill: Some(Fill {
+                    byte: (i % 256) as u8,
+                    len: 1,
+                }),
+            })
+            .collect(),
+        ..WeightsScenario::default()
     })
 }
 
-fn case(name: &str, comment: &str, scenario: Value, expect: Value) -> TableCase {
-    let case = json!({
-        "name": name,
-        "clauses": ["WGT-002"],
-        "comment": comment,
-        "scenario": scenario,
-        "expect": expect,
-        "oracle": true,
-    });
+/// A session script of `events` events: one load, then single executions of its graph, with
+/// zero-copy reuse on so that the executions add nothing to the trace. The executions stay
+/// under SES-020's cap of executions, so only the count of events is at stake.
+fn events(events: usize) -> Scenario {
+    let mut script = vec![SessionEvent::Load {
+        graph: 1,
+        shape: ShapeKind::Static,
+        feature_bytes: 0,
+        io_bytes: 64,
+        options: None,
+    }];
+    script.resize(events, SessionEvent::Execute { graph: 1, times: 1 });
+    let mut options = OptionMaps::default();
+    options
+        .session
+        .insert("ge.exec.reuseZeroCopyMemory".into(), "1".into());
+    Scenario::Session(SessionScenario {
+        options,
+        events: script,
+        ..SessionScenario::default()
+    })
+}
+
+fn case(
+    (table, clause): (&str, &str),
+    name: &str,
+    comment: &str,
+    scenario: Scenario,
+    expect: Value,
+) -> TableCase {
     TableCase {
-        table: TABLE.to_owned(),
-        // The JSON above is fixed, so this holds; the crate's tests load every built case.
-        case: serde_json::from_value::<Case>(case)
-            .unwrap_or_else(|e| panic!("a built case does not read as a case: {e}")),
+        table: table.to_owned(),
+        case: Case {
+            name: name.to_owned(),
+            clauses: vec![clause.to_owned()],
+            comment: Some(comment.to_owned()),
+            scenario,
+            expect: Some(expect),
+            oracle: true,
+            profile: None,
+        },
     }
 }
 
@@ -51,12 +102,14 @@ fn case(name: &str, comment: &str, scenario: Value, expect: Value) -> TableCase 
 pub fn cases() -> Vec<TableCase> {
     vec![
         case(
+            (WEIGHTS, "WGT-002"),
             "constants-at-cap",
             "Exactly 10,000 constants: the most a scenario may hold, accepted.",
             constants(MAX_CONSTANTS),
             json!({ "files": [], "errors": [] }),
         ),
         case(
+            (WEIGHTS, "WGT-002"),
             "constants-past-cap",
             "10,001 constants: one past the cap, refused as a whole before any constant is read.",
             constants(MAX_CONSTANTS + 1),
@@ -64,6 +117,29 @@ pub fn cases() -> Vec<TableCase> {
                 "files": [],
                 "nodes": [],
                 "errors": [{ "clause": "WGT-002", "subject": "constants" }],
+            }),
+        ),
+        case(
+            (SESSION, "SES-020"),
+            "events-at-cap",
+            "Exactly 100,000 events (one load, 99,999 executions): the most a script may hold, run.",
+            events(MAX_EVENTS),
+            json!({
+                "errors": [],
+                "trace": [
+                    { "step": 0, "action": "alloc", "pool": "graph-1/io", "bytes": 64 },
+                    { "step": MAX_EVENTS, "action": "free", "pool": "graph-1/io", "bytes": 64 },
+                ],
+            }),
+        ),
+        case(
+            (SESSION, "SES-020"),
+            "events-past-cap",
+            "100,001 events (one load, 100,000 executions, within their own cap): one event past the cap, refused, and nothing runs.",
+            events(MAX_EVENTS + 1),
+            json!({
+                "errors": [{ "clause": "SES-020", "subject": "script" }],
+                "trace": [],
             }),
         ),
     ]

@@ -40,9 +40,10 @@
 //!
 //! The full name of a case is `<file stem>/<name>`.
 //!
-//! A few cases are built in code because their scenarios are too large for a row (10,000
-//! constants and one more, for WGT-002's cap). [`Spec::embedded`] loads them as the table
-//! `weights-limits`, checked like the rest; [`Spec::from_files`] reads files only.
+//! A few cases are built in code because their scenarios are too large for a row: the caps of
+//! WGT-002 (10,000 constants) and SES-020 (100,000 events), at the cap and one past it.
+//! [`Spec::embedded`] loads them as the tables `weights-limits` and `session-limits`
+//! ([`built::TABLES`]), checked like the rest; [`Spec::from_files`] reads files only.
 //!
 //! | field | required | meaning |
 //! |---|---|---|
@@ -73,7 +74,7 @@
 #![deny(missing_docs)]
 
 pub mod backend;
-mod built;
+pub mod built;
 pub mod diag;
 pub mod option;
 pub mod profile;

@@ -468,12 +468,11 @@ impl Spec {
                 });
             }
         }
-        for tc in built {
-            // Digested as JSON, after the files, so the digest changes when a built case does.
-            let json = serde_json::to_string(&(&tc.table, &tc.case)).unwrap_or_default();
-            hasher.update((json.len() as u64).to_le_bytes());
-            hasher.update(json.as_bytes());
-            cases.push(tc);
+        if !built.is_empty() {
+            // The code that builds them stands for the built cases in the digest.
+            hasher.update((crate::built::SOURCE.len() as u64).to_le_bytes());
+            hasher.update(crate::built::SOURCE.as_bytes());
+            cases.extend(built);
         }
         if !seen_options_file {
             errors.push(LoadError::Option("options.toml is missing".into()));

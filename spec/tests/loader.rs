@@ -398,3 +398,23 @@ fn an_unknown_profile_or_upstream_field_is_refused() {
     .unwrap_err();
     assert!(matches!(&errors[0], LoadError::Parse { .. }), "{errors:?}");
 }
+
+#[test]
+fn the_built_cases_load_with_the_tables_under_names_no_file_takes() {
+    for (path, _) in Spec::embedded_files() {
+        let stem = path
+            .strip_prefix("cases/")
+            .and_then(|p| p.strip_suffix(".toml"));
+        assert!(
+            stem.is_none_or(|s| !ge_spec::built::TABLES.contains(&s)),
+            "{path} takes the name of a built table"
+        );
+    }
+    let built: Vec<_> = Spec::embedded()
+        .cases()
+        .iter()
+        .filter(|c| ge_spec::built::TABLES.contains(&c.table.as_str()))
+        .map(|c| c.full_name())
+        .collect();
+    assert_eq!(built.len(), ge_spec::built::cases().len(), "{built:?}");
+}
