@@ -131,7 +131,11 @@ impl Backend for Faulty {
                 s.constants.pop();
             }
             Fault::TotalCapIgnored => {
-                let total: u64 = s.constants.iter().filter_map(|c| c.declared_len()).sum();
+                let total = s
+                    .constants
+                    .iter()
+                    .filter_map(|c| c.declared_len())
+                    .fold(0u64, u64::saturating_add);
                 let each_fits = s
                     .constants
                     .iter()

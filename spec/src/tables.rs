@@ -371,7 +371,7 @@ fn valid_case_name(name: &str) -> bool {
 
 impl Spec {
     /// The tables embedded in this crate, loaded once, with the cases built in code (the
-    /// `weights-limits` table: scenarios too large to write as rows).
+    /// tables of [`crate::built::TABLES`]: scenarios too large to write as rows).
     ///
     /// # Panics
     /// When the embedded tables do not load. They are checked by this crate's tests, so this

@@ -277,9 +277,9 @@ fn grammar_accepts(key: OptionKey, text: &str) -> bool {
 const MAX_ITEMS: usize = 64;
 
 /// The largest seed written from a case. The cases past it (the built ones of
-/// `ge_spec::built`, 0.6 to 4 MB each) are far over every target's item caps, so a target would only reject
-/// them, and one such file would raise libFuzzer's default `-max_len` for the whole campaign
-/// to its size. The table cases are all under 1 KB.
+/// `ge_spec::built`, 0.6 to 4 MB each) are far over every target's item caps, so a target
+/// would only reject them, and one such file would raise libFuzzer's default `-max_len` for
+/// the whole campaign to its size. The table cases are all under 1 KB.
 pub const MAX_SEED_BYTES: usize = 64 << 10;
 
 fn maps_small(m: &OptionMaps) -> bool {
