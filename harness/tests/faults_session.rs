@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use ge_conformance::runner::caught_clauses;
 use ge_reference::Reference;
 use ge_spec::vocab::session::{
-    SessionEvent, SessionObservation, SessionScenario, TraceAction, TraceEntry,
+    SessionEvent, SessionObservation, SessionScenario, TraceAction, TraceEntry, MAX_SCRIPT,
 };
 use ge_spec::{Answer, Backend, Capability};
 use rstest::rstest;
@@ -123,7 +123,7 @@ impl Faulty {
             Fault::DynamicPooledUnderPolicy2 if policy(&s) == "2" => {
                 s.options.session.insert(SMP.into(), "4".into());
             }
-            Fault::EventCapOffByOne if s.events.len() == 100_001 => {
+            Fault::EventCapOffByOne if s.events.len() as u64 == MAX_SCRIPT + 1 => {
                 s.events.pop();
             }
             Fault::LoadMapIgnored => {

@@ -8,7 +8,9 @@ use std::path::Path;
 
 use ge_conformance::runner::caught_clauses;
 use ge_reference::Reference;
-use ge_spec::vocab::weights::{WeightsObservation, WeightsScenario, WorkPathEnv, MAX_WEIGHT_BYTES};
+use ge_spec::vocab::weights::{
+    WeightsObservation, WeightsScenario, WorkPathEnv, MAX_CONSTANTS, MAX_WEIGHT_BYTES,
+};
 use ge_spec::{Answer, Backend, Capability};
 use rstest::rstest;
 
@@ -127,7 +129,7 @@ impl Backend for Faulty {
             }
             Fault::TmpNotRemoved if !user_dir_set(&s) => s.unload = false,
             Fault::SymlinkFollowed if s.unload => follow_links(sandbox, false),
-            Fault::ConstantCapOffByOne if s.constants.len() == 10_001 => {
+            Fault::ConstantCapOffByOne if s.constants.len() == MAX_CONSTANTS + 1 => {
                 s.constants.pop();
             }
             Fault::TotalCapIgnored => {

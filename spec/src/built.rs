@@ -12,8 +12,8 @@ use serde_json::{json, Value};
 
 use crate::option::ShapeKind;
 use crate::tables::{Case, TableCase};
-use crate::vocab::session::{SessionEvent, SessionScenario};
-use crate::vocab::weights::{ConstNode, Fill, NodeType, WeightsScenario};
+use crate::vocab::session::{SessionEvent, SessionScenario, MAX_SCRIPT};
+use crate::vocab::weights::{ConstNode, Fill, NodeType, WeightsScenario, MAX_CONSTANTS};
 use crate::vocab::{OptionMaps, Scenario};
 
 /// The table names of the built cases (no file under `tables/cases/` may take them).
@@ -26,11 +26,8 @@ pub(crate) const SOURCE: &str = include_str!("built.rs");
 const WEIGHTS: &str = "weights-limits";
 const SESSION: &str = "session-limits";
 
-/// The most constants a weights scenario may hold (WGT-002).
-const MAX_CONSTANTS: usize = 10_000;
-
 /// The most events a session script may hold (SES-020).
-const MAX_EVENTS: usize = 100_000;
+const MAX_EVENTS: usize = MAX_SCRIPT as usize;
 
 /// A weights scenario with `count` one-byte constants `c0`, `c1`, ... in mode 0 (nothing is
 /// written, so the case costs only the count).

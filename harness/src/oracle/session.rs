@@ -16,13 +16,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use ge_reference::options::{resolve_in, Context, Resolution};
-use ge_spec::vocab::session::{SessionEvent, SessionObservation, SessionScenario, TraceAction};
+use ge_spec::vocab::session::{
+    SessionEvent, SessionObservation, SessionScenario, TraceAction, MAX_SCRIPT,
+};
 use ge_spec::{OptionMaps, Profile, ShapeKind};
 
 use super::Violation;
-
-/// Largest number of events, and largest total of executions, the contract runs (SES-020).
-const MAX_SCRIPT: u64 = 100_000;
 
 /// What a block name designates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

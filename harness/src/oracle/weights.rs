@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use ge_reference::options::resolve_in;
 use ge_spec::vocab::weights::{
     decode_hex, NodeType, SetupStep, WeightsObservation, WeightsScenario, WorkPathEnv,
-    MAX_WEIGHT_BYTES,
+    MAX_CONSTANTS, MAX_WEIGHT_BYTES,
 };
 use ge_spec::Profile;
 use sha2::{Digest, Sha256};
@@ -200,7 +200,7 @@ pub fn expected_in(profile: Profile, scenario: &WeightsScenario) -> Expected {
         return out;
     }
     out.refusal = "WGT-002";
-    if scenario.constants.len() > 10_000 {
+    if scenario.constants.len() > MAX_CONSTANTS {
         return out;
     }
     for c in &scenario.constants {

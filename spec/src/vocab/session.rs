@@ -10,6 +10,10 @@ use crate::diag::Diagnostic;
 use crate::option::ShapeKind;
 use crate::vocab::OptionMaps;
 
+/// The most events a session script may hold, and the most executions it may ask for in total
+/// (SES-020): a larger script is refused and nothing runs.
+pub const MAX_SCRIPT: u64 = 100_000;
+
 /// One event of a session script.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]

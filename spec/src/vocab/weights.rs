@@ -16,6 +16,10 @@ use crate::vocab::OptionMaps;
 /// generated or hostile scenario cannot exhaust memory or disk.
 pub const MAX_WEIGHT_BYTES: u64 = 64 << 20;
 
+/// The most constants one scenario may hold (WGT-002): more is a scenario error, refused as a
+/// whole before any constant is read.
+pub const MAX_CONSTANTS: usize = 10_000;
+
 /// The type of a constant node.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
