@@ -19,7 +19,7 @@ import os
 import subprocess
 import sys
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 NAME = "python-shim"
 VERSION = "0.1.0"
 LEVELS = ["global", "session", "graph"]
@@ -138,19 +138,19 @@ class Options:
             seen, kept = set(), []
             for item in raw.split(","):
                 if item == "":
-                    raise reject(4, f"{key} has an empty item", "empty item")
+                    raise reject(4, f"{key} has an empty item", {"item": ""})
                 n = strict_decimal(item)
                 if n is None:
-                    raise reject(4, f"{key}: {item!r} is not a decimal index", f"item {item}")
+                    raise reject(4, f"{key}: {item!r} is not a decimal index", {"item": item})
                 if item in seen:
-                    raise reject(4, f"{key}: index {item} is listed twice", f"index {item}")
+                    raise reject(4, f"{key}: index {item} is listed twice", index_subject(item))
                 seen.add(item)
                 if 0 <= n < count:
                     kept.append(n)
                 else:
                     warnings.append(diag(f"{prefix}-003", key, level, raw,
                                          f"{key}: {what} index {item} is ignored",
-                                         f"index {item}"))
+                                         index_subject(item)))
             return ",".join(str(n) for n in sorted(kept))
         if grammar == "pair-list":
             pairs, inputs, outputs = [], set(), set()
@@ -158,21 +158,21 @@ class Options:
                 parts = segment.split(",")
                 numbers = [strict_decimal(p) for p in parts] if len(parts) == 2 else [None]
                 if None in numbers:
-                    raise reject(6, f"{key}: {segment!r} is not a pair", f"pair {segment}")
+                    raise reject(6, f"{key}: {segment!r} is not a pair", {"pair": segment})
                 i, o = numbers
                 if not (0 <= i < ctx["inputs"] and 0 <= o < ctx["outputs"]):
-                    raise reject(3, f"{key}: pair {segment} is out of range", f"pair {segment}")
+                    raise reject(3, f"{key}: pair {segment} is out of range", {"pair": segment})
                 if o in outputs:
-                    raise reject(4, f"{key}: output {o} is named twice", f"output {o}")
+                    raise reject(4, f"{key}: output {o} is named twice", {"output": o})
                 if i in inputs:
-                    raise reject(5, f"{key}: input {i} is named twice", f"input {i}")
+                    raise reject(5, f"{key}: input {i} is named twice", {"input": i})
                 outputs.add(o)
                 inputs.add(i)
                 pairs.append((i, o))
             return "|".join(f"{i},{o}" for i, o in sorted(pairs))
         if grammar == "path":
             if "\0" in raw:
-                raise reject(1, f"{key} contains a NUL byte")
+                raise reject(4, f"{key} contains a NUL byte")
             return raw
         raise reject("OPT-003", f"{key}: unknown grammar {grammar}")
 
@@ -203,6 +203,12 @@ class Options:
                 if clause:
                     obs["warnings"].append(diag(clause, key, eff["from"], eff["value"],
                                                 f"{key} has no effect here ({restriction})"))
+
+
+def index_subject(item):
+    """The subject naming an index as written: its number, or the item when past 64 bits."""
+    n = int(item)
+    return {"index": n} if n < 2 ** 64 else {"item": item}
 
 
 def diag(clause, key, level, value, message, subject=None):

@@ -11,10 +11,11 @@ use std::time::{Duration, Instant};
 
 use ge_conformance::backends;
 use ge_conformance::certify::{self, Config};
+use ge_conformance::judging::Judging;
 use ge_conformance::report::{Report, TrialKind};
 use ge_reference::Reference;
 use ge_spec::tables::Origin;
-use ge_spec::{Backend, Profile, Spec};
+use ge_spec::{Backend, Conformance, Profile, Spec};
 
 fn median(mut times: Vec<Duration>) -> Duration {
     times.sort();
@@ -23,7 +24,7 @@ fn median(mut times: Vec<Duration>) -> Duration {
 
 fn config(profile: Profile) -> Config {
     Config {
-        profile,
+        judging: Judging::new(profile, Conformance::Documented),
         ..Config::default()
     }
 }
@@ -35,7 +36,8 @@ fn time(runs: usize, backend: &dyn Backend, profile: Profile) -> (Duration, Repo
     let mut last = None;
     for _ in 0..runs {
         let start = Instant::now();
-        let report = certify::certify(backend, &cfg, &mut |_, _, _| {});
+        let report =
+            certify::certify(backend, &cfg, &mut |_, _, _| {}).expect("a runnable configuration");
         times.push(start.elapsed());
         last = Some(report);
     }
@@ -84,7 +86,7 @@ fn main() {
             "exec:{} serve-reference --profile {profile}",
             env!("CARGO_BIN_EXE_ge-conformance")
         );
-        let handle = backends::open_for(&server, Duration::from_secs(60), profile)
+        let handle = backends::open(&server, Duration::from_secs(60), profile)
             .expect("the reference server starts");
         let (protocol, over_pipe) = time(runs, handle.backend(), profile);
         assert!(

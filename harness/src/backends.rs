@@ -10,7 +10,7 @@ use std::time::Duration;
 use ge_reference::Reference;
 use ge_spec::{Backend, Profile};
 
-use crate::protocol::{ExecBackend, StderrLog, DEFAULT_TIMEOUT};
+use crate::protocol::{ExecBackend, StderrLog};
 
 /// A backend opened from a command-line name, with what it printed on standard error.
 pub struct BackendHandle {
@@ -42,23 +42,25 @@ impl BackendHandle {
     }
 }
 
-/// Opens the backend named `arg`, with the default per-request timeout.
-pub fn open(arg: &str) -> Result<BackendHandle, String> {
-    open_with_timeout(arg, DEFAULT_TIMEOUT)
-}
-
-/// Opens the backend named `arg`; a subprocess backend gets `timeout` per request.
-pub fn open_with_timeout(arg: &str, timeout: Duration) -> Result<BackendHandle, String> {
-    open_for(arg, timeout, Profile::Documented)
-}
-
 /// Opens the backend named `arg` for a certification against `profile`: `reference` is the
-/// reference of that profile, and a subprocess backend is told the profile in the hello (and
-/// refused when it does not declare it). A subprocess backend gets `timeout` per request.
-pub fn open_for(arg: &str, timeout: Duration, profile: Profile) -> Result<BackendHandle, String> {
+/// reference of that profile, and a subprocess backend is started, told the profile in the
+/// hello (and refused when it does not declare it), and gets `timeout` per request. A backend
+/// that never greets, however often it is started, is an error: nothing can be judged.
+pub fn open(arg: &str, timeout: Duration, profile: Profile) -> Result<BackendHandle, String> {
     if let Some(command_line) = arg.strip_prefix("exec:") {
         let exec = ExecBackend::with_profile(command_line, timeout, profile)
             .map_err(|e| format!("backend `{arg}`: {e}"))?;
+        exec.greet().map_err(|e| {
+            let stderr = exec.stderr_log().text();
+            if stderr.trim().is_empty() {
+                format!("backend `{arg}`: {e}")
+            } else {
+                format!(
+                    "backend `{arg}`: {e}\nits standard error:\n{}",
+                    stderr.trim_end()
+                )
+            }
+        })?;
         let stderr = Some(exec.stderr_log());
         return Ok(BackendHandle {
             backend: Box::new(exec),

@@ -9,7 +9,7 @@ use std::path::Path;
 use ge_spec::Spec;
 use sha2::{Digest, Sha256};
 
-use crate::report::Report;
+use crate::report::{self, Report, Standing};
 
 /// The manifest's file name inside a bundle.
 pub const MANIFEST: &str = "MANIFEST.sha256";
@@ -117,10 +117,50 @@ pub fn verify(dir: &Path) -> Result<Report, BundleError> {
             r.meta.spec_digest,
             Spec::embedded().digest()
         )),
-        Some(_) => {}
+        Some(r) => findings.extend(recheck(r, dir)),
     }
     match (findings.is_empty(), report) {
         (true, Some(r)) => Ok(r),
         _ => Err(BundleError::Tampered(findings)),
     }
+}
+
+/// What a report must say given its own trials: the totals and summaries add up, the verdict
+/// follows from them (a filtered run is never a certification), and the text, Markdown and
+/// JUnit files are renderings of the same report. A manifest recomputed after an edit does not
+/// hide a verdict that does not follow.
+fn recheck(r: &Report, dir: &Path) -> Vec<String> {
+    let mut findings = Vec::new();
+    let (totals, clauses, options) = report::tallies(&r.trials);
+    if r.totals != totals {
+        findings.push(format!(
+            "report.json's totals ({} passed, {} failed) are not what its trials add up to ({} passed, {} failed)",
+            r.totals.passed, r.totals.failed, totals.passed, totals.failed
+        ));
+    }
+    if r.clauses != clauses || r.options != options {
+        findings.push(
+            "report.json's per-clause or per-option tallies are not those of its trials".into(),
+        );
+    }
+    let verdict = report::standing(&r.meta, &r.trials, &r.expired_waivers);
+    if r.verdict != verdict || r.certified != (verdict == Standing::Certified) {
+        findings.push(format!(
+            "report.json says {:?} (certified: {}), but its trials make it {:?}",
+            r.verdict, r.certified, verdict
+        ));
+    }
+    for (name, rendered) in [
+        ("report.txt", r.to_text()),
+        ("report.md", r.to_markdown()),
+        ("report.xml", r.to_junit()),
+    ] {
+        match fs::read(dir.join(name)) {
+            Ok(bytes) if bytes == rendered.as_bytes() => {}
+            Ok(_) => findings.push(format!("{name} does not say what report.json says")),
+            // Reported with the manifest check.
+            Err(_) => {}
+        }
+    }
+    findings
 }

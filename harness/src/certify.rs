@@ -1,36 +1,46 @@
-//! Certification: runs every case of the tables and every property (generated scenarios compared
-//! with the reference) against a backend, applies the expectations, and builds the report.
+//! Certification: runs every case of the tables and every property (generated scenarios judged
+//! by the oracles and compared with the reference) against a backend, applies the expectations,
+//! and builds the report.
+//!
+//! Every problem is weighed by the clause it breaks, at the level in force ([`Judging`]): a
+//! broken clause that binds is a failure, a broken suite choice at level `documented` is a
+//! deviation. A property keeps going over its whole budget and reports each distinct broken
+//! clause once, with a counterexample shrunk for that clause alone, so one deviation never hides
+//! a failure.
 
+use std::collections::BTreeMap;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use ge_reference::Reference;
-use ge_spec::{Backend, Capability, Observation, Profile, Scenario, Spec};
+use ge_spec::{Backend, Capability, Observation, Scenario, Spec};
 use proptest::strategy::{BoxedStrategy, Strategy, ValueTree};
-use proptest::test_runner::{Config as PtConfig, RngAlgorithm, TestError, TestRng, TestRunner};
+use proptest::test_runner::{Config as PtConfig, RngAlgorithm, TestRng, TestRunner};
 
 use crate::expectations::{Date, Expectations};
+use crate::judging::Judging;
 use crate::oracle;
 use crate::pattern;
-use crate::report::{Meta, Outcome, Report, TrialKind, TrialResult};
-use crate::runner::{self, Verdict};
+use crate::report::{Counterexample, Meta, Outcome, Report, TrialKind, TrialResult};
+use crate::runner::{self, Problem, Verdict};
 
 /// The default number of generated scenarios per property.
 pub const DEFAULT_CASES: u32 = 256;
 
-/// How a certification run is set up.
+/// How a certification run is set up: one value, handed down once.
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// The profile and the conformance level.
+    pub judging: Judging,
     /// Seed of the generated scenarios.
     pub seed: u64,
-    /// Generated scenarios per property.
+    /// Generated scenarios per property (at least one).
     pub cases: u32,
     /// Waivers.
     pub expectations: Expectations,
-    /// The behaviour profile: which cases run and which reference the properties compare with.
-    pub profile: Profile,
     /// How the backend was named on the command line, for reproducers (`reference`, `exec:...`).
     pub backend_arg: String,
-    /// Only trials whose name contains this run (all when `None`).
+    /// Only trials whose name contains this run (all when `None`): a partial run.
     pub filter: Option<String>,
     /// The date expiry is judged against.
     pub today: Date,
@@ -39,10 +49,10 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
+            judging: Judging::DEFAULT,
             seed: 0,
             cases: DEFAULT_CASES,
             expectations: Expectations::default(),
-            profile: Profile::Documented,
             backend_arg: "reference".to_owned(),
             filter: None,
             today: Date::today(),
@@ -62,34 +72,46 @@ pub fn shell_quote(s: &str) -> String {
     }
 }
 
-/// A command line that shows what `backend_arg` answers for `scenario` and judges it against
-/// the reference.
-pub fn reproducer_for_scenario(backend_arg: &str, scenario: &Scenario) -> String {
+/// The flags that repeat a judging on the command line (nothing for the defaults).
+fn judging_flags(judging: &Judging) -> String {
+    let mut flags = String::new();
+    if judging.profile != ge_spec::Profile::Documented {
+        flags.push_str(&format!(" --profile {}", judging.profile));
+    }
+    if judging.level != ge_spec::Conformance::Documented {
+        flags.push_str(&format!(" --level {}", judging.level));
+    }
+    flags
+}
+
+/// A command line that shows what `backend_arg` answers for `scenario` and judges it.
+pub fn reproducer_for_scenario(
+    judging: &Judging,
+    backend_arg: &str,
+    scenario: &Scenario,
+) -> String {
     let json = serde_json::to_string(scenario).unwrap_or_default();
     format!(
-        "echo {} | ge-conformance eval --judge --backend {}",
+        "echo {} | ge-conformance eval --judge --backend {}{}",
         shell_quote(&json),
-        shell_quote(backend_arg)
+        shell_quote(backend_arg),
+        judging_flags(judging)
     )
 }
 
 /// A command line that reruns one table case against `backend_arg` and judges it.
-pub fn reproducer_for_case(backend_arg: &str, case: &str) -> String {
+pub fn reproducer_for_case(judging: &Judging, backend_arg: &str, case: &str) -> String {
     format!(
-        "ge-conformance eval --backend {} --case {}",
+        "ge-conformance eval --backend {} --case {}{}",
         shell_quote(backend_arg),
-        shell_quote(case)
+        shell_quote(case),
+        judging_flags(judging)
     )
 }
 
-/// The clauses a property over `capability` covers: every clause some case of that capability
-/// checks (the property compares the backend with the reference on the same ground).
-pub fn property_clauses(capability: Capability) -> Vec<String> {
-    property_clauses_in(Profile::Documented, capability)
-}
-
-/// [`property_clauses`] over the cases that run under `profile`.
-pub fn property_clauses_in(profile: Profile, capability: Capability) -> Vec<String> {
+/// The clauses a property over `capability` covers under `profile`: every clause some case of
+/// that capability checks (the property judges the same ground with generated scenarios).
+pub fn property_clauses(profile: ge_spec::Profile, capability: Capability) -> Vec<String> {
     let mut clauses: Vec<String> = Spec::embedded()
         .cases_in(profile)
         .filter(|c| c.capability() == capability)
@@ -100,51 +122,36 @@ pub fn property_clauses_in(profile: Profile, capability: Capability) -> Vec<Stri
     clauses
 }
 
-/// A difference between a backend's answer and what the contract allows.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Difference {
-    /// Clauses implicated (may be empty when no single clause is to blame).
-    pub clauses: Vec<String>,
-    /// What differs.
-    pub message: String,
-}
-
-fn diag_clauses(o: &Observation) -> Vec<String> {
-    let v = serde_json::to_value(o).unwrap_or_default();
-    let mut out = Vec::new();
-    for list in ["errors", "warnings"] {
-        if let Some(items) = v.get(list).and_then(|x| x.as_array()) {
-            for d in items {
-                if let Some(c) = d.get("clause").and_then(|c| c.as_str()) {
-                    out.push(format!("{list}:{c}"));
-                }
-            }
-        }
+/// The suite's own clause that a difference from the reference breaks when the oracle finds
+/// nothing wrong with the answer: the capabilities with one right answer only.
+fn residual_clause(capability: Capability) -> Option<&'static str> {
+    match capability {
+        Capability::Options => Some("OPT-007"),
+        Capability::Transfer => Some("TRF-001"),
+        Capability::Weights => Some("WGT-005"),
+        Capability::Memory | Capability::Session => None,
     }
-    out.sort();
-    out
 }
 
-/// Compares `backend` with the reference on one scenario: exact match where the answer is
-/// unique (options, transfer, weights), the oracle plus the diagnostics where many answers are
-/// right (memory, session). Weights run in two fresh sandboxes, and the backend's is inspected.
-pub fn compare(backend: &dyn Backend, scenario: &Scenario) -> Result<(), Difference> {
-    compare_in(Profile::Documented, backend, scenario)
-}
-
-/// [`compare`] under `profile`: against the reference of that profile, with its oracles.
-pub fn compare_in(
-    profile: Profile,
-    backend: &dyn Backend,
-    scenario: &Scenario,
-) -> Result<(), Difference> {
-    let fail = |clauses: Vec<String>, message: String| Err(Difference { clauses, message });
+/// Asks `backend` and the reference about one scenario and judges the backend's answer: the
+/// oracle of the capability first, on its own reading of the tables; then, where the answer
+/// is unique and the oracle found nothing, whatever still differs from the reference (the
+/// suite's own choices). Weights run in two fresh sandboxes, and the backend's is inspected.
+/// Returns the problems, weighed under `judging` (empty: nothing to report).
+pub fn compare(judging: &Judging, backend: &dyn Backend, scenario: &Scenario) -> Vec<Problem> {
+    let broke = |message: String| {
+        vec![Problem {
+            clauses: Vec::new(),
+            message,
+            deviation: false,
+        }]
+    };
     let (ours, theirs) = match (runner::sandbox(scenario), runner::sandbox(scenario)) {
         (Ok(a), Ok(b)) => (a, b),
-        _ => return fail(Vec::new(), "cannot create sandbox directories".into()),
+        _ => return broke("cannot create sandbox directories".into()),
     };
     let expected = match runner::ask(
-        &Reference::new(profile),
+        &Reference::new(judging.profile),
         scenario,
         runner::sandbox_path(&ours),
     ) {
@@ -152,76 +159,73 @@ pub fn compare_in(
             o.canonicalize();
             o
         }
-        // The reference implements every capability and never panics; if it ever does, the
-        // scenario is outside what the suite can judge.
-        _ => return Ok(()),
+        // The reference answers every capability and never panics; when it cannot answer (a
+        // setup that cannot be planted), the scenario is outside what the suite can judge.
+        _ => return Vec::new(),
     };
     let mut actual = match runner::ask(backend, scenario, runner::sandbox_path(&theirs)) {
-        Err(panic) => return fail(Vec::new(), panic),
+        Err(panic) => return broke(panic),
         Ok(Err(ns)) => {
-            return fail(
-                Vec::new(),
-                format!("declared capability answered not supported: {}", ns.reason),
-            )
+            return broke(format!(
+                "declared capability answered not supported: {}",
+                ns.reason
+            ))
         }
         Ok(Ok(o)) => o,
     };
     actual.canonicalize();
-    let mut violations = oracle::judge_in(profile, scenario, &actual);
+    let mut violations = oracle::judge(judging, scenario, &actual);
     if let (Scenario::Weights(s), Observation::Weights(o)) = (scenario, &actual) {
-        violations.extend(oracle::weights::check_sandbox_in(
-            profile,
+        violations.extend(oracle::weights::check_sandbox(
+            judging,
             s,
             o,
             runner::sandbox_path(&theirs),
         ));
     }
-    if let Some(v) = violations.first() {
-        return fail(
-            violations.iter().map(|v| v.clause.clone()).collect(),
-            format!("{} violation(s), first: {v}", violations.len()),
-        );
+    let mut problems: Vec<Problem> = violations
+        .into_iter()
+        .map(|v| Problem::weighed(judging, vec![v.clause], v.message))
+        .collect();
+    if problems.is_empty() {
+        if let Some(clause) = residual_clause(scenario.capability()) {
+            if let Some(m) = first_difference(&expected, &actual) {
+                problems.push(Problem::weighed(
+                    judging,
+                    vec![clause.to_owned()],
+                    format!("differs from the reference {m}"),
+                ));
+            }
+        }
     }
-    let exact = matches!(
-        scenario.capability(),
-        Capability::Options | Capability::Transfer | Capability::Weights
+    dedup(problems)
+}
+
+/// The first difference between two observations outside their diagnostics, located by a JSON
+/// Pointer.
+fn first_difference(expected: &Observation, actual: &Observation) -> Option<String> {
+    let (e, a) = (
+        serde_json::to_value(expected).ok()?,
+        serde_json::to_value(actual).ok()?,
     );
-    if exact && actual != expected {
-        let (e, a) = (
-            serde_json::to_value(&expected).unwrap_or_default(),
-            serde_json::to_value(&actual).unwrap_or_default(),
-        );
-        let where_ = pattern::check(&e, &a)
-            .err()
-            .or_else(|| pattern::check(&a, &e).err());
-        let (de, da) = (diag_clauses(&expected), diag_clauses(&actual));
-        let mut clauses: Vec<String> = de
-            .iter()
-            .filter(|c| !da.contains(c))
-            .chain(da.iter().filter(|c| !de.contains(c)))
-            .map(|c| c.split(':').nth(1).unwrap_or_default().to_owned())
-            .collect();
-        clauses.sort();
-        clauses.dedup();
-        return fail(
-            clauses,
-            format!(
-                "differs from the reference {}",
-                where_.map_or_else(|| "somewhere".to_owned(), |m| m.to_string())
-            ),
-        );
+    let matched = pattern::check(&e, &a);
+    if let Some(m) = matched.mismatches.first() {
+        return Some(m.to_string());
     }
-    if !exact && diag_clauses(&expected) != diag_clauses(&actual) {
-        return fail(
-            Vec::new(),
-            format!(
-                "diagnostics differ from the reference: expected {:?}, found {:?}",
-                diag_clauses(&expected),
-                diag_clauses(&actual)
-            ),
-        );
-    }
-    Ok(())
+    // The diagnostics are the oracle's to judge: it knows which a MAY clause permits.
+    pattern::check(&a, &e)
+        .mismatches
+        .first()
+        .map(ToString::to_string)
+}
+
+/// One problem per clause and weight (the first message kept).
+fn dedup(problems: Vec<Problem>) -> Vec<Problem> {
+    let mut seen = std::collections::BTreeSet::new();
+    problems
+        .into_iter()
+        .filter(|p| seen.insert((p.clauses.clone(), p.deviation)))
+        .collect()
 }
 
 /// The scenario generator of a capability.
@@ -236,61 +240,127 @@ fn seed_rng(seed: u64, capability: Capability) -> TestRng {
     TestRng::from_seed(RngAlgorithm::ChaCha, &bytes)
 }
 
-/// Runs the property of `capability`: `cases` generated scenarios, the backend compared with
-/// the reference on each; a failure is shrunk to a minimal scenario.
+/// How long a property may spend shrinking in all, and how many steps for one clause: a
+/// backend that hangs until the protocol timeout must not make shrinking last for hours.
+const SHRINK_TIME: Duration = Duration::from_secs(60);
+const SHRINK_STEPS: u32 = 2048;
+
+/// What a problem is filed under in a property: its clause; a panic of the backend under one
+/// key of its own (shrunk like a wrong answer, to the input that makes it panic); any other
+/// breakdown (a broken pipe, a timeout, garbage on the protocol) under the empty key, reported
+/// as it happened and never shrunk: shrinking is for wrong answers, not for broken pipes.
+fn key_of(p: &Problem) -> String {
+    match p.clauses.first() {
+        Some(c) => c.clone(),
+        None if p.message.starts_with(runner::PANICKED) => "(panic)".to_owned(),
+        None => String::new(),
+    }
+}
+
+/// Runs the property of `capability`: `cfg.cases` generated scenarios, each judged by
+/// [`compare`]. Every distinct clause broken is reported once, with a counterexample shrunk for
+/// that clause; a breakdown of the backend is reported as it happened, unshrunk.
 pub fn run_property(backend: &dyn Backend, capability: Capability, cfg: &Config) -> TrialResult {
-    let name = format!("property/{capability}");
-    let mut result = TrialResult {
-        name,
-        kind: TrialKind::Property,
+    let judging = &cfg.judging;
+    let mut result = TrialResult::new(
+        format!("property/{capability}"),
+        TrialKind::Property,
         capability,
-        clauses: property_clauses_in(cfg.profile, capability),
-        outcome: Outcome::Pass,
-        message: None,
-        broken: Vec::new(),
-        scenario: None,
-        reproducer: None,
-        scenarios: cfg.cases,
-    };
+        property_clauses(judging.profile, capability),
+    );
+    result.scenarios = cfg.cases;
     let Some(strategy) = generator(capability) else {
         result.outcome = Outcome::NotSupported;
         result.message = Some("no generator for this capability".into());
         result.scenarios = 0;
         return result;
     };
-    let pt = PtConfig {
-        cases: cfg.cases,
-        failure_persistence: None,
-        max_shrink_iters: 2048,
-        // A backend that hangs until the protocol timeout on many scenarios must not make
-        // shrinking last for hours.
-        max_shrink_time: 60_000,
-        ..PtConfig::default()
-    };
-    let mut runner = TestRunner::new_with_rng(pt, seed_rng(cfg.seed, capability));
-    let outcome = runner.run(&strategy, |scenario| {
-        compare_in(cfg.profile, backend, &scenario)
-            .map_err(|d| proptest::test_runner::TestCaseError::fail(d.message))
-    });
-    match outcome {
-        Ok(()) => {}
-        Err(TestError::Fail(_, minimal)) => {
-            let diff = compare_in(cfg.profile, backend, &minimal).err();
-            result.outcome = Outcome::Fail;
-            result.broken = diff.as_ref().map(|d| d.clauses.clone()).unwrap_or_default();
-            result.message = Some(diff.map_or_else(
-                || "failed (not reproducible after shrinking)".to_owned(),
-                |d| d.message,
-            ));
-            result.scenario = serde_json::to_value(&minimal).ok();
-            result.reproducer = Some(reproducer_for_scenario(&cfg.backend_arg, &minimal));
-        }
-        Err(TestError::Abort(why)) => {
-            result.outcome = Outcome::Fail;
-            result.message = Some(format!("property aborted: {why}"));
+    let mut runner = TestRunner::new_with_rng(PtConfig::default(), seed_rng(cfg.seed, capability));
+    let mut found: BTreeMap<String, Counterexample> = BTreeMap::new();
+    let started = Instant::now();
+    for _ in 0..cfg.cases {
+        // A copy of the runner before the draw replays the same scenario: each clause found in
+        // it shrinks from the original, not from what shrinking for another clause left.
+        let replay = runner.clone();
+        let Ok(tree) = strategy.new_tree(&mut runner) else {
+            continue;
+        };
+        let original = tree.current();
+        let problems = compare(judging, backend, &original);
+        for p in problems {
+            let key = key_of(&p);
+            if found.contains_key(&key) {
+                continue;
+            }
+            let fresh = strategy.new_tree(&mut replay.clone()).ok();
+            let (scenario, p) = match fresh {
+                Some(mut tree) if !key.is_empty() && started.elapsed() <= SHRINK_TIME => {
+                    shrink(&mut tree, (original.clone(), p), started, |s| {
+                        compare(judging, backend, s)
+                            .into_iter()
+                            .find(|q| key_of(q) == key)
+                    })
+                }
+                _ => (original.clone(), p),
+            };
+            found.insert(
+                key,
+                Counterexample {
+                    clauses: p.clauses.clone(),
+                    deviation: p.deviation,
+                    message: p.message.clone(),
+                    scenario: serde_json::to_value(&scenario).unwrap_or_default(),
+                    reproducer: reproducer_for_scenario(judging, &cfg.backend_arg, &scenario),
+                },
+            );
         }
     }
+    let mut counterexamples: Vec<Counterexample> = found.into_values().collect();
+    // Failures first, then deviations, each in clause order.
+    counterexamples.sort_by(|a, b| (a.deviation, &a.clauses).cmp(&(b.deviation, &b.clauses)));
+    result.fill_from_counterexamples(counterexamples);
     result
+}
+
+/// Shrinks `tree` while `still` finds the problem in its current value; returns the smallest
+/// scenario found with its problem (`found` when the tree does not reproduce it, or shrinks
+/// nothing).
+fn shrink(
+    tree: &mut Box<dyn ValueTree<Value = Scenario>>,
+    found: (Scenario, Problem),
+    started: Instant,
+    still: impl Fn(&Scenario) -> Option<Problem>,
+) -> (Scenario, Problem) {
+    let start = tree.current();
+    let Some(problem) = still(&start) else {
+        return found;
+    };
+    let mut best = (start, problem);
+    let mut steps = 0;
+    if !tree.simplify() {
+        return best;
+    }
+    loop {
+        steps += 1;
+        if steps > SHRINK_STEPS || started.elapsed() > SHRINK_TIME {
+            break;
+        }
+        let current = tree.current();
+        match still(&current) {
+            Some(p) => {
+                best = (current, p);
+                if !tree.simplify() {
+                    break;
+                }
+            }
+            None => {
+                if !tree.complicate() {
+                    break;
+                }
+            }
+        }
+    }
+    best
 }
 
 /// Runs one table case and turns its verdict into a trial result.
@@ -299,28 +369,27 @@ pub fn run_case_trial(
     case: &ge_spec::TableCase,
     cfg: &Config,
 ) -> TrialResult {
-    let verdict = runner::run_case_in(cfg.profile, backend, case);
-    let mut result = TrialResult {
-        name: case.full_name(),
-        kind: TrialKind::Case,
-        capability: case.capability(),
-        clauses: case.case.clauses.clone(),
-        outcome: Outcome::Pass,
-        message: None,
-        broken: Vec::new(),
-        scenario: None,
-        reproducer: None,
-        scenarios: 0,
-    };
+    let verdict = runner::run_case(&cfg.judging, backend, case);
+    let mut result = TrialResult::new(
+        case.full_name(),
+        TrialKind::Case,
+        case.capability(),
+        case.case.clauses.clone(),
+    );
     match &verdict {
         Verdict::Pass => {}
         Verdict::NotSupported(why) => {
             result.outcome = Outcome::NotSupported;
             result.message = Some(why.clone());
         }
-        Verdict::Fail(problems) => {
-            result.outcome = Outcome::Fail;
+        Verdict::Fail(problems) | Verdict::Deviates(problems) => {
+            result.outcome = if matches!(verdict, Verdict::Fail(_)) {
+                Outcome::Fail
+            } else {
+                Outcome::Deviation
+            };
             result.broken = verdict.broken_clauses();
+            result.deviations = verdict.deviated_clauses();
             result.message = Some(
                 problems
                     .iter()
@@ -329,13 +398,19 @@ pub fn run_case_trial(
                     .join("\n"),
             );
             result.scenario = serde_json::to_value(&case.case.scenario).ok();
-            result.reproducer = Some(reproducer_for_case(&cfg.backend_arg, &case.full_name()));
+            result.reproducer = Some(reproducer_for_case(
+                &cfg.judging,
+                &cfg.backend_arg,
+                &case.full_name(),
+            ));
         }
     }
     result
 }
 
-/// Applies the waivers to a result; returns the indexes of the waivers that matched.
+/// Applies the waivers to a result; returns the indexes of the waivers that matched. A waived
+/// failure is `waived`; a waived trial that passes is an unexpected pass; a deviation stays a
+/// deviation (it fails nothing to waive).
 pub fn apply_waivers(result: &mut TrialResult, expectations: &Expectations) -> Vec<usize> {
     let matched: Vec<(usize, String)> = expectations
         .matching(&result.name, &result.clauses)
@@ -367,14 +442,9 @@ pub fn apply_waivers(result: &mut TrialResult, expectations: &Expectations) -> V
     matched.into_iter().map(|(i, _)| i).collect()
 }
 
-/// Every trial of the suite under the documented profile, by name, in run order: the cases,
-/// then one property per capability.
-pub fn trial_names() -> Vec<(String, Capability)> {
-    trial_names_in(Profile::Documented)
-}
-
-/// [`trial_names`] under `profile`.
-pub fn trial_names_in(profile: Profile) -> Vec<(String, Capability)> {
+/// Every trial of the suite under `profile`, by name, in run order: the cases, then one
+/// property per capability.
+pub fn trial_names(profile: ge_spec::Profile) -> Vec<(String, Capability)> {
     let mut names: Vec<(String, Capability)> = Spec::embedded()
         .cases_in(profile)
         .map(|c| (c.full_name(), c.capability()))
@@ -387,17 +457,45 @@ pub fn trial_names_in(profile: Profile) -> Vec<(String, Capability)> {
     names
 }
 
+/// Why a certification cannot run as asked: a usage error, not a verdict.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    /// `--filter` matches no trial.
+    #[error("the filter {0:?} matches no trial (`ge-conformance certify --filter` takes a part of a trial name such as `options-values/` or `property/memory`)")]
+    FilterMatchesNothing(String),
+    /// No scenario per property.
+    #[error("--cases must be at least 1: a property judged on no scenario proves nothing")]
+    NoScenarios,
+}
+
+/// Checks that `cfg` can make a meaningful run under its profile.
+pub fn check(cfg: &Config) -> Result<(), SetupError> {
+    if cfg.cases == 0 {
+        return Err(SetupError::NoScenarios);
+    }
+    if let Some(f) = &cfg.filter {
+        if !trial_names(cfg.judging.profile)
+            .iter()
+            .any(|(n, _)| n.contains(f.as_str()))
+        {
+            return Err(SetupError::FilterMatchesNothing(f.clone()));
+        }
+    }
+    Ok(())
+}
+
 /// Certifies `backend`: runs every trial (calling `progress` after each), applies the
-/// expectations and builds the report.
+/// expectations and builds the report. A configuration [`check`] refuses is refused here too.
 pub fn certify(
     backend: &dyn Backend,
     cfg: &Config,
     progress: &mut dyn FnMut(usize, usize, &TrialResult),
-) -> Report {
+) -> Result<Report, SetupError> {
+    check(cfg)?;
     let declared = backend.capabilities();
     let selected = |name: &str| cfg.filter.as_deref().is_none_or(|f| name.contains(f));
     let cases: Vec<_> = Spec::embedded()
-        .cases_in(cfg.profile)
+        .cases_in(cfg.judging.profile)
         .filter(|c| selected(&c.full_name()))
         .collect();
     let props: Vec<Capability> = Capability::ALL
@@ -422,18 +520,15 @@ pub fn certify(
         let r = if declared.contains(&cap) {
             run_property(backend, cap, cfg)
         } else {
-            TrialResult {
-                name: format!("property/{cap}"),
-                kind: TrialKind::Property,
-                capability: cap,
-                clauses: property_clauses_in(cfg.profile, cap),
-                outcome: Outcome::NotSupported,
-                message: Some(format!("capability `{cap}` is not declared")),
-                broken: Vec::new(),
-                scenario: None,
-                reproducer: None,
-                scenarios: 0,
-            }
+            let mut r = TrialResult::new(
+                format!("property/{cap}"),
+                TrialKind::Property,
+                cap,
+                property_clauses(cfg.judging.profile, cap),
+            );
+            r.outcome = Outcome::NotSupported;
+            r.message = Some(format!("capability `{cap}` is not declared"));
+            r
         };
         finish(r, &mut trials);
     }
@@ -458,11 +553,13 @@ pub fn certify(
         backend: backend.name().to_owned(),
         backend_version: backend.version().to_owned(),
         capabilities: declared.into_iter().collect(),
-        profile: cfg.profile,
+        profile: cfg.judging.profile,
+        level: cfg.judging.level,
         seed: cfg.seed,
         case_budget: cfg.cases,
+        filter: cfg.filter.clone(),
     };
-    Report::new(meta, trials, stale, expired)
+    Ok(Report::new(meta, trials, stale, expired))
 }
 
 /// Runs one scenario against `backend` in `sandbox` and returns its canonical observation.

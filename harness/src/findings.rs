@@ -12,6 +12,7 @@ use ge_spec::{Backend, Capability, Observation, Profile, Scenario, Spec};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::judging::Judging;
 use crate::{certify, fuzz, runner};
 
 /// What went wrong while writing a corpus or promoting a finding.
@@ -127,9 +128,10 @@ pub struct PromoteOptions {
     pub name: Option<String>,
     /// Clauses to cite besides (or, for a bug already fixed, instead of) those found failing.
     pub clauses: Vec<String>,
-    /// The profile the backend is judged under. The case runs under both profiles when the
-    /// two references agree on it, and only under this one when they do not.
-    pub profile: Profile,
+    /// The profile and level the backend is judged under: the clauses it breaks there are
+    /// cited. The case runs under both profiles when the two references agree on it, and only
+    /// under this one when they do not.
+    pub judging: Judging,
 }
 
 /// A promoted finding.
@@ -194,9 +196,12 @@ pub fn finding_scenario(
 
 /// The expectation a promoted case carries: the reference's whole observation where the answer
 /// is unique, only its diagnostics where many answers are right (the oracle judges the rest).
+/// Diagnostics keep what is judged only: no message (wording is never judged), no value, and
+/// only the subject fields their clause defines.
 fn expectation(observation: &Observation) -> Result<serde_json::Value, FindingError> {
     let mut value =
         serde_json::to_value(observation).map_err(|e| FindingError::Invalid(e.to_string()))?;
+    let session = matches!(observation, Observation::Session(_));
     if matches!(
         observation,
         Observation::Memory(_) | Observation::Session(_)
@@ -205,8 +210,38 @@ fn expectation(observation: &Observation) -> Result<serde_json::Value, FindingEr
             map.retain(|k, _| k == "errors" || k == "warnings");
         }
     }
+    if let serde_json::Value::Object(map) = &mut value {
+        for list in ["errors", "warnings"] {
+            if let Some(serde_json::Value::Array(items)) = map.get_mut(list) {
+                for item in items {
+                    judged_only(item, session);
+                }
+            }
+        }
+    }
     strip_nulls(&mut value);
     Ok(value)
+}
+
+/// Keeps of one diagnostic what is judged (see `ge_spec::diag`).
+fn judged_only(item: &mut serde_json::Value, session: bool) {
+    let serde_json::Value::Object(d) = item else {
+        return;
+    };
+    d.remove("message");
+    d.remove("value");
+    let fields = d
+        .get("clause")
+        .and_then(|c| c.as_str())
+        .and_then(|c| Spec::embedded().clause(c))
+        .map(|c| c.subject.clone())
+        .unwrap_or_default();
+    if let Some(serde_json::Value::Object(subject)) = d.get_mut("subject") {
+        subject.retain(|k, _| fields.iter().any(|f| f == k) || (session && k == "graph"));
+        if subject.is_empty() {
+            d.remove("subject");
+        }
+    }
 }
 
 /// TOML has no null: absent is how an unset optional field is written.
@@ -239,13 +274,18 @@ pub fn promote(
     let spec = Spec::embedded();
 
     let mut clauses = opts.clauses.clone();
-    let failure = match certify::compare_in(opts.profile, backend, &scenario) {
-        Ok(()) => None,
-        Err(d) => {
-            clauses.extend(d.clauses);
-            Some(d.message)
-        }
-    };
+    let problems: Vec<_> = certify::compare(&opts.judging, backend, &scenario)
+        .into_iter()
+        .filter(|p| !p.deviation)
+        .collect();
+    let failure = (!problems.is_empty()).then(|| {
+        problems
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+    });
+    clauses.extend(problems.into_iter().flat_map(|p| p.clauses));
     clauses.sort();
     clauses.dedup();
     if clauses.is_empty() {
@@ -254,15 +294,18 @@ pub fn promote(
     if let Some(missing) = clauses.iter().find(|c| spec.clause(c).is_none()) {
         return Err(FindingError::UnknownClause(missing.clone()));
     }
-    let reference = Reference::new(opts.profile);
-    if let Err(d) = certify::compare_in(opts.profile, &reference, &scenario) {
+    let profile = opts.judging.profile;
+    let reference = Reference::new(profile);
+    // The reference is held to every clause, its own choices included.
+    let theirs = certify::compare(&opts.judging.strict(), &reference, &scenario);
+    if let Some(p) = theirs.first() {
         return Err(FindingError::ReferenceFails {
-            clauses: d.clauses.join(", "),
-            message: d.message,
+            clauses: p.clauses.join(", "),
+            message: p.message.clone(),
         });
     }
     let expect = expectation(&observe(&reference, &scenario)?)?;
-    let other = match opts.profile {
+    let other = match profile {
         Profile::Documented => Profile::Upstream,
         Profile::Upstream => Profile::Documented,
     };
@@ -280,7 +323,7 @@ pub fn promote(
         scenario: scenario.clone(),
         expect: Some(expect),
         oracle: scenario.capability() != Capability::Options,
-        profile: (!shared).then_some(opts.profile),
+        profile: (!shared).then_some(profile),
     };
 
     let existing = match std::fs::read_to_string(&opts.table) {

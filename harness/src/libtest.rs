@@ -17,12 +17,16 @@
 //!
 //! Trials of capabilities the backend does not declare are marked ignored (never passed).
 //! `GE_CONFORMANCE_EXPECTATIONS` names a waiver file, `GE_CONFORMANCE_SEED` and
-//! `GE_CONFORMANCE_CASES` set the seed and the scenarios per property, and
-//! `GE_CONFORMANCE_PROFILE` (`documented` or `upstream`) the behaviour profile.
+//! `GE_CONFORMANCE_CASES` set the seed and the scenarios per property,
+//! `GE_CONFORMANCE_PROFILE` (`documented` or `upstream`) the behaviour profile and
+//! `GE_CONFORMANCE_LEVEL` (`documented` or `strict`) the conformance level.
+//!
+//! At level `documented` (the default) a trial that only departs from the suite's own choices
+//! passes; the deviations are listed after libtest's summary. At level `strict` they fail.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use ge_spec::{Backend, Profile, Spec};
+use ge_spec::{Backend, Conformance, Profile, Spec};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 use crate::certify::{self, Config};
@@ -34,6 +38,7 @@ use crate::report::{Outcome, TrialResult};
 pub struct Suite<B> {
     backend: Arc<B>,
     config: Config,
+    deviations: Arc<Mutex<Vec<String>>>,
 }
 
 fn render(r: &TrialResult) -> String {
@@ -54,9 +59,15 @@ fn render(r: &TrialResult) -> String {
     out
 }
 
-fn verdict(r: TrialResult) -> Result<(), Failed> {
+fn verdict(r: TrialResult, deviations: &Mutex<Vec<String>>) -> Result<(), Failed> {
     match r.outcome {
         Outcome::Pass | Outcome::Waived => Ok(()),
+        Outcome::Deviation => {
+            if let Ok(mut d) = deviations.lock() {
+                d.push(format!("{}: {}", r.name, r.deviations.join(", ")));
+            }
+            Ok(())
+        }
         // Such trials are marked ignored; run anyway (`--include-ignored`), a skip must still
         // never show as a pass.
         Outcome::NotSupported => {
@@ -95,19 +106,31 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
                 .unwrap_or_else(|_| panic!("GE_CONFORMANCE_CASES={cases} is not a number"));
         }
         if let Ok(profile) = std::env::var("GE_CONFORMANCE_PROFILE") {
-            config.profile = profile
+            config.judging.profile = profile
                 .parse()
                 .unwrap_or_else(|e| panic!("GE_CONFORMANCE_PROFILE: {e}"));
+        }
+        if let Ok(level) = std::env::var("GE_CONFORMANCE_LEVEL") {
+            config.judging.level = level
+                .parse()
+                .unwrap_or_else(|e| panic!("GE_CONFORMANCE_LEVEL: {e}"));
         }
         Suite {
             backend: Arc::new(backend),
             config,
+            deviations: Arc::new(Mutex::new(Vec::new())),
         }
     }
 
     /// Certifies against `profile` instead (its cases, its reference).
     pub fn with_profile(mut self, profile: Profile) -> Self {
-        self.config.profile = profile;
+        self.config.judging.profile = profile;
+        self
+    }
+
+    /// Judges at `level` instead.
+    pub fn with_level(mut self, level: Conformance) -> Self {
+        self.config.judging.level = level;
         self
     }
 
@@ -122,29 +145,43 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         let declared = self.backend.capabilities();
         let config = Arc::new(self.config.clone());
         let mut trials = Vec::new();
-        for case in Spec::embedded().cases_in(self.config.profile) {
-            let (backend, config, case_ref) =
-                (Arc::clone(&self.backend), Arc::clone(&config), case.clone());
+        for case in Spec::embedded().cases_in(self.config.judging.profile) {
+            let (backend, config, case_ref, deviations) = (
+                Arc::clone(&self.backend),
+                Arc::clone(&config),
+                case.clone(),
+                Arc::clone(&self.deviations),
+            );
             let waived = |r: TrialResult, cfg: &Config| apply(r, cfg);
             trials.push(
                 Trial::test(case.full_name(), move || {
-                    verdict(waived(
-                        certify::run_case_trial(backend.as_ref(), &case_ref, &config),
-                        &config,
-                    ))
+                    verdict(
+                        waived(
+                            certify::run_case_trial(backend.as_ref(), &case_ref, &config),
+                            &config,
+                        ),
+                        &deviations,
+                    )
                 })
                 .with_kind(case.capability().as_str())
                 .with_ignored_flag(!declared.contains(&case.capability())),
             );
         }
         for cap in ge_spec::Capability::ALL {
-            let (backend, config) = (Arc::clone(&self.backend), Arc::clone(&config));
+            let (backend, config, deviations) = (
+                Arc::clone(&self.backend),
+                Arc::clone(&config),
+                Arc::clone(&self.deviations),
+            );
             trials.push(
                 Trial::test(format!("property/{cap}"), move || {
-                    verdict(apply(
-                        certify::run_property(backend.as_ref(), cap, &config),
-                        &config,
-                    ))
+                    verdict(
+                        apply(
+                            certify::run_property(backend.as_ref(), cap, &config),
+                            &config,
+                        ),
+                        &deviations,
+                    )
                 })
                 .with_kind("property")
                 .with_ignored_flag(!declared.contains(&cap)),
@@ -166,7 +203,22 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
             }
             std::process::exit(101);
         }
-        libtest_mimic::run(&args, self.trials()).exit()
+        let level = self.config.judging.level;
+        let deviations = Arc::clone(&self.deviations);
+        let conclusion = libtest_mimic::run(&args, self.trials());
+        let mut listed = deviations.lock().map(|d| d.clone()).unwrap_or_default();
+        if !listed.is_empty() {
+            listed.sort();
+            println!(
+                "{} trial(s) departed from the suite's own choices (reference-defined clauses), \
+                 not judged at level {level}; GE_CONFORMANCE_LEVEL=strict fails them:",
+                listed.len()
+            );
+            for d in listed {
+                println!("  deviation {d}");
+            }
+        }
+        conclusion.exit()
     }
 }
 

@@ -9,8 +9,10 @@ use clap::{Parser, Subcommand, ValueEnum};
 use ge_conformance::backends::{self, BackendHandle};
 use ge_conformance::certify::{self, Config};
 use ge_conformance::expectations::Expectations;
+use ge_conformance::judging::Judging;
+use ge_conformance::report::Standing;
 use ge_conformance::{bundle, protocol, runner};
-use ge_spec::{OptionKey, Profile, Scenario, Spec};
+use ge_spec::{Conformance, OptionKey, Profile, Scenario, Spec};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -46,6 +48,25 @@ impl From<ProfileArg> for Profile {
         match p {
             ProfileArg::Documented => Profile::Documented,
             ProfileArg::Upstream => Profile::Upstream,
+        }
+    }
+}
+
+/// The conformance level (see `ge_spec::Conformance`).
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq, Default)]
+enum LevelArg {
+    /// What the source text states; the suite's own choices are deviations, never failures.
+    #[default]
+    Documented,
+    /// The suite's own choices (reference-defined clauses) bind as well.
+    Strict,
+}
+
+impl From<LevelArg> for Conformance {
+    fn from(l: LevelArg) -> Conformance {
+        match l {
+            LevelArg::Documented => Conformance::Documented,
+            LevelArg::Strict => Conformance::Strict,
         }
     }
 }
@@ -94,6 +115,9 @@ enum Command {
         /// must run under.
         #[arg(long, value_enum, default_value = "documented")]
         profile: ProfileArg,
+        /// The conformance level the answer is judged at (`--case`, `--judge`).
+        #[arg(long, value_enum, default_value = "documented")]
+        level: LevelArg,
     },
     /// Certify a backend against the whole suite and print the report.
     Certify {
@@ -126,6 +150,10 @@ enum Command {
         /// properties compare with.
         #[arg(long, value_enum, default_value = "documented")]
         profile: ProfileArg,
+        /// The conformance level certified at: `documented` judges what the source text states
+        /// (the suite's own choices are reported as deviations), `strict` judges those too.
+        #[arg(long, value_enum, default_value = "documented")]
+        level: LevelArg,
     },
     /// Serve the reference backend over the subprocess protocol on standard input and output
     /// (see docs/protocol.md); `certify --backend 'exec:ge-conformance serve-reference'` uses it.
@@ -178,6 +206,9 @@ enum Command {
         /// The profile the backend is judged under.
         #[arg(long, value_enum, default_value_t = ProfileArg::Documented)]
         profile: ProfileArg,
+        /// The level the backend is judged at: the clauses it breaks there are cited.
+        #[arg(long, value_enum, default_value_t = LevelArg::Documented)]
+        level: LevelArg,
     },
     /// Explain one clause: summary, origin, rationale and cases.
     Explain {
@@ -229,6 +260,7 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             judge,
             timeout_ms,
             profile,
+            level,
         } => eval(
             scenario,
             case,
@@ -236,7 +268,7 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             sandbox,
             judge,
             timeout_ms,
-            profile.into(),
+            Judging::new(profile.into(), level.into()),
         ),
         Command::Certify {
             backend,
@@ -248,6 +280,7 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             filter,
             timeout_ms,
             profile,
+            level,
         } => certify_cmd(
             &backend,
             cases,
@@ -257,7 +290,7 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             format,
             filter,
             timeout_ms,
-            profile.into(),
+            Judging::new(profile.into(), level.into()),
         ),
         Command::Divergence { format } => {
             match format {
@@ -284,16 +317,15 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
         Command::Verify { dir } => match bundle::verify(&dir) {
             Ok(report) => {
                 out!(
-                    "bundle verifies: backend {} {}, {} ({} passed, {} failed), spec tables {}",
+                    "bundle verifies: backend {} {}, {} at level {} (profile {}; {} passed, {} failed, {} deviations), spec tables {}",
                     report.meta.backend,
                     report.meta.backend_version,
-                    if report.certified {
-                        "certified"
-                    } else {
-                        "not certified"
-                    },
+                    report.verdict.as_str(),
+                    report.meta.level,
+                    report.meta.profile,
                     report.totals.passed,
                     report.totals.failed,
+                    report.totals.deviations,
                     report.meta.spec_digest
                 );
                 Ok(ExitCode::SUCCESS)
@@ -321,15 +353,16 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             name,
             clauses,
             profile,
+            level,
         } => {
-            let profile: Profile = profile.into();
-            let handle = open_backend(&backend, 10_000, profile)?;
+            let judging = Judging::new(profile.into(), level.into());
+            let handle = open_backend(&backend, 10_000, judging.profile)?;
             let opts = ge_conformance::findings::PromoteOptions {
                 target,
                 table,
                 name,
                 clauses,
-                profile,
+                judging,
             };
             let promotion = ge_conformance::findings::promote(handle.backend(), &input, &opts)
                 .map_err(|e| Usage(e.to_string()))?;
@@ -357,7 +390,7 @@ fn spec(option: Option<String>, coverage: bool, format: Format) -> Result<ExitCo
             let cases = spec.cases_for(&c.id).count();
             let props = ge_spec::Capability::ALL
                 .iter()
-                .filter(|cap| certify::property_clauses(**cap).contains(&c.id))
+                .filter(|cap| certify::property_clauses(Profile::Documented, **cap).contains(&c.id))
                 .count();
             if cases + props == 0 {
                 uncovered += 1;
@@ -438,7 +471,7 @@ fn spec(option: Option<String>, coverage: bool, format: Format) -> Result<ExitCo
         out!(
             "{}  {:<6} {:<17} {}",
             c.id,
-            c.strength.to_string(),
+            c.strength.map(|s| s.to_string()).unwrap_or_default(),
             c.origin.to_string(),
             c.summary
         );
@@ -451,12 +484,28 @@ fn explain(id: &str) -> Result<ExitCode, Usage> {
     let clause = spec
         .clause(id)
         .ok_or_else(|| Usage(format!("no clause {id}; `ge-conformance spec` lists them")))?;
-    out!("{}  {} ({})", clause.id, clause.strength, clause.origin);
+    match clause.strength {
+        Some(strength) => out!("{}  {strength} ({})", clause.id, clause.origin),
+        None => out!(
+            "{}  ({}: binds at level strict only)",
+            clause.id,
+            clause.origin
+        ),
+    }
     out!(
         "option:  {}",
         clause.option.map_or("cross-cutting", |k| k.as_str())
     );
     out!("section: {}", clause.section);
+    if let Some(source) = &clause.source {
+        out!("source:  {source}");
+    }
+    if !clause.subject.is_empty() {
+        out!("subject: {}", clause.subject.join(", "));
+    }
+    if let Some(r) = &clause.reported_under {
+        out!("reported under: {r} (the clause that calls for its diagnostics)");
+    }
     out!("\n{}", clause.summary);
     if let Some(r) = &clause.rationale {
         out!("\nWhy the suite decided so: {r}");
@@ -483,7 +532,7 @@ fn explain(id: &str) -> Result<ExitCode, Usage> {
     }
     let props: Vec<_> = ge_spec::Capability::ALL
         .iter()
-        .filter(|cap| certify::property_clauses(**cap).contains(&clause.id))
+        .filter(|cap| certify::property_clauses(Profile::Documented, **cap).contains(&clause.id))
         .collect();
     if !props.is_empty() {
         out!(
@@ -502,7 +551,7 @@ fn explain(id: &str) -> Result<ExitCode, Usage> {
 const DEFAULT_TIMEOUT_MS: u64 = protocol::DEFAULT_TIMEOUT.as_millis() as u64;
 
 fn open_backend(arg: &str, timeout_ms: u64, profile: Profile) -> Result<BackendHandle, Usage> {
-    backends::open_for(arg, std::time::Duration::from_millis(timeout_ms), profile).map_err(Usage)
+    backends::open(arg, std::time::Duration::from_millis(timeout_ms), profile).map_err(Usage)
 }
 
 fn eval(
@@ -512,8 +561,9 @@ fn eval(
     sandbox: Option<PathBuf>,
     judge: bool,
     timeout_ms: u64,
-    profile: Profile,
+    judging: Judging,
 ) -> Result<ExitCode, Usage> {
+    let profile = judging.profile;
     let spec = Spec::embedded();
     let table_case = match &case {
         Some(name) => Some(
@@ -575,30 +625,51 @@ fn eval(
         serde_json::to_string_pretty(&observation).unwrap_or_default()
     );
     let mut failed = false;
+    let level = judging.level;
     if let Some(c) = table_case {
-        match runner::judge_observation_in(profile, c, observation) {
-            runner::Verdict::Pass => eprintln!("{}: pass", c.full_name()),
-            verdict => {
-                failed = true;
-                eprintln!("{}: FAIL {:?}", c.full_name(), verdict.broken_clauses());
-                if let runner::Verdict::Fail(problems) = verdict {
-                    for p in problems {
-                        eprintln!("  {p}");
-                    }
+        let verdict = runner::judge_observation(&judging, c, observation);
+        match &verdict {
+            runner::Verdict::Pass => eprintln!("{}: pass at level {level}", c.full_name()),
+            runner::Verdict::Deviates(problems) => {
+                eprintln!(
+                    "{}: pass at level {level}, with deviations from the suite's own choices {:?}",
+                    c.full_name(),
+                    verdict.deviated_clauses()
+                );
+                for p in problems {
+                    eprintln!("  {p}");
                 }
+            }
+            runner::Verdict::Fail(problems) => {
+                failed = true;
+                eprintln!(
+                    "{}: FAIL at level {level} {:?}",
+                    c.full_name(),
+                    verdict.broken_clauses()
+                );
+                for p in problems {
+                    eprintln!("  {p}");
+                }
+            }
+            runner::Verdict::NotSupported(why) => {
+                eprintln!("{}: not supported: {why}", c.full_name())
             }
         }
     }
     if judge {
-        match certify::compare_in(profile, handle.backend(), &scenario) {
-            Ok(()) => eprintln!("agrees with the reference"),
-            Err(d) => {
-                failed = true;
-                eprintln!(
-                    "differs from the reference [{}]: {}",
-                    d.clauses.join(", "),
-                    d.message
-                );
+        let problems = certify::compare(&judging, handle.backend(), &scenario);
+        if problems.is_empty() {
+            eprintln!("agrees with the reference at level {level}");
+        } else {
+            failed |= problems.iter().any(|p| !p.deviation);
+            let what = if failed {
+                "FAILS"
+            } else {
+                "passes, with deviations from the suite's own choices,"
+            };
+            eprintln!("{what} at level {level} (profile {}):", judging.profile);
+            for p in problems {
+                eprintln!("  {p}");
             }
         }
     }
@@ -620,7 +691,7 @@ fn certify_cmd(
     format: Format,
     filter: Option<String>,
     timeout_ms: u64,
-    profile: Profile,
+    judging: Judging,
 ) -> Result<ExitCode, Usage> {
     let expectations = match expectations {
         Some(path) => {
@@ -630,16 +701,18 @@ fn certify_cmd(
         }
         None => Expectations::default(),
     };
-    let handle = open_backend(backend, timeout_ms, profile)?;
     let cfg = Config {
+        judging,
         seed,
         cases,
         expectations,
-        profile,
         backend_arg: backend.to_owned(),
         filter,
         ..Config::default()
     };
+    // Usage first: a run that could judge nothing never starts the backend.
+    certify::check(&cfg).map_err(|e| Usage(e.to_string()))?;
+    let handle = open_backend(backend, timeout_ms, judging.profile)?;
     let tty = std::io::stderr().is_terminal();
     let mut progress = |done: usize, total: usize, r: &ge_conformance::report::TrialResult| {
         let mut err = std::io::stderr().lock();
@@ -660,7 +733,8 @@ fn certify_cmd(
             let _ = writeln!(err, "{} {}", r.outcome.as_str(), r.name);
         }
     };
-    let mut report = certify::certify(handle.backend(), &cfg, &mut progress);
+    let mut report = certify::certify(handle.backend(), &cfg, &mut progress)
+        .map_err(|e| Usage(e.to_string()))?;
     report.backend_stderr = handle.stderr();
     let text = match format {
         Format::Text => report.to_text(),
@@ -673,9 +747,8 @@ fn certify_cmd(
         bundle::write(&report, &dir).map_err(|e| Usage(e.to_string()))?;
         eprintln!("report bundle written to {}", dir.display());
     }
-    Ok(if report.certified {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
+    Ok(match report.verdict {
+        Standing::Certified | Standing::Partial => ExitCode::SUCCESS,
+        Standing::NotCertified | Standing::NothingToCertify => ExitCode::from(1),
     })
 }

@@ -1,10 +1,11 @@
 //! Certification reports: the verdict on every trial (case or property), summaries per clause
-//! and per option, and renderers for the terminal, JSON, Markdown and JUnit XML.
+//! and per option, the deviations from the suite's own choices apart from the failures, and
+//! renderers for the terminal, JSON, Markdown and JUnit XML.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use ge_spec::{Capability, Profile, Spec};
+use ge_spec::{Capability, Conformance, Profile, Spec};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -22,6 +23,9 @@ pub enum Outcome {
     NotSupported,
     /// It failed, and an expectations entry waives the failure.
     Waived,
+    /// It departed only from the suite's own choices (reference-defined clauses) at a level where
+    /// they do not bind: reported, never a failure.
+    Deviation,
     /// An expectations entry waives it, but it passed: the entry is out of date. Fails the run.
     UnexpectedPass,
 }
@@ -34,6 +38,7 @@ impl Outcome {
             Outcome::Fail => "fail",
             Outcome::NotSupported => "not-supported",
             Outcome::Waived => "waived",
+            Outcome::Deviation => "deviation",
             Outcome::UnexpectedPass => "unexpected-pass",
         }
     }
@@ -41,6 +46,11 @@ impl Outcome {
     /// True when this outcome stops certification.
     pub fn fails_run(self) -> bool {
         matches!(self, Outcome::Fail | Outcome::UnexpectedPass)
+    }
+
+    /// True when the trial was run and its answer judged (everything but not supported).
+    pub fn judged(self) -> bool {
+        self != Outcome::NotSupported
     }
 }
 
@@ -73,6 +83,10 @@ pub struct TrialResult {
     /// The clauses a failure implicates.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub broken: Vec<String>,
+    /// The suite's choices (reference-defined clauses) the answer departs from, at a level where
+    /// they do not bind.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deviations: Vec<String>,
     /// For failures: the scenario (after shrinking, for properties).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scenario: Option<serde_json::Value>,
@@ -82,10 +96,96 @@ pub struct TrialResult {
     /// For properties: how many scenarios were generated and judged.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub scenarios: u32,
+    /// For properties: one counterexample per distinct clause broken, each shrunk for it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counterexamples: Vec<Counterexample>,
 }
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+/// A scenario of a property that breaks one clause, shrunk for that clause.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Counterexample {
+    /// The clauses broken (empty when the backend broke down).
+    pub clauses: Vec<String>,
+    /// True when the clause is a suite choice that does not bind at the level in force.
+    pub deviation: bool,
+    /// What differs.
+    pub message: String,
+    /// The scenario.
+    pub scenario: serde_json::Value,
+    /// A command line that reproduces it.
+    pub reproducer: String,
+}
+
+impl TrialResult {
+    /// A passing trial of `name`, to be filled in.
+    pub fn new(
+        name: String,
+        kind: TrialKind,
+        capability: Capability,
+        clauses: Vec<String>,
+    ) -> Self {
+        TrialResult {
+            name,
+            kind,
+            capability,
+            clauses,
+            outcome: Outcome::Pass,
+            message: None,
+            broken: Vec::new(),
+            deviations: Vec::new(),
+            scenario: None,
+            reproducer: None,
+            scenarios: 0,
+            counterexamples: Vec::new(),
+        }
+    }
+
+    /// Sets the outcome, clauses, message, scenario and reproducer of a property from its
+    /// counterexamples (failures first): the first one stands for the trial.
+    pub fn fill_from_counterexamples(&mut self, counterexamples: Vec<Counterexample>) {
+        let clauses = |deviation: bool| {
+            let mut c: Vec<String> = counterexamples
+                .iter()
+                .filter(|x| x.deviation == deviation)
+                .flat_map(|x| x.clauses.clone())
+                .collect();
+            c.sort();
+            c.dedup();
+            c
+        };
+        self.broken = clauses(false);
+        self.deviations = clauses(true);
+        self.outcome = if counterexamples.iter().any(|c| !c.deviation) {
+            Outcome::Fail
+        } else if counterexamples.is_empty() {
+            Outcome::Pass
+        } else {
+            Outcome::Deviation
+        };
+        if let Some(first) = counterexamples.first() {
+            self.message = Some(
+                counterexamples
+                    .iter()
+                    .map(|c| {
+                        let tag = if c.deviation { "deviation " } else { "" };
+                        if c.clauses.is_empty() {
+                            c.message.clone()
+                        } else {
+                            format!("{tag}[{}] {}", c.clauses.join(", "), c.message)
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            );
+            self.scenario = Some(first.scenario.clone());
+            self.reproducer = Some(first.reproducer.clone());
+        }
+        self.counterexamples = counterexamples;
+    }
 }
 
 /// What a report was made of: enough for a third party to redo and check it.
@@ -105,10 +205,15 @@ pub struct Meta {
     pub capabilities: Vec<Capability>,
     /// The behaviour profile judged against.
     pub profile: Profile,
+    /// The conformance level judged at.
+    pub level: Conformance,
     /// The seed of the generated scenarios.
     pub seed: u64,
     /// Generated scenarios per property.
     pub case_budget: u32,
+    /// The filter the run was restricted to: a partial run, never a certification.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<String>,
 }
 
 /// Counts of outcomes.
@@ -124,6 +229,9 @@ pub struct Tally {
     pub waived: u32,
     /// Unexpected passes.
     pub unexpected_pass: u32,
+    /// Deviations from the suite's own choices.
+    #[serde(default)]
+    pub deviations: u32,
 }
 
 impl Tally {
@@ -134,12 +242,46 @@ impl Tally {
             Outcome::NotSupported => self.not_supported += 1,
             Outcome::Waived => self.waived += 1,
             Outcome::UnexpectedPass => self.unexpected_pass += 1,
+            Outcome::Deviation => self.deviations += 1,
         }
     }
 
     /// Every trial counted.
     pub fn total(&self) -> u32 {
-        self.passed + self.failed + self.not_supported + self.waived + self.unexpected_pass
+        self.passed
+            + self.failed
+            + self.not_supported
+            + self.waived
+            + self.unexpected_pass
+            + self.deviations
+    }
+}
+
+/// What a report amounts to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Standing {
+    /// Every trial ran, every declared capability was judged, and nothing failed at the level
+    /// in force.
+    Certified,
+    /// A trial failed, a waived trial passed, a waiver expired, or a declared capability was
+    /// never judged.
+    NotCertified,
+    /// A filtered run: nothing failed among the trials it ran, but it is not a certification.
+    Partial,
+    /// The backend declares no capability.
+    NothingToCertify,
+}
+
+impl Standing {
+    /// The verdict's words in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Standing::Certified => "certified",
+            Standing::NotCertified => "not certified",
+            Standing::Partial => "partial run, not a certification",
+            Standing::NothingToCertify => "nothing to certify",
+        }
     }
 }
 
@@ -148,7 +290,9 @@ impl Tally {
 pub struct Report {
     /// What the report was made of.
     pub meta: Meta,
-    /// True when no trial failed, no waived trial passed and no waiver expired.
+    /// What the report amounts to.
+    pub verdict: Standing,
+    /// True exactly when the verdict is `certified`.
     pub certified: bool,
     /// All trials together.
     pub totals: Tally,
@@ -176,35 +320,63 @@ pub fn option_of(spec: &Spec, clause: &str) -> String {
         .map_or_else(|| "cross-cutting".to_owned(), |k| k.as_str().to_owned())
 }
 
+/// The tallies of a list of trials: all together, per clause, per option.
+pub fn tallies(
+    trials: &[TrialResult],
+) -> (Tally, BTreeMap<String, Tally>, BTreeMap<String, Tally>) {
+    let spec = Spec::embedded();
+    let mut totals = Tally::default();
+    let mut clauses: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut options: BTreeMap<String, Tally> = BTreeMap::new();
+    for t in trials {
+        totals.add(t.outcome);
+        let mut opts: Vec<String> = Vec::new();
+        for c in &t.clauses {
+            clauses.entry(c.clone()).or_default().add(t.outcome);
+            opts.push(option_of(spec, c));
+        }
+        opts.sort();
+        opts.dedup();
+        for o in opts {
+            options.entry(o).or_default().add(t.outcome);
+        }
+    }
+    (totals, clauses, options)
+}
+
+/// The verdict the trials of a run amount to (see [`Standing`]).
+pub fn standing(meta: &Meta, trials: &[TrialResult], expired: &[String]) -> Standing {
+    if meta.capabilities.is_empty() {
+        return Standing::NothingToCertify;
+    }
+    let failed = trials.iter().any(|t| t.outcome.fails_run()) || !expired.is_empty();
+    let unjudged = meta.capabilities.iter().any(|cap| {
+        !trials
+            .iter()
+            .any(|t| t.capability == *cap && t.outcome.judged())
+    });
+    match (failed, meta.filter.is_some()) {
+        (true, _) => Standing::NotCertified,
+        (false, true) => Standing::Partial,
+        (false, false) if unjudged => Standing::NotCertified,
+        (false, false) => Standing::Certified,
+    }
+}
+
 impl Report {
-    /// Builds a report from trial results, computing the summaries.
+    /// Builds a report from trial results, computing the summaries and the verdict.
     pub fn new(
         meta: Meta,
         trials: Vec<TrialResult>,
         stale: Vec<String>,
         expired: Vec<String>,
     ) -> Report {
-        let spec = Spec::embedded();
-        let mut totals = Tally::default();
-        let mut clauses: BTreeMap<String, Tally> = BTreeMap::new();
-        let mut options: BTreeMap<String, Tally> = BTreeMap::new();
-        for t in &trials {
-            totals.add(t.outcome);
-            let mut opts: Vec<String> = Vec::new();
-            for c in &t.clauses {
-                clauses.entry(c.clone()).or_default().add(t.outcome);
-                opts.push(option_of(spec, c));
-            }
-            opts.sort();
-            opts.dedup();
-            for o in opts {
-                options.entry(o).or_default().add(t.outcome);
-            }
-        }
-        let certified = totals.failed == 0 && totals.unexpected_pass == 0 && expired.is_empty();
+        let (totals, clauses, options) = tallies(&trials);
+        let verdict = standing(&meta, &trials, &expired);
         Report {
             meta,
-            certified,
+            verdict,
+            certified: verdict == Standing::Certified,
             totals,
             clauses,
             options,
@@ -215,7 +387,46 @@ impl Report {
         }
     }
 
-    /// The terminal rendering: a per-option table, then every failure with its reproducer.
+    /// The verdict line every rendering ends with (or starts with): what the report amounts to,
+    /// at which level and profile, with the totals.
+    pub fn verdict_line(&self) -> String {
+        let m = &self.meta;
+        let t = &self.totals;
+        let head = match self.verdict {
+            Standing::Certified if t.not_supported == 0 => {
+                format!("CERTIFIED at level {} (profile {})", m.level, m.profile)
+            }
+            Standing::Certified => format!(
+                "CERTIFIED for {} only, at level {} (profile {})",
+                m.capabilities
+                    .iter()
+                    .map(|c| c.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                m.level,
+                m.profile
+            ),
+            Standing::NotCertified => {
+                format!("NOT CERTIFIED at level {} (profile {})", m.level, m.profile)
+            }
+            Standing::Partial => format!(
+                "PARTIAL RUN (filter {:?}), NOT A CERTIFICATION, at level {} (profile {})",
+                m.filter.clone().unwrap_or_default(),
+                m.level,
+                m.profile
+            ),
+            Standing::NothingToCertify => {
+                "NOTHING TO CERTIFY: the backend declares no capability".to_owned()
+            }
+        };
+        format!(
+            "{head}: {} passed, {} failed, {} deviations, {} not supported, {} waived, {} unexpected passes",
+            t.passed, t.failed, t.deviations, t.not_supported, t.waived, t.unexpected_pass
+        )
+    }
+
+    /// The terminal rendering: a per-option table, every failure with its reproducer, the
+    /// deviations, and the verdict.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
         let m = &self.meta;
@@ -226,11 +437,16 @@ impl Report {
         );
         let _ = writeln!(
             out,
-            "spec tables {}  profile {}  seed {}  scenarios per property {}",
+            "spec tables {}  profile {}  level {}  seed {}  scenarios per property {}{}",
             &m.spec_digest[..16.min(m.spec_digest.len())],
             m.profile,
+            m.level,
             m.seed,
-            m.case_budget
+            m.case_budget,
+            m.filter
+                .as_ref()
+                .map(|f| format!("  filter {f:?} (partial run)"))
+                .unwrap_or_default()
         );
         let _ = writeln!(out);
         let width = self
@@ -239,32 +455,27 @@ impl Report {
             .map(String::len)
             .max()
             .unwrap_or(6)
-            .max(6);
+            .max(10);
         let _ = writeln!(
             out,
-            "{:<width$}  {:>6} {:>6} {:>13} {:>6}",
-            "option", "passed", "failed", "not-supported", "waived"
+            "{:<width$}  {:>6} {:>6} {:>9} {:>13} {:>6}",
+            "option", "passed", "failed", "deviation", "not-supported", "waived"
         );
-        for (option, t) in &self.options {
+        let row = |out: &mut String, name: &str, t: &Tally| {
             let _ = writeln!(
                 out,
-                "{option:<width$}  {:>6} {:>6} {:>13} {:>6}",
+                "{name:<width$}  {:>6} {:>6} {:>9} {:>13} {:>6}",
                 t.passed,
                 t.failed + t.unexpected_pass,
+                t.deviations,
                 t.not_supported,
                 t.waived
             );
+        };
+        for (option, t) in &self.options {
+            row(&mut out, option, t);
         }
-        let t = &self.totals;
-        let _ = writeln!(
-            out,
-            "{:<width$}  {:>6} {:>6} {:>13} {:>6}",
-            "all trials",
-            t.passed,
-            t.failed + t.unexpected_pass,
-            t.not_supported,
-            t.waived
-        );
+        row(&mut out, "all trials", &self.totals);
         for trial in self.trials.iter().filter(|t| t.outcome.fails_run()) {
             let _ = writeln!(
                 out,
@@ -278,11 +489,37 @@ impl Report {
                     let _ = writeln!(out, "    {line}");
                 }
             }
+            if trial.counterexamples.len() > 1 {
+                for c in trial.counterexamples.iter().skip(1) {
+                    let _ = writeln!(
+                        out,
+                        "    counterexample for [{}]: {}\n    reproduce: {}",
+                        c.clauses.join(", "),
+                        c.scenario,
+                        c.reproducer
+                    );
+                }
+            }
             if let Some(s) = &trial.scenario {
                 let _ = writeln!(out, "    scenario: {s}");
             }
             if let Some(r) = &trial.reproducer {
                 let _ = writeln!(out, "    reproduce: {r}");
+            }
+        }
+        let deviating: Vec<_> = self
+            .trials
+            .iter()
+            .filter(|t| !t.deviations.is_empty())
+            .collect();
+        if !deviating.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nDEVIATIONS from the suite's own choices (reference-defined clauses; not judged at level {}):",
+                m.level
+            );
+            for t in deviating {
+                let _ = writeln!(out, "  {}: {}", t.name, t.deviations.join(", "));
             }
         }
         for w in &self.expired_waivers {
@@ -294,50 +531,24 @@ impl Report {
         if !self.backend_stderr.is_empty() {
             let _ = writeln!(out, "\nbackend stderr:\n{}", self.backend_stderr);
         }
-        let _ = writeln!(
-            out,
-            "\n{}: {} passed, {} failed, {} not supported, {} waived, {} unexpected passes",
-            match (self.certified, t.not_supported) {
-                (false, _) => "NOT CERTIFIED".to_owned(),
-                (true, 0) => "CERTIFIED".to_owned(),
-                (true, _) => format!(
-                    "CERTIFIED for {} only",
-                    self.meta
-                        .capabilities
-                        .iter()
-                        .map(|c| c.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            },
-            t.passed,
-            t.failed,
-            t.not_supported,
-            t.waived,
-            t.unexpected_pass
-        );
+        let _ = writeln!(out, "\n{}", self.verdict_line());
         out
     }
 
-    /// Markdown: metadata, per-option and per-clause tables, failures.
+    /// Markdown: metadata, per-option and per-clause tables, failures, deviations.
     pub fn to_markdown(&self) -> String {
         let mut out = String::new();
         let m = &self.meta;
         let _ = writeln!(
             out,
             "# ge-conformance report: {} {}\n",
-            m.backend, m.backend_version
+            md(&m.backend),
+            md(&m.backend_version)
         );
         let _ = writeln!(out, "| | |\n|---|---|");
-        let _ = writeln!(
-            out,
-            "| verdict | **{}** |",
-            if self.certified {
-                "certified"
-            } else {
-                "not certified"
-            }
-        );
+        let _ = writeln!(out, "| verdict | **{}** |", self.verdict.as_str());
+        let _ = writeln!(out, "| level | {} |", m.level);
+        let _ = writeln!(out, "| profile | {} |", m.profile);
         let _ = writeln!(out, "| suite | {} {} |", m.suite, m.suite_version);
         let _ = writeln!(out, "| spec tables (SHA-256) | `{}` |", m.spec_digest);
         let _ = writeln!(
@@ -349,16 +560,19 @@ impl Report {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-        let _ = writeln!(out, "| profile | {} |", m.profile);
+        if let Some(f) = &m.filter {
+            let _ = writeln!(out, "| filter (partial run) | `{}` |", md(f));
+        }
         let _ = writeln!(out, "| seed | {} |", m.seed);
         let _ = writeln!(out, "| scenarios per property | {} |\n", m.case_budget);
+        let _ = writeln!(out, "{}\n", md(&self.verdict_line()));
         let table = |out: &mut String, title: &str, rows: &BTreeMap<String, Tally>| {
-            let _ = writeln!(out, "## {title}\n\n| {title} | passed | failed | not supported | waived | unexpected pass |\n|---|---:|---:|---:|---:|---:|");
+            let _ = writeln!(out, "## {title}\n\n| {title} | passed | failed | deviation | not supported | waived | unexpected pass |\n|---|---:|---:|---:|---:|---:|---:|");
             for (k, t) in rows {
                 let _ = writeln!(
                     out,
-                    "| `{k}` | {} | {} | {} | {} | {} |",
-                    t.passed, t.failed, t.not_supported, t.waived, t.unexpected_pass
+                    "| `{k}` | {} | {} | {} | {} | {} | {} |",
+                    t.passed, t.failed, t.deviations, t.not_supported, t.waived, t.unexpected_pass
                 );
             }
             let _ = writeln!(out);
@@ -373,20 +587,37 @@ impl Report {
         if !failing.is_empty() {
             let _ = writeln!(out, "## Failures\n");
             for t in failing {
-                let _ = writeln!(out, "### `{}` ({})\n", t.name, t.outcome.as_str());
+                let _ = writeln!(out, "### `{}` ({})\n", md(&t.name), t.outcome.as_str());
                 let _ = writeln!(out, "Clauses: {}\n", t.clauses.join(", "));
                 if let Some(msg) = &t.message {
-                    let _ = writeln!(out, "```text\n{msg}\n```\n");
+                    let _ = writeln!(out, "{}\n", fenced("text", msg));
                 }
                 if let Some(r) = &t.reproducer {
-                    let _ = writeln!(out, "Reproduce:\n\n```sh\n{r}\n```\n");
+                    let _ = writeln!(out, "Reproduce:\n\n{}\n", fenced("sh", r));
                 }
             }
+        }
+        let deviating: Vec<_> = self
+            .trials
+            .iter()
+            .filter(|t| !t.deviations.is_empty())
+            .collect();
+        if !deviating.is_empty() {
+            let _ = writeln!(
+                out,
+                "## Deviations\n\nDepartures from the suite's own choices (reference-defined clauses), not judged at level {}.\n\n| trial | clauses |\n|---|---|",
+                m.level
+            );
+            for t in deviating {
+                let _ = writeln!(out, "| `{}` | {} |", md(&t.name), t.deviations.join(", "));
+            }
+            let _ = writeln!(out);
         }
         out
     }
 
-    /// JUnit XML: one test suite per capability, one test case per trial.
+    /// JUnit XML: one test suite per capability, one test case per trial. A deviation is a
+    /// skipped test whose message starts with `deviation`: not a pass, not a failure.
     pub fn to_junit(&self) -> String {
         let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         let t = &self.totals;
@@ -395,7 +626,7 @@ impl Report {
             "<testsuites name=\"ge-conformance\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">",
             t.total(),
             t.failed + t.unexpected_pass,
-            t.not_supported + t.waived
+            t.not_supported + t.waived + t.deviations
         );
         for cap in Capability::ALL {
             let trials: Vec<_> = self.trials.iter().filter(|x| x.capability == cap).collect();
@@ -405,10 +636,15 @@ impl Report {
             let failures = trials.iter().filter(|x| x.outcome.fails_run()).count();
             let skipped = trials
                 .iter()
-                .filter(|x| matches!(x.outcome, Outcome::NotSupported | Outcome::Waived))
+                .filter(|x| {
+                    matches!(
+                        x.outcome,
+                        Outcome::NotSupported | Outcome::Waived | Outcome::Deviation
+                    )
+                })
                 .count();
             let _ = writeln!(out, "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\">", cap, trials.len());
-            let _ = writeln!(out, "    <properties><property name=\"spec_digest\" value=\"{}\"/><property name=\"backend\" value=\"{}\"/><property name=\"profile\" value=\"{}\"/><property name=\"seed\" value=\"{}\"/></properties>", xml(&self.meta.spec_digest), xml(&self.meta.backend), self.meta.profile, self.meta.seed);
+            let _ = writeln!(out, "    <properties><property name=\"spec_digest\" value=\"{}\"/><property name=\"backend\" value=\"{}\"/><property name=\"profile\" value=\"{}\"/><property name=\"level\" value=\"{}\"/><property name=\"verdict\" value=\"{}\"/><property name=\"seed\" value=\"{}\"/>{}</properties>", xml(&self.meta.spec_digest), xml(&self.meta.backend), self.meta.profile, self.meta.level, xml(self.verdict.as_str()), self.meta.seed, self.meta.filter.as_ref().map(|f| format!("<property name=\"filter\" value=\"{}\"/>", xml(f))).unwrap_or_default());
             for trial in trials {
                 let _ = write!(
                     out,
@@ -424,18 +660,27 @@ impl Report {
                         let _ = write!(
                             out,
                             "<failure message=\"{}\">{}\n{}</failure>",
-                            xml(trial.outcome.as_str()),
+                            xml(&format!(
+                                "{} [{}]",
+                                trial.outcome.as_str(),
+                                trial.broken.join(", ")
+                            )),
                             xml(&msg),
                             xml(&repro)
                         );
                     }
-                    Outcome::NotSupported | Outcome::Waived => {
+                    Outcome::NotSupported | Outcome::Waived | Outcome::Deviation => {
                         let _ = write!(
                             out,
                             "<skipped message=\"{}\"/>",
                             xml(&format!(
-                                "{}: {}",
+                                "{}{}: {}",
                                 trial.outcome.as_str(),
+                                if trial.outcome == Outcome::Deviation {
+                                    format!(" [{}]", trial.deviations.join(", "))
+                                } else {
+                                    String::new()
+                                },
                                 trial.message.clone().unwrap_or_default()
                             ))
                         );
@@ -454,6 +699,31 @@ impl Report {
         serde_json::to_string_pretty(self)
             .unwrap_or_else(|e| format!("{{\"error\": \"report does not serialise: {e}\"}}"))
     }
+}
+
+/// Text for a Markdown table cell or heading: the characters Markdown reads as syntax escaped.
+fn md(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '|' | '`' | '*' | '_' | '<' | '>' | '[' | ']' | '\\') {
+            out.push('\\');
+        }
+        if c == '\n' || c == '\r' {
+            out.push(' ');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A fenced code block that `text` cannot close early, whatever it holds.
+fn fenced(lang: &str, text: &str) -> String {
+    let mut fence = "```".to_owned();
+    while text.contains(&fence) {
+        fence.push('`');
+    }
+    format!("{fence}{lang}\n{text}\n{fence}")
 }
 
 fn xml(s: &str) -> String {

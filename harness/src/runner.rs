@@ -4,27 +4,45 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
-use ge_spec::{Backend, Observation, Profile, Scenario, TableCase};
+use ge_spec::{Backend, Observation, Scenario, TableCase};
+
+use crate::judging::Judging;
 
 use crate::oracle;
 use crate::pattern;
 
-/// One reason a case failed, with the clauses it implicates.
+/// One reason a case did not pass, with the clauses it implicates.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
-    /// The clauses broken: the oracle's clause for an invariant violation, the case's clauses
-    /// for a departure from the table's expectation, none for a backend that broke down.
+    /// The clauses broken: the oracle's clause for an invariant violation, the clause that calls
+    /// for a missing or extra diagnostic, the case's clauses for another departure from the
+    /// table's expectation, none for a backend that broke down.
     pub clauses: Vec<String>,
     /// What went wrong.
     pub message: String,
+    /// True when no clause broken binds at the level in force: a deviation, not a failure.
+    pub deviation: bool,
+}
+
+impl Problem {
+    /// A problem naming `clauses`, weighed under `judging`.
+    pub fn weighed(judging: &Judging, clauses: Vec<String>, message: String) -> Self {
+        let deviation = !clauses.is_empty() && !clauses.iter().any(|c| judging.binds(c));
+        Problem {
+            clauses,
+            message,
+            deviation,
+        }
+    }
 }
 
 impl std::fmt::Display for Problem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let tag = if self.deviation { "deviation " } else { "" };
         if self.clauses.is_empty() {
             f.write_str(&self.message)
         } else {
-            write!(f, "[{}] {}", self.clauses.join(", "), self.message)
+            write!(f, "{tag}[{}] {}", self.clauses.join(", "), self.message)
         }
     }
 }
@@ -34,7 +52,11 @@ impl std::fmt::Display for Problem {
 pub enum Verdict {
     /// The observation matched.
     Pass,
-    /// It did not; each problem says where and which clauses it breaks.
+    /// It departed only from the suite's own choices (reference-defined clauses), at a level
+    /// where they do not bind.
+    Deviates(Vec<Problem>),
+    /// It did not pass; each problem says where and which clauses it breaks (deviations are
+    /// among them, marked).
     Fail(Vec<Problem>),
     /// The backend does not implement the capability (and did not claim it).
     NotSupported(String),
@@ -51,21 +73,49 @@ impl Verdict {
         Verdict::Fail(vec![Problem {
             clauses: Vec::new(),
             message: message.into(),
+            deviation: false,
         }])
     }
 
-    /// The clauses a failing verdict implicates (empty for other verdicts).
-    pub fn broken_clauses(&self) -> Vec<String> {
-        match self {
-            Verdict::Fail(problems) => {
-                let mut all: Vec<String> =
-                    problems.iter().flat_map(|p| p.clauses.clone()).collect();
-                all.sort();
-                all.dedup();
-                all
-            }
-            _ => Vec::new(),
+    /// The verdict for a list of problems: a pass without, a deviation when none binds.
+    pub fn of(problems: Vec<Problem>) -> Self {
+        if problems.is_empty() {
+            Verdict::Pass
+        } else if problems.iter().all(|p| p.deviation) {
+            Verdict::Deviates(problems)
+        } else {
+            Verdict::Fail(problems)
         }
+    }
+
+    /// The problems found (none for a pass or not supported).
+    pub fn problems(&self) -> &[Problem] {
+        match self {
+            Verdict::Fail(p) | Verdict::Deviates(p) => p,
+            _ => &[],
+        }
+    }
+
+    /// The clauses the failures implicate (deviations left out).
+    pub fn broken_clauses(&self) -> Vec<String> {
+        self.clauses_where(false)
+    }
+
+    /// The clauses the deviations implicate.
+    pub fn deviated_clauses(&self) -> Vec<String> {
+        self.clauses_where(true)
+    }
+
+    fn clauses_where(&self, deviation: bool) -> Vec<String> {
+        let mut all: Vec<String> = self
+            .problems()
+            .iter()
+            .filter(|p| p.deviation == deviation)
+            .flat_map(|p| p.clauses.clone())
+            .collect();
+        all.sort();
+        all.dedup();
+        all
     }
 }
 
@@ -101,6 +151,9 @@ pub fn sandbox_path(dir: &Option<tempfile::TempDir>) -> &Path {
     dir.as_ref().map_or(Path::new(""), |d| d.path())
 }
 
+/// How the message of a backend that panicked starts.
+pub const PANICKED: &str = "the backend panicked: ";
+
 /// Asks `backend` about `scenario`, turning a panic into an error message. `sandbox` is the
 /// directory weights scenarios work in; their `setup` (traps, other sessions' leftovers) is
 /// planted there first, whoever asks.
@@ -123,23 +176,20 @@ pub fn ask(
             .map(|s| (*s).to_owned())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "a non-string payload".to_owned());
-        format!("the backend panicked: {what}")
+        format!("{PANICKED}{what}")
     })
 }
 
-/// Judges an observation against a case: the capability must match, the `expect` pattern must
-/// match, and when the case asks for it, the oracle must find nothing.
-pub fn judge_observation(case: &TableCase, observation: Observation) -> Verdict {
-    judge_observation_in(Profile::Documented, case, observation)
-}
-
-/// [`judge_observation`] with the oracles of `profile`.
-pub fn judge_observation_in(
-    profile: Profile,
+/// Judges an observation against a case: the oracle of its capability (always), the `expect`
+/// pattern (a mismatch in a diagnostic list by the clause that calls for the diagnostic, any
+/// other by the case's clauses), each problem weighed under `judging`.
+pub fn judge_observation(
+    judging: &Judging,
     case: &TableCase,
     mut observation: Observation,
 ) -> Verdict {
     observation.canonicalize();
+    let spec = ge_spec::Spec::embedded();
     let mut problems = Vec::new();
     // A case that runs under both profiles is judged on what they agree on: a converted
     // node may carry either profile's name (a profile-bound case checks the name).
@@ -147,50 +197,71 @@ pub fn judge_observation_in(
         (ge_spec::Scenario::Weights(s), ge_spec::Observation::Weights(o))
             if case.case.profile.is_none() =>
         {
-            oracle::weights::judge_shared_in(profile, s, o)
+            oracle::weights::judge_shared(judging, s, o)
         }
-        _ => oracle::judge_in(profile, &case.case.scenario, &observation),
+        _ => oracle::judge(judging, &case.case.scenario, &observation),
     };
     for v in violations {
-        if case.case.oracle || v.clause == "SCENARIO" {
-            problems.push(Problem {
-                clauses: vec![v.clause],
-                message: v.message,
-            });
-        }
+        problems.push(Problem::weighed(judging, vec![v.clause], v.message));
     }
     if let Some(expect) = &case.case.expect {
         match serde_json::to_value(&observation) {
             Ok(actual) => {
-                if let Err(m) = pattern::check(expect, &actual) {
-                    problems.push(Problem {
-                        clauses: case.case.clauses.clone(),
-                        message: format!("observation differs from the table {m}"),
-                    });
+                let matched = pattern::check(expect, &actual);
+                let session = case.capability() == ge_spec::Capability::Session;
+                for list in &matched.diagnostics {
+                    for v in oracle::diagnostics::compare(
+                        spec,
+                        &list.list,
+                        &list.expected,
+                        &list.actual,
+                        session,
+                    ) {
+                        problems.push(Problem::weighed(
+                            judging,
+                            vec![v.clause],
+                            format!("observation differs from the table: {}", v.message),
+                        ));
+                    }
+                }
+                if !matched.mismatches.is_empty() {
+                    // When the case cites only what the text states (or, upstream, what GE
+                    // does), the departure breaks that; when it cites suite choices too, the
+                    // departure may be theirs alone, and they are named (a departure from the
+                    // text itself is the oracle's to find, under the clause it breaks).
+                    let clauses = &case.case.clauses;
+                    let choice = |c: &String| {
+                        spec.clause(c)
+                            .is_some_and(|c| c.is_suite_choice(judging.profile))
+                    };
+                    let blamed: Vec<String> = if clauses.iter().any(choice) {
+                        clauses.iter().filter(|c| choice(c)).cloned().collect()
+                    } else {
+                        clauses.clone()
+                    };
+                    for m in &matched.mismatches {
+                        problems.push(Problem::weighed(
+                            judging,
+                            blamed.clone(),
+                            format!("observation differs from the table {m}"),
+                        ));
+                    }
                 }
             }
             Err(e) => problems.push(Problem {
                 clauses: Vec::new(),
                 message: format!("observation cannot be serialised: {e}"),
+                deviation: false,
             }),
         }
     }
-    if problems.is_empty() {
-        Verdict::Pass
-    } else {
-        Verdict::Fail(problems)
-    }
+    Verdict::of(problems)
 }
 
-/// Runs `case` against `backend` under the documented profile. Weights cases get a fresh
-/// temporary sandbox.
-pub fn run_case(backend: &dyn Backend, case: &TableCase) -> Verdict {
-    run_case_in(Profile::Documented, backend, case)
-}
-
-/// Runs `case` against `backend`, judged with the oracles of `profile` (the caller picks the
-/// cases that run under it: [`ge_spec::Case::runs_in`]).
-pub fn run_case_in(profile: Profile, backend: &dyn Backend, case: &TableCase) -> Verdict {
+/// Runs `case` against `backend`, judged under `judging` (the caller picks the cases that run
+/// under its profile: [`ge_spec::Case::runs_in`]). Weights cases get a fresh temporary sandbox,
+/// inspected afterwards.
+pub fn run_case(judging: &Judging, backend: &dyn Backend, case: &TableCase) -> Verdict {
     let sandbox = match sandbox(&case.case.scenario) {
         Ok(dir) => dir,
         Err(e) => return Verdict::broke(format!("cannot create a sandbox directory: {e}")),
@@ -209,22 +280,19 @@ pub fn run_case_in(profile: Profile, backend: &dyn Backend, case: &TableCase) ->
             case.capability()
         )),
         Ok(Ok(observation)) => {
-            let mut verdict = judge_observation_in(profile, case, observation.clone());
+            let verdict = judge_observation(judging, case, observation.clone());
             if let (ge_spec::Scenario::Weights(s), ge_spec::Observation::Weights(o)) =
                 (&case.case.scenario, &observation)
             {
-                let found =
-                    oracle::weights::check_sandbox_in(profile, s, o, sandbox_path(&sandbox));
+                let found = oracle::weights::check_sandbox(judging, s, o, sandbox_path(&sandbox));
                 if !found.is_empty() {
-                    let mut problems = match verdict {
-                        Verdict::Fail(p) => p,
-                        _ => Vec::new(),
-                    };
-                    problems.extend(found.into_iter().map(|v| Problem {
-                        clauses: vec![v.clause],
-                        message: v.message,
-                    }));
-                    verdict = Verdict::Fail(problems);
+                    let mut problems = verdict.problems().to_vec();
+                    problems.extend(
+                        found
+                            .into_iter()
+                            .map(|v| Problem::weighed(judging, vec![v.clause], v.message)),
+                    );
+                    return Verdict::of(problems);
                 }
             }
             verdict
@@ -232,19 +300,20 @@ pub fn run_case_in(profile: Profile, backend: &dyn Backend, case: &TableCase) ->
     }
 }
 
-/// Runs every case of `capability` (all cases when `None`) against `backend` and returns, for
-/// each clause implicated by a failure, the failing cases. Fault-injection tests use it to prove
-/// that a deliberately wrong backend is caught by the clause it breaks.
+/// Runs every case of `capability` (all cases when `None`) under `judging` and returns, for
+/// each clause a failure implicates, the failing cases (deviations left out). Fault-injection
+/// tests use it to prove that a deliberately wrong backend is caught by the clause it breaks.
 pub fn caught_clauses(
+    judging: &Judging,
     backend: &dyn Backend,
     capability: Option<ge_spec::Capability>,
 ) -> std::collections::BTreeMap<String, Vec<String>> {
     let mut caught: std::collections::BTreeMap<String, Vec<String>> = Default::default();
-    for case in ge_spec::Spec::embedded().cases_in(Profile::Documented) {
+    for case in ge_spec::Spec::embedded().cases_in(judging.profile) {
         if capability.is_some_and(|c| c != case.capability()) {
             continue;
         }
-        for clause in run_case(backend, case).broken_clauses() {
+        for clause in run_case(judging, backend, case).broken_clauses() {
             caught.entry(clause).or_default().push(case.full_name());
         }
     }

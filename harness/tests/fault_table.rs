@@ -6,6 +6,9 @@
 
 use std::path::Path;
 
+use ge_conformance::judging::Judging;
+use ge_spec::Profile;
+
 /// One named fault case: the capability, the case name, the fault expression, the clauses.
 #[derive(Debug)]
 struct Row {
@@ -90,22 +93,41 @@ fn markdown(rows: &[Row]) -> String {
         "# Fault-detection table\n\n\
          Written by `UPDATE_FAULTS=1 cargo test -p ge-conformance --test fault_table` from the\n\
          named cases of `harness/tests/faults_*.rs`. Each row is a deliberately wrong backend,\n\
-         the reference with one rule broken, and the clause whose cases must fail it;\n\
-         `cargo test -p ge-conformance --test faults_<capability>` proves every row (the transfer\n\
-         rows also name the clause the transfer oracle alone, without the cases' expectations,\n\
-         must report). The same tests check that the reference itself fails nothing.\n\n",
+         the reference with one rule broken, and the clause whose cases must fail it, at the\n\
+         level that clause belongs to: `documented` for what the source text states (a failure\n\
+         at the default level), `strict` for the suite's own choices (a deviation at level\n\
+         documented, a failure at level strict). `cargo test -p ge-conformance --test\n\
+         faults_<capability>` proves every row (the transfer rows also name the clause the\n\
+         transfer oracle alone, without the cases' expectations, must report). The same tests\n\
+         check that the reference itself fails nothing, even at level strict.\n\n",
     );
     let mut caps: Vec<&str> = rows.iter().map(|r| r.capability.as_str()).collect();
     caps.dedup();
-    s.push_str("| capability | faults |\n|---|---|\n");
+    let level = |r: &Row| {
+        r.clauses
+            .first()
+            .map(|c| Judging::failing(Profile::Documented, c).level.as_str())
+            .unwrap_or_default()
+    };
+    s.push_str("| capability | faults | caught at level documented | at level strict |\n|---|---:|---:|---:|\n");
     for cap in &caps {
-        let n = rows.iter().filter(|r| r.capability == *cap).count();
-        s.push_str(&format!("| {cap} | {n} |\n"));
+        let of: Vec<&Row> = rows.iter().filter(|r| r.capability == *cap).collect();
+        let doc = of.iter().filter(|r| level(r) == "documented").count();
+        s.push_str(&format!(
+            "| {cap} | {} | {doc} | {} |\n",
+            of.len(),
+            of.len() - doc
+        ));
     }
-    s.push_str(&format!("| **all** | **{}** |\n", rows.len()));
+    let doc = rows.iter().filter(|r| level(r) == "documented").count();
+    s.push_str(&format!(
+        "| **all** | **{}** | **{doc}** | **{}** |\n",
+        rows.len(),
+        rows.len() - doc
+    ));
     for cap in caps {
         s.push_str(&format!(
-            "\n## {cap}\n\n| fault | wrong backend | caught by |\n|---|---|---|\n"
+            "\n## {cap}\n\n| fault | wrong backend | caught by | level |\n|---|---|---|---|\n"
         ));
         for r in rows.iter().filter(|r| r.capability == cap) {
             let clauses = r
@@ -115,9 +137,10 @@ fn markdown(rows: &[Row]) -> String {
                 .collect::<Vec<_>>()
                 .join(", ");
             s.push_str(&format!(
-                "| {} | `{}` | {clauses} |\n",
+                "| {} | `{}` | {clauses} | {} |\n",
                 r.name,
-                r.fault.replace('|', "\\|")
+                r.fault.replace('|', "\\|"),
+                level(r)
             ));
         }
     }

@@ -3,10 +3,11 @@
 
 use std::collections::BTreeSet;
 
+use ge_conformance::judging::Judging;
 use ge_conformance::runner::caught_clauses;
 use ge_reference::Reference;
 use ge_spec::vocab::{Capability, Effective, OptionsObservation, OptionsScenario};
-use ge_spec::{Answer, Backend, Level, OptionKey, Source};
+use ge_spec::{Answer, Backend, Level, OptionKey, Profile, Source};
 use rstest::rstest;
 
 /// One way of being wrong.
@@ -193,8 +194,8 @@ impl Backend for Faulty {
 #[case::drm_wrong_default(Fault::WrongDefault(OptionKey::DisableReuseMemory, "1"), "OPT-006")]
 #[case::ifs_range_off_by_one(Fault::Accept("IFS-001"), "IFS-001")]
 #[case::ifs_lenient_numbers(Fault::Accept("OPT-003"), "OPT-003")]
-#[case::ifs_sync_run_silent(Fault::Silence("IFS-003"), "IFS-003")]
-#[case::ifs_dynamic_shape_silent(Fault::Silence("IFS-004"), "IFS-004")]
+#[case::ifs_sync_run_silent(Fault::Silence("IFS-003"), "OPT-008")]
+#[case::ifs_dynamic_shape_silent(Fault::Silence("IFS-004"), "OPT-008")]
 #[case::irm_keeps_out_of_range(Fault::KeepOutOfRange("IRM-003"), "IRM-003")]
 #[case::irm_accepts_malformed(Fault::Accept("IRM-004"), "IRM-004")]
 #[case::irm_session_level_counts(
@@ -217,21 +218,25 @@ impl Backend for Faulty {
 #[case::orm_accepts_malformed(Fault::Accept("ORM-004"), "ORM-004")]
 #[case::exw_accepts_out_of_set(Fault::Accept("EXW-001"), "EXW-001")]
 #[case::exw_graph_level_counts(Fault::Leak(OptionKey::ExternalWeight, Level::Graph), "EXW-002")]
-#[case::ewd_silent_without_external_weight(Fault::Silence("EWD-003"), "EWD-003")]
+#[case::ewd_silent_without_external_weight(Fault::Silence("EWD-003"), "OPT-008")]
 #[case::ewd_graph_level_counts(Fault::Leak(OptionKey::ExternalWeightDir, Level::Graph), "EWD-002")]
 #[case::ibc_accepts_out_of_set(Fault::Accept("IBC-001"), "IBC-001")]
-#[case::ibc_single_input_silent(Fault::Silence("IBC-003"), "IBC-003")]
-#[case::ibc_unlisted_product_silent(Fault::Silence("IBC-004"), "IBC-004")]
-#[case::ibc_sync_run_silent(Fault::Silence("IBC-005"), "IBC-005")]
+#[case::ibc_single_input_silent(Fault::Silence("IBC-003"), "OPT-008")]
+#[case::ibc_unlisted_product_silent(Fault::Silence("IBC-004"), "OPT-008")]
+#[case::ibc_sync_run_silent(Fault::Silence("IBC-005"), "OPT-008")]
 #[case::fbr_accepts_out_of_set(Fault::Accept("FBR-001"), "FBR-001")]
-#[case::fbr_dynamic_shape_silent(Fault::Silence("FBR-003"), "FBR-003")]
+#[case::fbr_dynamic_shape_silent(Fault::Silence("FBR-003"), "OPT-008")]
 #[case::widest_level_wins(Fault::WidestWins, "OPT-001")]
 #[case::ineffective_level_silent(Fault::Silence("OPT-002"), "OPT-002")]
 #[case::passthrough_dropped(Fault::DropPassthrough, "OPT-004")]
 #[case::lists_not_canonical(Fault::NoCanonicalOrder, "OPT-007")]
 #[case::restriction_rejects(Fault::RestrictionRejects, "OPT-008")]
 fn fault_is_caught_by_its_clause(#[case] fault: Fault, #[case] clause: &str) {
-    let caught = caught_clauses(&Faulty(fault.clone()), Some(Capability::Options));
+    let caught = caught_clauses(
+        &Judging::failing(Profile::Documented, clause),
+        &Faulty(fault.clone()),
+        Some(Capability::Options),
+    );
     assert!(
         caught.contains_key(clause),
         "{fault:?} should be caught by {clause}; caught by {:?}",
@@ -246,5 +251,5 @@ fn fault_is_caught_by_its_clause(#[case] fault: Fault, #[case] clause: &str) {
 
 #[test]
 fn the_reference_is_caught_by_nothing() {
-    assert!(caught_clauses(&Reference, None).is_empty());
+    assert!(caught_clauses(&Judging::DEFAULT.strict(), &Reference, None).is_empty());
 }

@@ -3,11 +3,13 @@
 
 use std::collections::BTreeSet;
 
+use ge_conformance::judging::Judging;
 use ge_conformance::runner::caught_clauses;
 use ge_reference::Reference;
 use ge_spec::vocab::session::{
     SessionEvent, SessionObservation, SessionScenario, TraceAction, TraceEntry, MAX_SCRIPT,
 };
+use ge_spec::Profile;
 use ge_spec::{Answer, Backend, Capability};
 use rstest::rstest;
 
@@ -135,7 +137,8 @@ impl Faulty {
             }
             _ => {}
         }
-        let mut obs = ge_reference::session::run(&s).expect("the reference runs sessions");
+        let mut obs = ge_reference::session::run(Profile::Documented, &s)
+            .expect("the reference runs sessions");
         let end = scenario.events.len() as u32;
         match self.0 {
             Fault::PoolNeverGrows => {
@@ -200,15 +203,15 @@ impl Faulty {
                     Fault::SmallBaseAccepted => "FBR-013",
                     _ => "FBR-014",
                 };
-                let steps: BTreeSet<String> = obs
+                let steps: BTreeSet<u32> = obs
                     .errors
                     .iter()
                     .filter(|d| d.clause == clause)
-                    .filter_map(|d| d.subject.clone())
+                    .filter_map(|d| d.subject.step)
                     .collect();
                 obs.errors.retain(|d| d.clause != clause);
                 for r in &mut obs.refreshes {
-                    if steps.contains(&format!("step {}", r.step)) {
+                    if steps.contains(&r.step) {
                         r.ok = true;
                     }
                 }
@@ -259,7 +262,7 @@ impl Faulty {
                         *options = None;
                     }
                 }
-                if let Ok(ran) = ge_reference::session::run(&plain) {
+                if let Ok(ran) = ge_reference::session::run(Profile::Documented, &plain) {
                     obs.trace = ran.trace;
                     obs.refreshes = ran.refreshes;
                 }
@@ -299,7 +302,11 @@ impl Backend for Faulty {
 
 #[test]
 fn reference_is_caught_by_nothing() {
-    let caught = caught_clauses(&Reference, Some(Capability::Session));
+    let caught = caught_clauses(
+        &Judging::DEFAULT.strict(),
+        &Reference,
+        Some(Capability::Session),
+    );
     assert!(caught.is_empty(), "the reference fails {caught:#?}");
 }
 
@@ -315,7 +322,7 @@ fn reference_is_caught_by_nothing() {
 #[case::first_refresh_refused(Fault::FirstRefreshRefused, "FBR-012")]
 #[case::small_base_accepted(Fault::SmallBaseAccepted, "FBR-013")]
 #[case::dynamic_graph_refreshable(Fault::DynamicGraphRefreshable, "FBR-014")]
-#[case::no_dynamic_shape_warning(Fault::NoDynamicShapeWarning, "FBR-003")]
+#[case::no_dynamic_shape_warning(Fault::NoDynamicShapeWarning, "OPT-008")]
 #[case::shared_pool_under_policy_0(Fault::SharedPoolUnderPolicy0, "SMP-010")]
 #[case::dynamic_pooled_under_policy_2(Fault::DynamicPooledUnderPolicy2, "SMP-014")]
 #[case::no_unload_at_end(Fault::NoUnloadAtEnd, "SES-011")]
@@ -331,7 +338,11 @@ fn reference_is_caught_by_nothing() {
 #[case::oversized_script_silent(Fault::OversizedScriptSilent, "SES-020")]
 #[case::event_cap_off_by_one(Fault::EventCapOffByOne, "SES-020")]
 fn fault_is_caught(#[case] fault: Fault, #[case] clause: &str) {
-    let caught = caught_clauses(&Faulty(fault), Some(Capability::Session));
+    let caught = caught_clauses(
+        &Judging::failing(Profile::Documented, clause),
+        &Faulty(fault),
+        Some(Capability::Session),
+    );
     assert!(
         caught.contains_key(clause),
         "{fault:?} should be caught by {clause}; caught: {caught:#?}"
@@ -351,7 +362,7 @@ fn fault_is_caught(#[case] fault: Fault, #[case] clause: &str) {
 #[case(Fault::FirstRefreshRefused, "FBR-012")]
 #[case(Fault::SmallBaseAccepted, "FBR-013")]
 #[case(Fault::DynamicGraphRefreshable, "FBR-014")]
-#[case(Fault::NoDynamicShapeWarning, "FBR-003")]
+#[case(Fault::NoDynamicShapeWarning, "OPT-008")]
 #[case(Fault::SharedPoolUnderPolicy0, "SMP-010")]
 #[case(Fault::DynamicPooledUnderPolicy2, "SMP-014")]
 #[case(Fault::NoUnloadAtEnd, "SES-011")]
@@ -368,7 +379,11 @@ fn oracle_alone_names_the_clause(#[case] fault: Fault, #[case] clause: &str) {
     let mut named = BTreeSet::new();
     for case in ge_spec::Spec::embedded().cases() {
         if let ge_spec::Scenario::Session(s) = &case.case.scenario {
-            for v in ge_conformance::oracle::session::judge(s, &Faulty(fault).run(s)) {
+            for v in ge_conformance::oracle::session::judge(
+                &Judging::DEFAULT.strict(),
+                s,
+                &Faulty(fault).run(s),
+            ) {
                 named.insert(v.clause);
             }
         }

@@ -4,13 +4,15 @@
 
 use std::collections::BTreeSet;
 
+use ge_conformance::judging::Judging;
 use ge_conformance::oracle::transfer::judge;
 use ge_conformance::runner::caught_clauses;
 use ge_reference::options::{self, Context};
 use ge_reference::Reference;
 use ge_spec::vocab::transfer::{Placement, TransferObservation, TransferScenario};
 use ge_spec::{
-    Answer, Backend, Capability, Diagnostic, OptionKey, RunMode, Scenario, ShapeKind, Source, Spec,
+    Answer, Backend, Capability, Diagnostic, OptionKey, Profile, RunMode, Scenario, ShapeKind,
+    Source, Spec, Subject,
 };
 use rstest::rstest;
 
@@ -97,7 +99,7 @@ fn plan(fault: Option<Fault>, s: &TransferScenario) -> TransferObservation {
         run_mode: s.run_mode,
         product: s.product,
     };
-    let res = options::resolve(&s.options, ctx);
+    let res = options::resolve(Profile::Documented, &s.options, ctx);
     if !f(DropWarnings) {
         obs.warnings = res.observation.warnings.clone();
     }
@@ -114,7 +116,7 @@ fn plan(fault: Option<Fault>, s: &TransferScenario) -> TransferObservation {
         }
         for i in dup {
             obs.errors
-                .push(Diagnostic::new("TRF-002", "duplicate").subject(format!("input {i}")));
+                .push(Diagnostic::new("TRF-002", "duplicate").subject(Subject::input(i)));
         }
     }
     if !obs.errors.is_empty() {
@@ -189,7 +191,11 @@ fn plan(fault: Option<Fault>, s: &TransferScenario) -> TransferObservation {
 
 #[test]
 fn the_reference_is_caught_by_nothing() {
-    let caught = caught_clauses(&Reference, Some(Capability::Transfer));
+    let caught = caught_clauses(
+        &Judging::DEFAULT.strict(),
+        &Reference,
+        Some(Capability::Transfer),
+    );
     assert!(caught.is_empty(), "the reference fails: {caught:#?}");
 }
 
@@ -210,7 +216,11 @@ fn the_fault_free_copy_is_caught_by_nothing() {
             Ok(plan(None, s))
         }
     }
-    let caught = caught_clauses(&Clean, Some(Capability::Transfer));
+    let caught = caught_clauses(
+        &Judging::DEFAULT.strict(),
+        &Clean,
+        Some(Capability::Transfer),
+    );
     assert!(caught.is_empty(), "the clean copy fails: {caught:#?}");
 }
 
@@ -229,10 +239,10 @@ fn the_fault_free_copy_is_caught_by_nothing() {
 #[case::batch_copying_on_the_sync_run(Fault::BatchOnSync, "IBC-005", "IBC-005")]
 #[case::batch_copying_when_disabled(Fault::BatchWhenDisabled, "IBC-010", "IBC-010")]
 #[case::batch_copying_fused_inputs(Fault::BatchFusedInputs, "IBC-012", "IBC-012")]
-#[case::counting_host_inputs_only(Fault::HostInputCount, "IBC-014", "TRF-004")]
+#[case::counting_host_inputs_only(Fault::HostInputCount, "OPT-008", "OPT-008")]
 #[case::moving_device_inputs(Fault::DeviceInputsMoved, "TRF-003", "TRF-003")]
-#[case::dropping_warnings(Fault::DropWarnings, "TRF-004", "TRF-004")]
-#[case::planning_despite_errors(Fault::PlanDespiteErrors, "TRF-004", "TRF-004")]
+#[case::dropping_warnings(Fault::DropWarnings, "OPT-008", "OPT-008")]
+#[case::planning_despite_errors(Fault::PlanDespiteErrors, "TRF-004", "TRF-001")]
 #[case::accepting_duplicate_indexes(Fault::AcceptDuplicates, "TRF-002", "TRF-002")]
 /// Each fault must fail the cases under the clause it breaks, and the transfer oracle alone
 /// (without the tables' expectations) must also find it, naming the invariant it breaks (where
@@ -243,7 +253,11 @@ fn each_fault_is_caught_by_its_clause(
     #[case] clause: &str,
     #[case] oracle_clause: &str,
 ) {
-    let caught = caught_clauses(&Faulty(fault), Some(Capability::Transfer));
+    let caught = caught_clauses(
+        &Judging::failing(Profile::Documented, clause),
+        &Faulty(fault),
+        Some(Capability::Transfer),
+    );
     assert!(
         caught.contains_key(clause),
         "{fault:?} should be caught by {clause}; caught by {:?}",
@@ -252,7 +266,7 @@ fn each_fault_is_caught_by_its_clause(
     let mut found = BTreeSet::new();
     for case in Spec::embedded().cases() {
         if let Scenario::Transfer(s) = &case.case.scenario {
-            for v in judge(s, &plan(Some(fault), s)) {
+            for v in judge(&Judging::DEFAULT.strict(), s, &plan(Some(fault), s)) {
                 found.insert(v.clause);
             }
         }

@@ -6,12 +6,13 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
+use ge_conformance::judging::Judging;
 use ge_conformance::runner::caught_clauses;
 use ge_reference::Reference;
 use ge_spec::vocab::weights::{
     WeightsObservation, WeightsScenario, WorkPathEnv, MAX_CONSTANTS, MAX_WEIGHT_BYTES,
 };
-use ge_spec::{Answer, Backend, Capability};
+use ge_spec::{Answer, Backend, Capability, Profile};
 use rstest::rstest;
 
 /// The one thing a faulty backend gets wrong.
@@ -257,7 +258,11 @@ fn pack_combined(obs: &mut WeightsObservation, sandbox: &Path) {
 
 #[test]
 fn reference_is_caught_by_nothing() {
-    let caught = caught_clauses(&Reference, Some(Capability::Weights));
+    let caught = caught_clauses(
+        &Judging::DEFAULT.strict(),
+        &Reference,
+        Some(Capability::Weights),
+    );
     assert!(caught.is_empty(), "the reference fails: {caught:#?}");
 }
 
@@ -282,7 +287,11 @@ fn reference_is_caught_by_nothing() {
 #[case::constant_cap_off_by_one(Fault::ConstantCapOffByOne, "WGT-002")]
 #[case::total_cap_ignored(Fault::TotalCapIgnored, "WGT-002")]
 fn fault_is_caught_by_its_clause(#[case] fault: Fault, #[case] clause: &str) {
-    let caught = caught_clauses(&Faulty(fault), Some(Capability::Weights));
+    let caught = caught_clauses(
+        &Judging::failing(Profile::Documented, clause),
+        &Faulty(fault),
+        Some(Capability::Weights),
+    );
     assert!(
         caught.contains_key(clause),
         "{fault:?} should break {clause}; caught: {caught:#?}"

@@ -5,11 +5,14 @@ use std::collections::BTreeSet;
 
 use ge_conformance::findings::{self, FindingError, PromoteOptions};
 use ge_conformance::fuzz;
+use ge_conformance::judging::Judging;
 use ge_conformance::runner::{run_case, Verdict};
 use ge_reference::Reference;
 use ge_spec::tables::ROOT_CAUSE_SLOT;
 use ge_spec::vocab::{Capability, OptionsObservation, OptionsScenario};
 use ge_spec::{Answer, Backend, Spec};
+
+const STRICT: Judging = Judging::DEFAULT.strict();
 
 /// Drops every warning: a backend that parses right but says nothing about ignored settings.
 struct Mute;
@@ -61,8 +64,11 @@ fn a_finding_becomes_a_case_the_reference_passes_and_the_wrong_backend_fails() {
     let dir = tempfile::tempdir().unwrap();
     let input = write(dir.path(), "finding.json", SCENARIO.as_bytes());
     let table = dir.path().join("regressions.toml");
+    // A silent backend only departs from the suite's own choice (OPT-002's warning): a finding at
+    // level strict.
     let opts = PromoteOptions {
         table: table.clone(),
+        judging: STRICT,
         ..Default::default()
     };
     let p = findings::promote(&Mute, &input, &opts).expect("promotes");
@@ -84,8 +90,13 @@ fn a_finding_becomes_a_case_the_reference_passes_and_the_wrong_backend_fails() {
         .iter()
         .find(|c| c.table == "regressions")
         .expect("the promoted case is in the table");
-    assert_eq!(run_case(&Reference, case), Verdict::Pass);
-    assert!(matches!(run_case(&Mute, case), Verdict::Fail(_)));
+    assert_eq!(run_case(&STRICT, &Reference, case), Verdict::Pass);
+    assert!(matches!(run_case(&STRICT, &Mute, case), Verdict::Fail(_)));
+    // At level documented the same departure is a deviation, not a failure.
+    assert!(matches!(
+        run_case(&Judging::DEFAULT, &Mute, case),
+        Verdict::Deviates(_)
+    ));
 
     // The same finding again: the name is taken.
     let again = findings::promote(&Mute, &input, &opts).unwrap_err();

@@ -4,10 +4,14 @@
 use ge_conformance::gen::session::{event, scenario};
 use ge_conformance::oracle::session::judge;
 use ge_spec::vocab::session::{SessionObservation, SessionScenario, TraceAction};
+use ge_spec::Profile;
 use proptest::prelude::*;
 
+/// The reference is held to every clause, its own choices included.
+const STRICT: ge_conformance::judging::Judging = ge_conformance::judging::Judging::DEFAULT.strict();
+
 fn reference(s: &SessionScenario) -> SessionObservation {
-    ge_reference::session::run(s).expect("the reference runs sessions")
+    ge_reference::session::run(Profile::Documented, s).expect("the reference runs sessions")
 }
 
 proptest! {
@@ -16,7 +20,7 @@ proptest! {
     #[test]
     fn oracle_accepts_every_reference_trace(s in scenario()) {
         let obs = reference(&s);
-        let found = judge(&s, &obs);
+        let found = judge(&STRICT, &s, &obs);
         prop_assert!(found.is_empty(), "{:#?}\non {}", found, serde_json::to_string(&s).unwrap());
     }
 
@@ -26,7 +30,7 @@ proptest! {
         prop_assume!(!obs.trace.is_empty());
         let i = pick.index(obs.trace.len());
         obs.trace.remove(i);
-        prop_assert!(!judge(&s, &obs).is_empty());
+        prop_assert!(!judge(&STRICT, &s, &obs).is_empty());
     }
 
     #[test]
@@ -35,7 +39,7 @@ proptest! {
         prop_assume!(!obs.trace.is_empty());
         let i = pick.index(obs.trace.len());
         obs.trace[i].bytes += 1;
-        prop_assert!(!judge(&s, &obs).is_empty());
+        prop_assert!(!judge(&STRICT, &s, &obs).is_empty());
     }
 
     #[test]
@@ -47,7 +51,7 @@ proptest! {
             TraceAction::Alloc => TraceAction::Free,
             TraceAction::Free => TraceAction::Alloc,
         };
-        prop_assert!(!judge(&s, &obs).is_empty());
+        prop_assert!(!judge(&STRICT, &s, &obs).is_empty());
     }
 
     #[test]
@@ -56,7 +60,7 @@ proptest! {
         prop_assume!(!obs.refreshes.is_empty());
         let i = pick.index(obs.refreshes.len());
         obs.refreshes[i].ok = !obs.refreshes[i].ok;
-        prop_assert!(!judge(&s, &obs).is_empty());
+        prop_assert!(!judge(&STRICT, &s, &obs).is_empty());
     }
 
     /// Option values good and bad, at every level: rejected options stop the script, accepted
@@ -85,7 +89,7 @@ proptest! {
             map.insert(keys[key].to_owned(), value.to_owned());
         }
         let obs = reference(&s);
-        let found = judge(&s, &obs);
+        let found = judge(&STRICT, &s, &obs);
         prop_assert!(found.is_empty(), "{:#?}\non {}", found, serde_json::to_string(&s).unwrap());
     }
 
@@ -112,6 +116,6 @@ fn oracle_accepts_the_largest_script() {
     let obs = reference(&s);
     assert!(obs.errors.is_empty(), "{:?}", obs.errors);
     assert_eq!(obs.trace.len(), 200_000);
-    let found = judge(&s, &obs);
+    let found = judge(&STRICT, &s, &obs);
     assert!(found.is_empty(), "{:?}", &found[..found.len().min(5)]);
 }

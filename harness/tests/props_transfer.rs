@@ -5,8 +5,12 @@
 use ge_conformance::gen::transfer as gen;
 use ge_conformance::oracle::transfer::judge;
 use ge_reference::transfer::plan_observation;
+use ge_spec::Profile;
 use ge_spec::RunMode;
 use proptest::prelude::*;
+
+/// The reference is held to every clause, its own choices included.
+const STRICT: ge_conformance::judging::Judging = ge_conformance::judging::Judging::DEFAULT.strict();
 
 proptest! {
     // The planner is cheap; 256 cases of up to 24 inputs run in well under a second.
@@ -15,7 +19,7 @@ proptest! {
     /// TRF-001: every input of a valid scenario is in exactly one group.
     #[test]
     fn every_input_in_exactly_one_group(s in gen::scenario(24)) {
-        let o = plan_observation(&s);
+        let o = plan_observation(Profile::Documented, &s);
         prop_assert!(o.errors.is_empty(), "valid scenario refused: {:?}", o.errors);
         let mut planned: Vec<u32> = o
             .fused
@@ -39,8 +43,8 @@ proptest! {
         b in gen::threshold(),
     ) {
         let (low, high) = (a.min(b), a.max(b));
-        let at_low = plan_observation(&gen::with_threshold(&s, low));
-        let at_high = plan_observation(&gen::with_threshold(&s, high));
+        let at_low = plan_observation(Profile::Documented, &gen::with_threshold(&s, low));
+        let at_high = plan_observation(Profile::Documented, &gen::with_threshold(&s, high));
         for index in &at_low.fused {
             prop_assert!(
                 at_high.fused.contains(index),
@@ -54,7 +58,7 @@ proptest! {
     #[test]
     fn sync_run_fuses_and_batches_nothing(mut s in gen::scenario(24)) {
         s.run_mode = RunMode::Sync;
-        let o = plan_observation(&s);
+        let o = plan_observation(Profile::Documented, &s);
         prop_assert!(o.fused.is_empty());
         prop_assert_eq!(o.fused_bytes, 0);
         prop_assert!(o.batched.is_empty());
@@ -66,7 +70,7 @@ proptest! {
     fn batch_never_holds_exactly_one(mut s in gen::scenario(12)) {
         s.options.graph.insert(gen::BATCH_KEY.to_owned(), "1".to_owned());
         s.run_mode = RunMode::Async;
-        let o = plan_observation(&s);
+        let o = plan_observation(Profile::Documented, &s);
         prop_assert_ne!(o.batched.len(), 1);
     }
 
@@ -74,9 +78,9 @@ proptest! {
     /// and the reference never panics on them.
     #[test]
     fn oracle_accepts_every_reference_plan(s in gen::any_scenario(24)) {
-        let mut o = plan_observation(&s);
+        let mut o = plan_observation(Profile::Documented, &s);
         o.canonicalize();
-        let violations = judge(&s, &o);
+        let violations = judge(&STRICT, &s, &o);
         prop_assert!(violations.is_empty(), "{:?}\nscenario: {}", violations,
             serde_json::to_string(&s).unwrap_or_default());
     }

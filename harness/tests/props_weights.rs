@@ -11,6 +11,9 @@ use ge_spec::vocab::weights::{NodeType, MAX_WEIGHT_BYTES};
 use ge_spec::Backend;
 use proptest::prelude::*;
 
+/// The reference is held to every clause, its own choices included.
+const STRICT: ge_conformance::judging::Judging = ge_conformance::judging::Judging::DEFAULT.strict();
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
@@ -20,9 +23,9 @@ proptest! {
         plant(&s, sandbox.path()).unwrap();
         let mut obs = Reference.weights(&s, sandbox.path()).unwrap();
         obs.canonicalize();
-        let judged = judge(&s, &obs);
+        let judged = judge(&STRICT, &s, &obs);
         prop_assert!(judged.is_empty(), "oracle: {judged:?}\n{obs:#?}");
-        let found = check_sandbox(&s, &obs, sandbox.path());
+        let found = check_sandbox(&STRICT, &s, &obs, sandbox.path());
         prop_assert!(found.is_empty(), "sandbox: {found:?}\n{obs:#?}");
     }
 
@@ -55,7 +58,7 @@ proptest! {
         let obs = Reference.weights(&s, &sandbox).unwrap();
         let around: Vec<_> = fs::read_dir(outer.path()).unwrap().flatten().map(|e| e.file_name()).collect();
         prop_assert_eq!(around.len(), 1, "something was written next to the sandbox: {:?} ({:?})", around, obs);
-        let found = check_sandbox(&s, &obs, &sandbox);
+        let found = check_sandbox(&STRICT, &s, &obs, &sandbox);
         prop_assert!(found.is_empty(), "sandbox: {found:?}\n{obs:#?}");
     }
 
@@ -84,7 +87,7 @@ proptest! {
                 }
             }
         }
-        let caught = judge(&s, &obs).len() + check_sandbox(&s, &obs, sandbox.path()).len();
+        let caught = judge(&STRICT, &s, &obs).len() + check_sandbox(&STRICT, &s, &obs, sandbox.path()).len();
         prop_assert!(caught > 0, "mutation {which} went unnoticed: {obs:#?}");
     }
 }

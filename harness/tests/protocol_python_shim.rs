@@ -26,13 +26,18 @@ fn the_python_shim_passes_the_options_capability() {
         shell_quote(&script.to_string_lossy()),
         shell_quote(&spec.to_string_lossy())
     );
-    let handle = backends::open(&arg).expect("exec");
+    let handle = backends::open(
+        &arg,
+        std::time::Duration::from_secs(30),
+        ge_spec::Profile::Documented,
+    )
+    .expect("exec");
     let cfg = Config {
         cases: 64,
         backend_arg: arg,
         ..Config::default()
     };
-    let report = certify::certify(handle.backend(), &cfg, &mut |_, _, _| {});
+    let report = certify::certify(handle.backend(), &cfg, &mut |_, _, _| {}).expect("a run");
     assert_eq!(report.meta.backend, "python-shim", "{}", handle.stderr());
     let mut options = 0;
     for t in &report.trials {

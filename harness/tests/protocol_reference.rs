@@ -8,6 +8,7 @@ use std::time::Duration;
 use ge_conformance::backends;
 use ge_conformance::certify::{self, shell_quote, Config};
 use ge_conformance::report::Outcome;
+use ge_spec::Profile;
 
 fn exec_arg() -> String {
     format!(
@@ -23,10 +24,11 @@ fn every_verdict_through_exec_equals_the_in_process_run() {
         seed: 7,
         ..Config::default()
     };
-    let inproc = backends::open("reference").expect("reference");
-    let exec = backends::open_with_timeout(&exec_arg(), Duration::from_secs(30)).expect("exec");
-    let a = certify::certify(inproc.backend(), &cfg, &mut |_, _, _| {});
-    let b = certify::certify(exec.backend(), &cfg, &mut |_, _, _| {});
+    let timeout = Duration::from_secs(30);
+    let inproc = backends::open("reference", timeout, Profile::Documented).expect("reference");
+    let exec = backends::open(&exec_arg(), timeout, Profile::Documented).expect("exec");
+    let a = certify::certify(inproc.backend(), &cfg, &mut |_, _, _| {}).expect("a run");
+    let b = certify::certify(exec.backend(), &cfg, &mut |_, _, _| {}).expect("a run");
     assert_eq!(a.meta.backend, b.meta.backend);
     assert_eq!(a.meta.backend_version, b.meta.backend_version);
     assert_eq!(a.meta.capabilities, b.meta.capabilities);

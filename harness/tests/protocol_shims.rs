@@ -1,14 +1,15 @@
 //! The protocol client survives misbehaving backends: each shim of `tests/shims/` fails only
 //! the cases it misbehaves on, with a message saying what happened; the backend is restarted
-//! and the run goes on to its report, with the backend's standard error kept.
+//! and the run goes on to its report, with the backend's standard error kept. A backend that
+//! never greets, however often it is started, is a set-up error with its reason.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use ge_conformance::backends;
 use ge_conformance::certify::{self, shell_quote, Config};
-use ge_conformance::report::{Outcome, Report};
-use ge_spec::Spec;
+use ge_conformance::report::{Outcome, Report, Standing};
+use ge_spec::{Profile, Spec};
 
 fn shim(name: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -27,15 +28,25 @@ fn reference_server() -> String {
 /// Certifies the options cases of the tables (not the property) through `exec:command`.
 fn certify_cases(command: &str, timeout: Duration) -> (Report, String) {
     let arg = format!("exec:{command}");
-    let handle = backends::open_with_timeout(&arg, timeout).expect("the command line splits");
+    let handle = backends::open(&arg, timeout, Profile::Documented).expect("the backend greets");
     let cfg = Config {
         cases: 8,
         filter: Some("options-".to_owned()),
         backend_arg: arg,
         ..Config::default()
     };
-    let report = certify::certify(handle.backend(), &cfg, &mut |_, _, _| {});
+    let report = certify::certify(handle.backend(), &cfg, &mut |_, _, _| {}).expect("a run");
     (report, handle.stderr())
+}
+
+/// Opens `exec:command`, which must fail to ever greet: a set-up error, with its reason.
+fn never_greets(command: &str) -> String {
+    backends::open(
+        &format!("exec:{command}"),
+        Duration::from_secs(5),
+        Profile::Documented,
+    )
+    .expect_err("a backend that never greets is a set-up error")
 }
 
 /// The table cases run by `certify_cases` (the options tables) whose scenario mentions `trigger`.
@@ -87,7 +98,11 @@ fn check_misbehaviour(mode: &str, trigger: &str, says: &str, restarts: bool) {
             );
         }
     }
-    assert!(!report.certified, "{mode}: a failing run is not certified");
+    assert_eq!(
+        report.verdict,
+        Standing::NotCertified,
+        "{mode}: a failing run is not certified"
+    );
     assert!(
         stderr.contains(&format!("misbehave: {mode} on purpose")),
         "{mode}: the backend's stderr is kept: {stderr:?}"
@@ -154,70 +169,51 @@ fn an_error_answer_fails_its_case_without_restart() {
     );
 }
 
-fn all_fail_with(report: &Report, says: &str) {
-    assert!(!report.trials.is_empty());
-    for t in &report.trials {
-        assert_eq!(t.outcome, Outcome::Fail, "{}", t.name);
-        let message = t.message.clone().unwrap_or_default();
-        assert!(message.contains(says), "{}: {message:?}", t.name);
-    }
-    assert!(!report.certified);
-}
-
 #[test]
 fn another_protocol_version_is_refused_once() {
-    let (report, stderr) = certify_cases(
-        &format!("sh {}", shim("wrong-version.sh")),
-        Duration::from_secs(5),
+    let err = never_greets(&format!("sh {}", shim("wrong-version.sh")));
+    assert!(
+        err.contains("the backend speaks protocol version 99 and this harness speaks version 2"),
+        "{err}"
     );
-    all_fail_with(
-        &report,
-        "the backend speaks protocol version 99 and this harness speaks version 1",
-    );
-    assert_eq!(
-        stderr.matches("it will not be restarted").count(),
-        1,
-        "{stderr}"
-    );
+    assert_eq!(err.matches("it will not be restarted").count(), 1, "{err}");
 }
 
 #[test]
 fn a_backend_that_never_greets_is_given_up_after_three_tries() {
     let dir = tempfile::tempdir().expect("temp dir");
     let starts = dir.path().join("starts");
-    let (report, stderr) = certify_cases(
-        &format!(
-            "sh {} {}",
-            shim("garbage-hello.sh"),
-            shell_quote(&starts.to_string_lossy())
-        ),
-        Duration::from_secs(5),
-    );
-    all_fail_with(&report, "the hello is not JSON");
+    let err = never_greets(&format!(
+        "sh {} {}",
+        shim("garbage-hello.sh"),
+        shell_quote(&starts.to_string_lossy())
+    ));
+    assert!(err.contains("the hello is not JSON"), "{err}");
+    assert!(err.contains("3 failed handshakes in a row"), "{err}");
     let count = std::fs::read_to_string(&starts)
         .expect("the shim counted its starts")
         .lines()
         .count();
-    assert_eq!(count, 3, "{stderr}");
+    assert_eq!(count, 3, "{err}");
+}
+
+#[test]
+fn a_missing_program_is_a_set_up_error() {
+    let err = never_greets("/nonexistent/ge-backend --flag");
     assert!(
-        report
-            .trials
-            .last()
-            .and_then(|t| t.message.as_deref())
-            .is_some_and(|m| m.contains("3 failed handshakes in a row")),
-        "later requests fail fast with the recorded reason"
+        err.contains("cannot run `/nonexistent/ge-backend`"),
+        "{err}"
     );
 }
 
 #[test]
-fn a_missing_program_fails_every_case_and_the_run_goes_on() {
-    let (report, _) = certify_cases("/nonexistent/ge-backend --flag", Duration::from_secs(5));
-    all_fail_with(&report, "cannot run `/nonexistent/ge-backend`");
-}
-
-#[test]
 fn an_unsplittable_command_line_is_refused_up_front() {
-    let err = backends::open("exec:python3 'unterminated").expect_err("refused");
+    let err = backends::open(
+        "exec:python3 'unterminated",
+        Duration::from_secs(5),
+        Profile::Documented,
+    )
+    .expect_err("refused");
     assert!(err.contains("unterminated single quote"), "{err}");
 }
 

@@ -1,9 +1,10 @@
 //! Every case of the spec tables run against the reference backend of its profile: it must pass
-//! them all, under both profiles.
+//! them all, under both profiles, at level strict (its own choices bind it).
 
-use ge_conformance::runner::{run_case_in, Verdict};
+use ge_conformance::judging::Judging;
+use ge_conformance::runner::{run_case, Verdict};
 use ge_reference::Reference;
-use ge_spec::{Backend, Observation, Profile, Scenario, Spec};
+use ge_spec::{Backend, Conformance, Observation, Profile, Scenario, Spec, Subject};
 
 #[test]
 fn reference_passes_every_case() {
@@ -11,7 +12,8 @@ fn reference_passes_every_case() {
     let mut failures = Vec::new();
     for profile in Profile::ALL {
         for case in spec.cases_in(profile) {
-            match run_case_in(profile, &Reference::new(profile), case) {
+            let judging = Judging::new(profile, Conformance::Strict);
+            match run_case(&judging, &Reference::new(profile), case) {
                 Verdict::Pass => {}
                 other => failures.push(format!("{profile} {}: {other:?}", case.full_name())),
             }
@@ -56,9 +58,13 @@ fn reference_called_directly_refuses_setup_steps_that_leave_the_sandbox() {
             let refused: Vec<_> = o
                 .errors
                 .iter()
-                .map(|d| (d.clause.as_str(), d.subject.as_deref()))
+                .map(|d| (d.clause.as_str(), d.subject.clone()))
                 .collect();
-            assert_eq!(refused, [("WGT-001", Some("setup 0"))], "{profile} {step}");
+            assert_eq!(
+                refused,
+                [("WGT-001", Subject::setup(0))],
+                "{profile} {step}"
+            );
             assert!(o.files.is_empty() && o.nodes.is_empty(), "{profile} {step}");
             let left: Vec<_> = std::fs::read_dir(sandbox.path())
                 .expect("readable")

@@ -14,6 +14,7 @@
 
 use ge_reference::memory::{lower_bound, observe};
 use ge_spec::vocab::memory::{MemoryScenario, Role, Tensor};
+use ge_spec::Profile;
 
 /// SplitMix64, so the workloads are the same on every run.
 fn next(state: &mut u64) -> u64 {
@@ -48,7 +49,7 @@ fn workload(n: u32, seed: u64) -> MemoryScenario {
 }
 
 fn peak(scenario: &MemoryScenario) -> u64 {
-    let obs = observe(scenario);
+    let obs = observe(Profile::Documented, scenario);
     assert!(obs.errors.is_empty(), "{:?}", obs.errors);
     obs.peak_bytes
 }

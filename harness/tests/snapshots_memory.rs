@@ -5,6 +5,7 @@ mod common;
 
 use ge_reference::memory::observe;
 use ge_spec::vocab::memory::{MemoryScenario, Role, Tensor};
+use ge_spec::Profile;
 
 fn tensor(name: &str, size: u64, first: u32, last: u32, role: Role) -> Tensor {
     Tensor {
@@ -45,13 +46,15 @@ fn chain(options: &[(&str, &str, &str)]) -> MemoryScenario {
 
 #[test]
 fn chain_with_reuse() {
-    common::with_snapshots(|| insta::assert_json_snapshot!(observe(&chain(&[]))));
+    common::with_snapshots(|| {
+        insta::assert_json_snapshot!(observe(Profile::Documented, &chain(&[])))
+    });
 }
 
 #[test]
 fn chain_without_reuse() {
     let s = chain(&[("graph", "ge.exec.disableReuseMemory", "1")]);
-    common::with_snapshots(|| insta::assert_json_snapshot!(observe(&s)));
+    common::with_snapshots(|| insta::assert_json_snapshot!(observe(Profile::Documented, &s)));
 }
 
 #[test]
@@ -60,13 +63,13 @@ fn chain_with_io_reuse() {
         ("graph", "ge.exec.inputReuseMemIndexes", "0"),
         ("graph", "ge.exec.outputReuseMemIndexes", "0"),
     ]);
-    common::with_snapshots(|| insta::assert_json_snapshot!(observe(&s)));
+    common::with_snapshots(|| insta::assert_json_snapshot!(observe(Profile::Documented, &s)));
 }
 
 #[test]
 fn chain_with_alias() {
     let s = chain(&[("graph", "ge.exec.outputReuseInputMemIndexes", "0,0")]);
-    common::with_snapshots(|| insta::assert_json_snapshot!(observe(&s)));
+    common::with_snapshots(|| insta::assert_json_snapshot!(observe(Profile::Documented, &s)));
 }
 
 fn memsets(policy: &str) -> MemoryScenario {
@@ -111,10 +114,14 @@ fn memsets(policy: &str) -> MemoryScenario {
 
 #[test]
 fn memset_collective() {
-    common::with_snapshots(|| insta::assert_json_snapshot!(observe(&memsets("0"))));
+    common::with_snapshots(|| {
+        insta::assert_json_snapshot!(observe(Profile::Documented, &memsets("0")))
+    });
 }
 
 #[test]
 fn memset_separate() {
-    common::with_snapshots(|| insta::assert_json_snapshot!(observe(&memsets("1"))));
+    common::with_snapshots(|| {
+        insta::assert_json_snapshot!(observe(Profile::Documented, &memsets("1")))
+    });
 }

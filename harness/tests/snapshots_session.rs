@@ -6,11 +6,13 @@ mod common;
 use std::fmt::Write as _;
 
 use ge_spec::vocab::session::{SessionEvent, SessionScenario, TraceAction};
+use ge_spec::Profile;
 
 /// Renders a script and the reference's observation as text a person can check by eye.
 fn render(json: &str) -> String {
     let s: SessionScenario = serde_json::from_str(json).expect("a valid scenario");
-    let obs = ge_reference::session::run(&s).expect("the reference runs sessions");
+    let obs =
+        ge_reference::session::run(Profile::Documented, &s).expect("the reference runs sessions");
     let mut out = String::new();
     let _ = writeln!(
         out,

@@ -5,6 +5,7 @@ mod common;
 
 use ge_reference::transfer::plan_observation;
 use ge_spec::vocab::transfer::TransferScenario;
+use ge_spec::Profile;
 use ge_spec::{Scenario, Spec};
 
 fn scenario(full_name: &str) -> TransferScenario {
@@ -21,20 +22,27 @@ fn scenario(full_name: &str) -> TransferScenario {
 
 #[test]
 fn ten_inputs_threshold_100kib() {
-    let plan = plan_observation(&scenario("transfer-examples/ten-inputs-threshold-100kib"));
+    let plan = plan_observation(
+        Profile::Documented,
+        &scenario("transfer-examples/ten-inputs-threshold-100kib"),
+    );
     common::with_snapshots(|| insta::assert_json_snapshot!(plan));
 }
 
 #[test]
 fn ten_inputs_threshold_0() {
-    let plan = plan_observation(&scenario("transfer-examples/ten-inputs-threshold-0"));
+    let plan = plan_observation(
+        Profile::Documented,
+        &scenario("transfer-examples/ten-inputs-threshold-0"),
+    );
     common::with_snapshots(|| insta::assert_json_snapshot!(plan));
 }
 
 #[test]
 fn five_inputs_four_fused_one_alone() {
-    let plan = plan_observation(&scenario(
-        "transfer-examples/five-inputs-four-fused-one-alone",
-    ));
+    let plan = plan_observation(
+        Profile::Documented,
+        &scenario("transfer-examples/five-inputs-four-fused-one-alone"),
+    );
     common::with_snapshots(|| insta::assert_json_snapshot!(plan));
 }

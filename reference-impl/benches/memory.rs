@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use ge_reference::memory::{lower_bound, observe};
 use ge_spec::vocab::memory::{MemoryScenario, Role, Tensor};
+use ge_spec::Profile;
 
 /// SplitMix64: a fixed-seed generator, so every run plans the same workloads.
 fn next(state: &mut u64) -> u64 {
@@ -54,7 +55,7 @@ fn main() {
         let mut peak = 0;
         for _ in 0..reps {
             let start = Instant::now();
-            let obs = black_box(observe(black_box(&scenario)));
+            let obs = black_box(observe(Profile::Documented, black_box(&scenario)));
             times.push(start.elapsed());
             assert!(obs.errors.is_empty(), "{:?}", obs.errors);
             peak = obs.peak_bytes;

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use ge_reference::transfer::plan_observation;
 use ge_spec::vocab::transfer::{Placement, TransferInput, TransferScenario};
-use ge_spec::{OptionMaps, Product};
+use ge_spec::{OptionMaps, Product, Profile};
 
 /// SplitMix64: a tiny fixed-seed generator, so every run plans the same inputs.
 struct SplitMix64(u64);
@@ -81,7 +81,7 @@ fn main() {
         let s = scenario(n, 0x5eed_0000 + u64::from(n));
         // Load the embedded spec tables first, so the count is the planner's alone.
         black_box(ge_spec::Spec::embedded());
-        black_box(plan_observation(black_box(&s)));
+        black_box(plan_observation(Profile::Documented, black_box(&s)));
         return;
     }
     const REPETITIONS: usize = 11;
@@ -98,12 +98,12 @@ fn main() {
         let s = scenario(n, 0x5eed_0000 + u64::from(n));
         let plans = INPUTS_PER_SAMPLE / n;
         // One warm-up plan, then the measured samples.
-        black_box(plan_observation(black_box(&s)));
+        black_box(plan_observation(Profile::Documented, black_box(&s)));
         let samples: Vec<Duration> = (0..REPETITIONS)
             .map(|_| {
                 let start = Instant::now();
                 for _ in 0..plans {
-                    black_box(plan_observation(black_box(&s)));
+                    black_box(plan_observation(Profile::Documented, black_box(&s)));
                 }
                 start.elapsed()
             })

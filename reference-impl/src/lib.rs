@@ -66,7 +66,7 @@ impl Backend for Reference {
     }
 
     fn options(&self, scenario: &OptionsScenario) -> Answer<OptionsObservation> {
-        Ok(options::resolve_in(
+        Ok(options::resolve(
             self.profile,
             &scenario.options,
             options::Context::of(scenario),
@@ -75,18 +75,18 @@ impl Backend for Reference {
     }
 
     fn transfer(&self, scenario: &TransferScenario) -> Answer<TransferObservation> {
-        transfer::plan_in(self.profile, scenario)
+        transfer::plan(self.profile, scenario)
     }
 
     fn memory(&self, scenario: &MemoryScenario) -> Answer<MemoryObservation> {
-        memory::plan_in(self.profile, scenario)
+        memory::plan(self.profile, scenario)
     }
 
     fn session(&self, scenario: &SessionScenario) -> Answer<SessionObservation> {
-        session::run_in(self.profile, scenario)
+        session::run(self.profile, scenario)
     }
 
     fn weights(&self, scenario: &WeightsScenario, sandbox: &Path) -> Answer<WeightsObservation> {
-        weights::load_in(self.profile, scenario, sandbox)
+        weights::load(self.profile, scenario, sandbox)
     }
 }

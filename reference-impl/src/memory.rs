@@ -10,8 +10,10 @@
 //!   under `1`, one block per memset operator;
 //! - every other tensor is a block of its own.
 //!
-//! Blocks that must live for the whole run (unlisted inputs and outputs, alias pairs, the policy-0
-//! memset region, and every block when `disableReuseMemory=1`) are stacked from offset 0. The
+//! Blocks that must live for the whole run (unlisted inputs and outputs, alias pairs, and every
+//! block when `disableReuseMemory=1`) are stacked from offset 0. The policy-0 memset region is
+//! live from step 0 (it is cleaned before the run) to the last step of its last memset output
+//! (ACP-012), and is reused after that like any other block. The
 //! others are placed greedily, largest first: each takes the smallest gap, among the blocks
 //! already placed whose lifetimes overlap its own, that fits it, or else the top of those blocks.
 //! Placed blocks are indexed by time buckets, so a block only looks at its neighbours in time;
@@ -23,18 +25,13 @@ use std::collections::BTreeMap;
 use ge_spec::vocab::memory::{
     aligned, Alias, CleanupGroup, MemoryObservation, MemoryScenario, Role, ALIGNMENT,
 };
-use ge_spec::{Answer, Diagnostic, OptionKey, Product, Profile, RunMode, ShapeKind};
+use ge_spec::{Answer, Diagnostic, OptionKey, Product, Profile, RunMode, ShapeKind, Subject};
 
 use crate::options::{self, Context, Values};
 
-/// Plans the device memory of one graph.
-pub fn plan(scenario: &MemoryScenario) -> Answer<MemoryObservation> {
-    Ok(observe(scenario))
-}
-
 /// Plans the device memory of one graph under `profile`.
-pub fn plan_in(profile: Profile, scenario: &MemoryScenario) -> Answer<MemoryObservation> {
-    Ok(observe_in(profile, scenario))
+pub fn plan(profile: Profile, scenario: &MemoryScenario) -> Answer<MemoryObservation> {
+    Ok(observe(profile, scenario))
 }
 
 /// The option context of a memory scenario: its counts, a static-shape graph run asynchronously
@@ -49,13 +46,8 @@ pub fn context(scenario: &MemoryScenario) -> Context {
     }
 }
 
-/// The observation of the reference for `scenario`.
-pub fn observe(scenario: &MemoryScenario) -> MemoryObservation {
-    observe_in(Profile::Documented, scenario)
-}
-
 /// The observation of the reference for `scenario` under `profile`.
-pub fn observe_in(profile: Profile, scenario: &MemoryScenario) -> MemoryObservation {
+pub fn observe(profile: Profile, scenario: &MemoryScenario) -> MemoryObservation {
     let mut obs = MemoryObservation::default();
     let invalid = scenario.validate();
     if !invalid.is_empty() {
@@ -63,7 +55,7 @@ pub fn observe_in(profile: Profile, scenario: &MemoryScenario) -> MemoryObservat
         obs.canonicalize();
         return obs;
     }
-    let resolution = options::resolve_in(profile, &scenario.options, context(scenario));
+    let resolution = options::resolve(profile, &scenario.options, context(scenario));
     obs.warnings = resolution.observation.warnings.clone();
     if resolution.rejected() {
         obs.errors = resolution.observation.errors.clone();
@@ -98,7 +90,7 @@ fn misaligned_reuse(scenario: &MemoryScenario, values: &Values) -> Vec<Diagnosti
                         ),
                     )
                     .key(OptionKey::InputReuseMemIndexes.as_str())
-                    .subject(format!("input {i}"))
+                    .subject(Subject::input(i))
                     .value(t.size.to_string()),
                 );
             }
@@ -116,7 +108,7 @@ fn misaligned_reuse(scenario: &MemoryScenario, values: &Values) -> Vec<Diagnosti
                         ),
                     )
                     .key(OptionKey::OutputReuseMemIndexes.as_str())
-                    .subject(format!("output {j}"))
+                    .subject(Subject::output(j))
                     .value(t.size.to_string()),
                 );
             }
@@ -142,7 +134,7 @@ fn run_errors(scenario: &MemoryScenario, values: &Values) -> Vec<Diagnostic> {
                     format!("input {i} is passed at {a:#x} but its paired output {o} at {b:#x}; a pair must be passed at one address"),
                 )
                 .key(OptionKey::OutputReuseInputMemIndexes.as_str())
-                .subject(format!("pair {i},{o}"))
+                .subject(Subject::alias(i, o))
             })
         })
         .collect()
@@ -234,9 +226,14 @@ fn blocks(scenario: &MemoryScenario, values: &Values) -> (Vec<Block>, Vec<(usize
             start = start.min(scenario.tensors[k].first);
             stop = stop.max(scenario.tensors[k].last);
         }
-        let whole = !values.separate_atomic_clean;
-        let (start, stop) = if whole { (0, end) } else { (start, stop) };
-        push(&mut blocks, &list, size, start, stop, whole);
+        // ACP-012: the collective region is cleaned before the run, so it is in use from step 0
+        // until its last memset output dies; ACP-013: an operator's region spans its outputs.
+        let start = if values.separate_atomic_clean {
+            start
+        } else {
+            0
+        };
+        push(&mut blocks, &list, size, start, stop, false);
     }
     for (k, t) in scenario.tensors.iter().enumerate() {
         if taken[k] {
@@ -546,7 +543,7 @@ mod tests {
                 tensors,
                 ..MemoryScenario::default()
             };
-            let obs = observe(&scenario);
+            let obs = observe(Profile::Documented, &scenario);
             assert!(obs.errors.is_empty(), "{:?}", obs.errors);
             let bound = lower_bound(&scenario);
             let ratio = obs.peak_bytes as f64 / bound as f64;

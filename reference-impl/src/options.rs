@@ -9,6 +9,7 @@ use ge_spec::tables::{Grammar, OptionSpec};
 use ge_spec::vocab::{Effective, OptionsObservation, OptionsScenario};
 use ge_spec::{
     Diagnostic, Level, OptionKey, OptionMaps, Product, Profile, RunMode, ShapeKind, Source, Spec,
+    Subject,
 };
 
 mod upstream;
@@ -142,6 +143,15 @@ impl Parsed {
     }
 }
 
+/// The subject naming an index as written: `{"index": n}`, or `{"item": text}` when it does not
+/// fit 64 bits (IRM-005).
+fn index_subject(item: &str) -> Subject {
+    match item.parse::<u64>() {
+        Ok(n) => Subject::index(n),
+        Err(_) => Subject::item(item),
+    }
+}
+
 /// Parses a strict decimal number (OPT-003): digits only, no leading zero except `0` itself.
 /// `Ok(None)` means well-formed but too large for `u64`.
 fn strict_decimal(text: &str) -> Result<Option<u64>, ()> {
@@ -213,8 +223,9 @@ impl Parser<'_> {
             Grammar::PairList => self.parse_pairs(),
             Grammar::Path => {
                 if self.raw.contains('\0') {
+                    // EWD-004: no path holds a NUL byte.
                     Err(self.diag(
-                        self.clause(1),
+                        self.clause(4),
                         format!(
                             "{key} at {} level contains a NUL byte, which no path can hold",
                             self.level
@@ -242,7 +253,7 @@ impl Parser<'_> {
                         self.clause(4),
                         format!("{key} = {:?} has an empty item", self.raw),
                     )
-                    .subject("empty item"));
+                    .subject(Subject::item("")));
             }
             let index = match strict_decimal(item) {
                 Ok(n) => n,
@@ -252,7 +263,7 @@ impl Parser<'_> {
                             self.clause(4),
                             format!("{key}: item {item:?} is not a plain decimal index"),
                         )
-                        .subject(format!("item {item}")));
+                        .subject(Subject::item(item)));
                 }
             };
             if !seen.insert(item) {
@@ -261,7 +272,7 @@ impl Parser<'_> {
                         self.clause(4),
                         format!("{key}: index {item} is listed twice"),
                     )
-                    .subject(format!("index {item}")));
+                    .subject(index_subject(item)));
             }
             let in_range = match (index, count) {
                 (Some(i), Some(c)) => i < u64::from(c),
@@ -287,7 +298,7 @@ impl Parser<'_> {
         let count = count.map_or_else(|| "unknown".to_owned(), |c| c.to_string());
         let d = self
             .diag(self.clause(3), format!("{}: {what} index {item} is not below the {what} count {count}; it is ignored and the other indexes stay in force", self.spec.key))
-            .subject(format!("index {item}"));
+            .subject(index_subject(item));
         self.warnings.push(d);
     }
 
@@ -307,7 +318,7 @@ impl Parser<'_> {
                 None
             };
             let Some((input, output)) = numbers else {
-                return Err(self.diag(self.clause(6), format!("{key}: pair {segment:?} is not `input,output` with two plain decimal indexes")).subject(format!("pair {segment}")));
+                return Err(self.diag(self.clause(6), format!("{key}: pair {segment:?} is not `input,output` with two plain decimal indexes")).subject(Subject::pair(segment)));
             };
             let fits = |n: Option<u64>, count: Option<u32>| match (n, count) {
                 (Some(n), Some(c)) => n < u64::from(c),
@@ -327,7 +338,7 @@ impl Parser<'_> {
                             "{key}: pair {segment} names an index outside the graph's {counts}"
                         ),
                     )
-                    .subject(format!("pair {segment}")));
+                    .subject(Subject::pair(segment)));
             }
             // Both fit a u32 count here.
             let (input, output) = (
@@ -340,7 +351,7 @@ impl Parser<'_> {
                         self.clause(4),
                         format!("{key}: output {output} is named in two pairs"),
                     )
-                    .subject(format!("output {output}")));
+                    .subject(Subject::output(output)));
             }
             if !inputs.insert(input) {
                 return Err(self
@@ -348,7 +359,7 @@ impl Parser<'_> {
                         self.clause(5),
                         format!("{key}: input {input} is named in two pairs"),
                     )
-                    .subject(format!("input {input}")));
+                    .subject(Subject::input(input)));
             }
             pairs.push((input, output));
         }
@@ -377,14 +388,9 @@ pub fn parse_value(
     parser.parse().map(|v| (v.canonical(), parser.warnings))
 }
 
-/// Resolves `maps` in `ctx` against the embedded spec tables, under the documented profile.
-pub fn resolve(maps: &OptionMaps, ctx: Context) -> Resolution {
-    resolve_with(Spec::embedded(), maps, ctx)
-}
-
 /// Resolves `maps` in `ctx` against the embedded spec tables, under `profile`.
-pub fn resolve_in(profile: Profile, maps: &OptionMaps, ctx: Context) -> Resolution {
-    resolve_with_in(Spec::embedded(), profile, maps, ctx)
+pub fn resolve(profile: Profile, maps: &OptionMaps, ctx: Context) -> Resolution {
+    resolve_with(Spec::embedded(), profile, maps, ctx)
 }
 
 /// The option keys in the order of their names (the order of the observation's map).
@@ -395,11 +401,6 @@ fn keys_by_name() -> [OptionKey; 12] {
         keys.sort_by_key(|k| k.as_str());
         keys
     })
-}
-
-/// Resolves `maps` in `ctx` against `spec`, under the documented profile.
-pub fn resolve_with(spec: &Spec, maps: &OptionMaps, ctx: Context) -> Resolution {
-    resolve_with_in(spec, Profile::Documented, maps, ctx)
 }
 
 /// Under the upstream profile, whether a value set at `level`, where the documentation does not
@@ -415,12 +416,7 @@ fn upstream_uses(key: OptionKey) -> bool {
 }
 
 /// Resolves `maps` in `ctx` against `spec`, under `profile`.
-pub fn resolve_with_in(
-    spec: &Spec,
-    profile: Profile,
-    maps: &OptionMaps,
-    ctx: Context,
-) -> Resolution {
+pub fn resolve_with(spec: &Spec, profile: Profile, maps: &OptionMaps, ctx: Context) -> Resolution {
     let upstream = profile == Profile::Upstream;
     let mut obs = OptionsObservation::default();
     let mut parsed: BTreeMap<OptionKey, (Parsed, Level)> = BTreeMap::new();

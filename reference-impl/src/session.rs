@@ -19,9 +19,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use ge_spec::vocab::session::{
     RefreshResult, SessionEvent, SessionObservation, SessionScenario, TraceAction, TraceEntry,
 };
-use ge_spec::{Answer, Diagnostic, OptionKey, OptionMaps, Product, Profile, RunMode, ShapeKind};
+use ge_spec::{
+    Answer, Diagnostic, OptionKey, OptionMaps, Part, Product, Profile, RunMode, ShapeKind, Subject,
+};
 
-use crate::options::{resolve_in, Context, Resolution};
+use crate::options::{resolve, Context, Resolution};
 
 /// Largest number of events, and largest total of executions, in one script (SES-020).
 pub const MAX_SCRIPT: u64 = 100_000;
@@ -141,7 +143,7 @@ impl Run {
 
     fn refuse(&mut self, step: u32, clause: &str, message: String) {
         self.errors
-            .push(Diagnostic::new(clause, message).subject(format!("step {step}")));
+            .push(Diagnostic::new(clause, message).subject(Subject::step(step)));
     }
 
     fn load(&mut self, step: u32, id: u32, graph: Graph) {
@@ -234,7 +236,7 @@ impl Run {
                             format!("the feature base of graph {id} is already set and cannot be refreshed again"),
                         )
                         .key(OptionKey::FeatureBaseRefreshable.as_str())
-                        .subject(format!("step {step}")),
+                        .subject(Subject::step(step)),
                     );
                     false
                 } else {
@@ -282,12 +284,9 @@ impl Run {
     }
 }
 
-/// Adds `graph <id>` to the subject of a diagnostic that belongs to one graph (SES-017).
+/// Names graph `id` in the subject of a diagnostic that belongs to one graph (SES-017).
 fn for_graph(mut d: Diagnostic, id: u32) -> Diagnostic {
-    d.subject = Some(match d.subject.take() {
-        Some(s) => format!("graph {id}, {s}"),
-        None => format!("graph {id}"),
-    });
+    d.subject.graph = Some(id);
     d
 }
 
@@ -306,13 +305,8 @@ fn extra(of: &[Diagnostic], base: &[Diagnostic]) -> Vec<Diagnostic> {
     out
 }
 
-/// Runs a session script.
-pub fn run(scenario: &SessionScenario) -> Answer<SessionObservation> {
-    run_in(Profile::Documented, scenario)
-}
-
 /// Runs a session script under `profile`.
-pub fn run_in(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObservation> {
+pub fn run(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObservation> {
     let mut obs = SessionObservation::default();
     let events = &scenario.events;
     let executions = scenario.executions();
@@ -322,7 +316,7 @@ pub fn run_in(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObs
                 "SES-020",
                 format!("the script has {} events and {executions} executions; at most {MAX_SCRIPT} of each are run", events.len()),
             )
-            .subject("script"),
+            .subject(Subject::part(Part::Script)),
         );
         return Ok(obs);
     }
@@ -333,7 +327,7 @@ pub fn run_in(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObs
         session: scenario.options.session.clone(),
         graph: BTreeMap::new(),
     };
-    let session = resolve_in(profile, &session_maps, context(ShapeKind::Static));
+    let session = resolve(profile, &session_maps, context(ShapeKind::Static));
     let mut rejected = session.rejected();
     obs.errors
         .extend(session.observation.errors.iter().cloned());
@@ -351,7 +345,7 @@ pub fn run_in(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObs
             per_load.push(None);
             continue;
         };
-        let r = resolve_in(
+        let r = resolve(
             profile,
             &graph_maps(scenario, options.as_ref()),
             context(*shape),

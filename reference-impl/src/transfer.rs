@@ -7,18 +7,13 @@
 
 use ge_spec::tables::OptionSpec;
 use ge_spec::vocab::transfer::{Placement, TransferInput, TransferObservation, TransferScenario};
-use ge_spec::{Answer, Diagnostic, OptionKey, Profile, Spec};
+use ge_spec::{Answer, Diagnostic, OptionKey, Part, Profile, Spec, Subject};
 
 use crate::options::{self, Context};
 
-/// Plans the host-to-device transfer of the user inputs of one run.
-pub fn plan(scenario: &TransferScenario) -> Answer<TransferObservation> {
-    Ok(plan_observation(scenario))
-}
-
 /// Plans the host-to-device transfer of the user inputs of one run, under `profile`.
-pub fn plan_in(profile: Profile, scenario: &TransferScenario) -> Answer<TransferObservation> {
-    Ok(plan_observation_in(profile, scenario))
+pub fn plan(profile: Profile, scenario: &TransferScenario) -> Answer<TransferObservation> {
+    Ok(plan_observation(profile, scenario))
 }
 
 /// The option context of a transfer scenario (TRF-004): the graph's input count, device inputs
@@ -33,19 +28,15 @@ pub fn context(scenario: &TransferScenario) -> Context {
     }
 }
 
-/// Plans the transfer and returns the observation directly (the reference always answers).
-pub fn plan_observation(scenario: &TransferScenario) -> TransferObservation {
-    plan_observation_in(Profile::Documented, scenario)
-}
-
-/// [`plan_observation`] under `profile`.
-pub fn plan_observation_in(profile: Profile, scenario: &TransferScenario) -> TransferObservation {
+/// Plans the transfer under `profile` and returns the observation directly (the reference always
+/// answers).
+pub fn plan_observation(profile: Profile, scenario: &TransferScenario) -> TransferObservation {
     let mut obs = TransferObservation::default();
     let ctx = context(scenario);
     // IBC-014: the input count the options layer sees is the graph's, device inputs included.
     let count = ctx.inputs;
     // TRF-004: the options layer's diagnostics are the plan's.
-    let resolution = options::resolve_in(profile, &scenario.options, ctx);
+    let resolution = options::resolve(profile, &scenario.options, ctx);
     obs.warnings = resolution.observation.warnings;
     obs.errors = resolution.observation.errors;
     if count.is_none() {
@@ -57,7 +48,7 @@ pub fn plan_observation_in(profile: Profile, scenario: &TransferScenario) -> Tra
                     scenario.inputs.len()
                 ),
             )
-            .subject(format!("input {}", u32::MAX)),
+            .subject(Subject::input(u32::MAX)),
         );
     }
     check_unique_indexes(&scenario.inputs, &mut obs.errors);
@@ -108,7 +99,7 @@ pub fn plan_observation_in(profile: Profile, scenario: &TransferScenario) -> Tra
                 "TRF-002",
                 "the sizes of the fused inputs add up to more than 2^64 - 1 bytes",
             )
-            .subject("fused inputs"),
+            .subject(Subject::part(Part::FusedInputs)),
         );
         obs.fused.clear();
         obs.on_device.clear();
@@ -138,7 +129,7 @@ pub fn plan_observation_in(profile: Profile, scenario: &TransferScenario) -> Tra
                     ),
                 )
                 .key(OptionKey::InputBatchCpy.as_str())
-                .subject(format!("input {}", remaining[0])),
+                .subject(Subject::input(remaining[0])),
             );
         }
         obs.direct = remaining;
@@ -164,7 +155,7 @@ fn check_unique_indexes(inputs: &[TransferInput], errors: &mut Vec<Diagnostic>) 
                     "TRF-002",
                     format!("two or more inputs have index {}", pair[0]),
                 )
-                .subject(format!("input {}", pair[0])),
+                .subject(Subject::input(pair[0])),
             );
         }
     }

@@ -17,7 +17,7 @@ use ge_spec::vocab::weights::{
     encode_hex, NodeConversion, NodeType, SetupStep, WeightsObservation, WeightsScenario,
     WorkPathEnv, WrittenFile, MAX_WEIGHT_BYTES,
 };
-use ge_spec::{Answer, Diagnostic, Product, Profile, RunMode, ShapeKind};
+use ge_spec::{Answer, Diagnostic, Part, Product, Profile, RunMode, ShapeKind, Subject};
 use sha2::{Digest, Sha256};
 
 use crate::options::{self, Context};
@@ -38,17 +38,12 @@ pub fn tmp_dir_name(pid: u32, session_id: u64) -> String {
     format!("tmp_weight_{pid}_{session_id}")
 }
 
-/// The name of the mode-1 file of a weight.
-pub fn weight_file_name(bytes: &[u8]) -> String {
-    format!("weight_{}", sha256_hex(bytes))
-}
-
-/// The name of the mode-1 file of a weight under `profile`: upstream prints each byte of the
-/// SHA-256 as hex without zero-padding (`0x0a` as `a`), so its names have 32 to 64 hex digits
-/// (EXW-012's upstream entry).
-pub fn weight_file_name_in(profile: Profile, bytes: &[u8]) -> String {
+/// The name of the mode-1 file of a weight under `profile`: `weight_<SHA-256 in 64 hex digits>`
+/// (EXW-012); upstream prints each byte of the SHA-256 as hex without zero-padding (`0x0a` as
+/// `a`), so its names have 32 to 64 hex digits (EXW-012's upstream entry).
+pub fn weight_file_name(profile: Profile, bytes: &[u8]) -> String {
     match profile {
-        Profile::Documented => weight_file_name(bytes),
+        Profile::Documented => format!("weight_{}", sha256_hex(bytes)),
         Profile::Upstream => format!("weight_{}", upstream_hash(bytes)),
     }
 }
@@ -72,11 +67,6 @@ pub fn converted_node_name(profile: Profile, name: &str, bytes: &[u8]) -> String
     }
 }
 
-/// The name of the mode-2 file of a root graph.
-pub fn combined_file_name(root_graph: &str) -> String {
-    format!("{root_graph}_weight_combined")
-}
-
 /// Whether unloading the model removes the temporary weight directory under `profile`: the
 /// upstream online session API removes it when the session ends, not at model unload
 /// (EXW-019's upstream entry; EXW-021: the scenarios' unload keeps the session open).
@@ -84,13 +74,14 @@ pub fn unload_removes_tmp_dir(profile: Profile) -> bool {
     profile == Profile::Documented
 }
 
-/// The name of the mode-2 file under `profile`: upstream falls back to `weight_combined` when
+/// The name of the mode-2 file of a root graph under `profile`:
+/// `<root graph name>_weight_combined` (EXW-014); upstream falls back to `weight_combined` when
 /// the root graph has no name (EXW-014's upstream entry).
-pub fn combined_file_name_in(profile: Profile, root_graph: &str) -> String {
+pub fn combined_file_name(profile: Profile, root_graph: &str) -> String {
     if profile == Profile::Upstream && root_graph.is_empty() {
         "weight_combined".to_owned()
     } else {
-        combined_file_name(root_graph)
+        format!("{root_graph}_weight_combined")
     }
 }
 
@@ -148,7 +139,7 @@ struct Weight {
     bytes: Vec<u8>,
 }
 
-fn scenario_error(subject: impl Into<String>, message: impl Into<String>) -> Diagnostic {
+fn scenario_error(subject: Subject, message: impl Into<String>) -> Diagnostic {
     Diagnostic::new("WGT-001", message).subject(subject)
 }
 
@@ -161,7 +152,7 @@ fn check_scenario(
     let work = resolve_in_sandbox(&[], &scenario.work_dir);
     if work.is_none() {
         errors.push(scenario_error(
-            "work_dir",
+            Subject::part(Part::WorkDir),
             format!(
                 "work_dir {:?} is not a relative path inside the sandbox",
                 scenario.work_dir
@@ -171,7 +162,7 @@ fn check_scenario(
     if let WorkPathEnv::Set { path } = &scenario.ascend_work_path {
         if path.is_empty() || resolve_in_sandbox(&[], path).is_none() {
             errors.push(scenario_error(
-                "ASCEND_WORK_PATH",
+                Subject::part(Part::AscendWorkPath),
                 format!("ASCEND_WORK_PATH {path:?} is not a non-empty relative path inside the sandbox (use state = \"empty\" for an empty variable)"),
             ));
         }
@@ -180,7 +171,7 @@ fn check_scenario(
         let bad_target = matches!(step, SetupStep::Symlink { target, .. } if resolve_in_sandbox(&[], target).is_none());
         if resolve_in_sandbox(&[], step.path()).is_none_or(|p| p.is_empty()) || bad_target {
             errors.push(scenario_error(
-                format!("setup {i}"),
+                Subject::setup(u32::try_from(i).unwrap_or(u32::MAX)),
                 format!("setup step {i} names a path outside the sandbox"),
             ));
         }
@@ -188,7 +179,7 @@ fn check_scenario(
     if scenario.constants.len() > MAX_CONSTANTS {
         errors.push(
             Diagnostic::new("WGT-002", format!("more than {MAX_CONSTANTS} constants"))
-                .subject("constants"),
+                .subject(Subject::part(Part::Constants)),
         );
         return None;
     }
@@ -196,7 +187,7 @@ fn check_scenario(
     let mut total = 0u64;
     let mut weights = Vec::new();
     for node in &scenario.constants {
-        let subject = format!("constant {}", node.name);
+        let subject = Subject::constant(node.name.clone());
         let bad = |m: String| Diagnostic::new("WGT-002", m).subject(subject.clone());
         if node.name.is_empty() {
             errors.push(bad("a constant has an empty name".into()));
@@ -325,7 +316,8 @@ fn remove_tmp_dir(sandbox: &Path, parts: &[String], errors: &mut Vec<Diagnostic>
     let mut entries = Vec::new();
     if let Err(e) = collect_tree(&path, &rel, &mut entries) {
         errors.push(
-            Diagnostic::new("WGT-008", format!("cannot list {rel} for removal: {e}")).subject(rel),
+            Diagnostic::new("WGT-008", format!("cannot list {rel} for removal: {e}"))
+                .subject(Subject::path(rel)),
         );
         return Vec::new();
     }
@@ -338,27 +330,26 @@ fn remove_tmp_dir(sandbox: &Path, parts: &[String], errors: &mut Vec<Diagnostic>
         };
         match result {
             Ok(()) => removed.push(r),
-            Err(e) => errors
-                .push(Diagnostic::new("WGT-008", format!("cannot remove {r}: {e}")).subject(r)),
+            Err(e) => errors.push(
+                Diagnostic::new("WGT-008", format!("cannot remove {r}: {e}"))
+                    .subject(Subject::path(r)),
+            ),
         }
     }
     match fs::remove_dir(&path) {
         Ok(()) => removed.push(rel),
-        Err(e) => errors
-            .push(Diagnostic::new("WGT-008", format!("cannot remove {rel}: {e}")).subject(rel)),
+        Err(e) => errors.push(
+            Diagnostic::new("WGT-008", format!("cannot remove {rel}: {e}"))
+                .subject(Subject::path(rel)),
+        ),
     }
     removed.sort();
     removed
 }
 
-/// Loads (and maybe unloads) a model with external weights inside `sandbox`. Never panics;
-/// every problem is a diagnostic in the observation.
-pub fn load(scenario: &WeightsScenario, sandbox: &Path) -> Answer<WeightsObservation> {
-    load_in(Profile::Documented, scenario, sandbox)
-}
-
-/// [`load`] under `profile`.
-pub fn load_in(
+/// Loads (and maybe unloads) a model with external weights inside `sandbox`, under `profile`.
+/// Never panics; every problem is a diagnostic in the observation.
+pub fn load(
     profile: Profile,
     scenario: &WeightsScenario,
     sandbox: &Path,
@@ -382,7 +373,7 @@ pub fn context() -> Context {
 
 fn run(profile: Profile, scenario: &WeightsScenario, sandbox: &Path) -> WeightsObservation {
     let mut obs = WeightsObservation::default();
-    let resolution = options::resolve_in(profile, &scenario.options, context());
+    let resolution = options::resolve(profile, &scenario.options, context());
     obs.warnings = resolution.observation.warnings.clone();
     obs.errors = resolution.observation.errors.clone();
     let checked = check_scenario(scenario, &mut obs.errors);
@@ -400,7 +391,7 @@ fn run(profile: Profile, scenario: &WeightsScenario, sandbox: &Path) -> WeightsO
         Some((d, None)) if values.external_weight != 0 => {
             obs.errors.push(
                 scenario_error(
-                    "ge.externalWeightDir",
+                    Subject::part(Part::ExternalWeightDir),
                     format!("ge.externalWeightDir {d:?} is absolute or leaves the sandbox"),
                 )
                 .key("ge.externalWeightDir"),
@@ -438,7 +429,7 @@ fn run(profile: Profile, scenario: &WeightsScenario, sandbox: &Path) -> WeightsO
                     "WGT-002",
                     format!("root graph name {g:?} cannot be part of a file name"),
                 )
-                .subject("root graph"),
+                .subject(Subject::part(Part::RootGraph)),
             );
             return obs;
         }
@@ -474,7 +465,7 @@ fn run(profile: Profile, scenario: &WeightsScenario, sandbox: &Path) -> WeightsO
                     "WGT-008",
                     format!("cannot create the weight directory {}: {e}", show(&dir)),
                 )
-                .subject(show(&dir)),
+                .subject(Subject::path(show(&dir))),
             );
             false
         }
@@ -512,7 +503,8 @@ fn write_weights(
             }
             Err(e) => {
                 obs.errors.push(
-                    Diagnostic::new("WGT-008", format!("cannot write {rel}: {e}")).subject(rel),
+                    Diagnostic::new("WGT-008", format!("cannot write {rel}: {e}"))
+                        .subject(Subject::path(rel)),
                 );
                 false
             }
@@ -521,7 +513,7 @@ fn write_weights(
     if mode == 1 {
         let mut done = BTreeSet::new();
         for w in weights {
-            let name = weight_file_name_in(profile, &w.bytes);
+            let name = weight_file_name(profile, &w.bytes);
             if done.insert(name.clone()) && !write(&name, &w.bytes, obs) {
                 return false;
             }
@@ -545,7 +537,8 @@ fn write_weights(
     });
     let Some((offsets, end)) = padded else {
         obs.errors.push(
-            Diagnostic::new("WGT-002", "the combined file would be too large").subject("constants"),
+            Diagnostic::new("WGT-002", "the combined file would be too large")
+                .subject(Subject::part(Part::Constants)),
         );
         return false;
     };
@@ -555,7 +548,8 @@ fn write_weights(
     }
     let Ok(len) = usize::try_from(end) else {
         obs.errors.push(
-            Diagnostic::new("WGT-002", "the combined file would be too large").subject("constants"),
+            Diagnostic::new("WGT-002", "the combined file would be too large")
+                .subject(Subject::part(Part::Constants)),
         );
         return false;
     };
@@ -565,7 +559,7 @@ fn write_weights(
         let at = at as usize;
         buffer[at..at + w.bytes.len()].copy_from_slice(&w.bytes);
     }
-    let name = combined_file_name_in(profile, &scenario.root_graph);
+    let name = combined_file_name(profile, &scenario.root_graph);
     if !write(&name, &buffer, obs) {
         return false;
     }

@@ -3,7 +3,7 @@
 //! back to the same effective options.
 
 use ge_reference::options::{resolve, Context};
-use ge_spec::{Level, OptionKey, OptionMaps, Product, RunMode, ShapeKind, Source, Spec};
+use ge_spec::{Level, OptionKey, OptionMaps, Product, Profile, RunMode, ShapeKind, Source, Spec};
 use proptest::prelude::*;
 use rstest::rstest;
 
@@ -32,7 +32,7 @@ fn one(key: OptionKey, value: &str) -> Result<String, String> {
         .levels
         .last()
         .expect("every option has a level");
-    let r = resolve(&at(level, key, value), ctx(4, 4));
+    let r = resolve(Profile::Documented, &at(level, key, value), ctx(4, 4));
     match r.observation.errors.first() {
         Some(e) => Err(e.clause.clone()),
         None => Ok(r.observation.effective[key.as_str()].value.clone()),
@@ -102,7 +102,7 @@ fn level_rules(
     } else {
         "1"
     };
-    let r = resolve(&at(level, key, value), ctx(4, 4));
+    let r = resolve(Profile::Documented, &at(level, key, value), ctx(4, 4));
     let eff = &r.observation.effective[key.as_str()];
     if row.takes_effect_at(level) {
         assert_eq!(eff.from, Source::from(level));
@@ -197,7 +197,7 @@ proptest! {
 
     #[test]
     fn any_maps_never_panic_and_rejections_name_clauses(maps in any_maps(), inputs in 0u32..10, outputs in 0u32..10) {
-        let r = resolve(&maps, ctx(inputs, outputs));
+        let r = resolve(Profile::Documented, &maps, ctx(inputs, outputs));
         let spec = Spec::embedded();
         for d in r.observation.errors.iter().chain(&r.observation.warnings) {
             prop_assert!(spec.clause(&d.clause).is_some(), "{} names no clause", d.clause);
@@ -214,7 +214,7 @@ proptest! {
 
     #[test]
     fn valid_maps_render_and_parse_back(maps in valid_maps()) {
-        let first = resolve(&maps, ctx(8, 8));
+        let first = resolve(Profile::Documented, &maps, ctx(8, 8));
         prop_assert!(first.observation.errors.is_empty(), "{:?}", first.observation.errors);
         // Render every effective value that came from a level at the graph level where it takes
         // effect there, else at the session level, and resolve again.
@@ -227,7 +227,7 @@ proptest! {
             let level = *Spec::embedded().option(key).levels.last().expect("a level");
             rendered.at_mut(level).insert(key.as_str().to_owned(), eff.value.clone());
         }
-        let second = resolve(&rendered, ctx(8, 8));
+        let second = resolve(Profile::Documented, &rendered, ctx(8, 8));
         for key in OptionKey::ALL {
             prop_assert_eq!(&first.observation.effective[key.as_str()].value, &second.observation.effective[key.as_str()].value);
         }

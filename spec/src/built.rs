@@ -113,7 +113,7 @@ pub fn cases() -> Vec<TableCase> {
             json!({
                 "files": [],
                 "nodes": [],
-                "errors": [{ "clause": "WGT-002", "subject": "constants" }],
+                "errors": [{ "clause": "WGT-002", "subject": { "part": "constants" } }],
             }),
         ),
         case(
@@ -135,7 +135,7 @@ pub fn cases() -> Vec<TableCase> {
             "100,001 events (one load, 100,000 executions, within their own cap): one event past the cap, refused, and nothing runs.",
             events(MAX_EVENTS + 1),
             json!({
-                "errors": [{ "clause": "SES-020", "subject": "script" }],
+                "errors": [{ "clause": "SES-020", "subject": { "part": "script" } }],
                 "trace": [],
             }),
         ),

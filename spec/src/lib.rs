@@ -30,11 +30,21 @@
 //! | `id` | yes | stable, `AAA-000`; the prefix is the option's (`IFS`) or `OPT` for cross-cutting rules |
 //! | `option` | for option prefixes | the option key |
 //! | `summary` | yes | one line, our words (never the source text's sentences) |
-//! | `strength` | yes | `MUST`, `SHOULD` or `MAY` |
-//! | `origin` | yes | `documented` or `reference-defined` |
+//! | `origin` | yes | `documented` (the source text states it) or `reference-defined` (the text is silent and the suite decided) |
+//! | `strength` | documented only | `MUST`, `SHOULD` or `MAY`, as the text's own wording supports it; a reference-defined clause has none (it binds at level `strict` only) |
+//! | `source` | documented only | where in the section the statement stands (paragraph, list or note), so it can be checked in one hop |
 //! | `rationale` | reference-defined only | why the suite decided so |
 //! | `section` | yes | the section of the source text it rests on |
+//! | `subject` | no | the subject fields (see [`diag::Subject`]) that diagnostics citing the clause carry; only these are compared |
+//! | `reported_under` | no | the clause that calls for the diagnostics citing this one, when another does (a value rule is reported under `OPT-005`) |
 //! | `upstream` | no | `{ behaviour }`: what the open-source GE implementation does instead, on clauses where it departs from this one |
+//!
+//! ## Conformance levels
+//!
+//! A verdict is made at a [`Conformance`] level. At `documented` (the default) a broken
+//! reference-defined clause is a *deviation*: reported, never a failure; at `strict` it fails
+//! like the rest. Under the upstream profile a clause with an `upstream` entry records a fact of
+//! GE and binds at both levels ([`Clause::is_suite_choice`]).
 //!
 //! ## `cases/*.toml`: one `[[case]]` per case
 //!
@@ -63,6 +73,17 @@
 //! must be equal. Observations are canonicalised first ([`Observation::canonicalize`]), so
 //! unordered lists are compared sorted.
 //!
+//! The lists of diagnostics (`errors`, `warnings`) match as sets instead: every diagnostic of
+//! the pattern must be found, and every diagnostic found must be in the pattern, each compared on
+//! the fields the pattern names among `clause`, `key`, `level` and `subject` (only the subject
+//! fields its clause defines). A pattern entry with `optional = true` may be found or not; only
+//! a MAY clause can be optional. `message` is never named: wording is never judged.
+//!
+//! A mismatch is judged by the clause it breaks: a missing or extra diagnostic by the clause that
+//! calls for it, anything else by the case's clauses. When every clause a case cites binds at the
+//! level in force, a mismatch is a failure; otherwise it is a deviation from the suite's choices
+//! among them (at level `documented`). The oracle of the capability judges every case as well.
+//!
 //! ## Load errors
 //!
 //! Unknown fields, duplicate option rows, clause IDs or case names, a case naming a missing
@@ -70,11 +91,14 @@
 //! with nothing to judge are all load errors ([`LoadErrors`] lists every one). So are the
 //! profile rules: a case with a `profile` must cite a clause with an `upstream` entry, every
 //! clause with an `upstream` entry needs a `profile = "upstream"` case, and every clause needs a
-//! case that runs under each profile.
+//! case that runs under each profile. And the level rules: a documented clause needs a strength
+//! and a source, a reference-defined one neither; patterns never name a `message`; and every
+//! clause that binds at level `documented` needs a case citing binding clauses only.
 #![deny(missing_docs)]
 
 pub mod backend;
 pub mod built;
+pub mod conformance;
 pub mod diag;
 pub mod option;
 pub mod profile;
@@ -82,7 +106,8 @@ pub mod tables;
 pub mod vocab;
 
 pub use backend::{Answer, Backend, NotSupported};
-pub use diag::Diagnostic;
+pub use conformance::Conformance;
+pub use diag::{Diagnostic, Part, Subject};
 pub use option::{Level, OptionKey, Product, RunMode, ShapeKind, Source};
 pub use profile::Profile;
 pub use tables::{

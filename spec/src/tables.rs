@@ -9,6 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::conformance::Conformance;
 use crate::option::{Level, OptionKey, Product, RunMode, ShapeKind};
 use crate::profile::Profile;
 use crate::vocab::{Capability, Scenario};
@@ -160,8 +161,10 @@ pub struct Clause {
     pub option: Option<OptionKey>,
     /// The statement, in one line of our own words.
     pub summary: String,
-    /// MUST, SHOULD or MAY.
-    pub strength: Strength,
+    /// MUST, SHOULD or MAY, as the source text's own wording supports it: documented clauses
+    /// only (a reference-defined clause binds at level `strict`, and nowhere else).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strength: Option<Strength>,
     /// Documented or reference-defined.
     pub origin: Origin,
     /// Why the suite decided so (required for reference-defined clauses, refused otherwise).
@@ -169,6 +172,19 @@ pub struct Clause {
     pub rationale: Option<String>,
     /// The section of the source text it rests on.
     pub section: String,
+    /// Where in the section the statement stands (the paragraph, list or note), so a reader can
+    /// check it in one hop: required for documented clauses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// The fields of the subject (see [`crate::diag::Subject`]) that diagnostics citing this
+    /// clause carry; only these are compared.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subject: Vec<String>,
+    /// The clause that calls for the diagnostics citing this one, when it is not this clause
+    /// itself: a rule about values says what is wrong, and `OPT-005` says that an error reports
+    /// it. Whether such a diagnostic must be there is judged at that clause's level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported_under: Option<String>,
     /// What the open-source GE implementation does instead, when it departs from this clause
     /// (absent when it agrees).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -179,6 +195,25 @@ impl Clause {
     /// True when the upstream implementation departs from this clause.
     pub fn diverges(&self) -> bool {
         self.upstream.is_some()
+    }
+
+    /// True when the clause is the suite's own choice under `profile`: reference-defined, and
+    /// not a fact of GE recorded by an `upstream` entry (under the upstream profile such an
+    /// entry states what GE does, which binds like the text). A broken suite choice is a
+    /// deviation at level `documented` and a failure at level `strict`.
+    pub fn is_suite_choice(&self, profile: Profile) -> bool {
+        self.origin == Origin::ReferenceDefined
+            && !(profile == Profile::Upstream && self.diverges())
+    }
+
+    /// True when the clause binds at `level` under `profile`: breaking it is a failure.
+    pub fn binds(&self, profile: Profile, level: Conformance) -> bool {
+        level == Conformance::Strict || !self.is_suite_choice(profile)
+    }
+
+    /// True when the clause only permits (strength MAY): what it allows may be absent.
+    pub fn permits_only(&self) -> bool {
+        self.strength == Some(Strength::May)
     }
 }
 
@@ -545,6 +580,7 @@ impl Spec {
             }
         }
         check_profiles(&clauses, &cases, &mut errors);
+        check_reporting(&clauses, &cases, &mut errors);
         if errors.is_empty() {
             let digest = hasher
                 .finalize()
@@ -664,6 +700,183 @@ fn check_profiles(
     }
 }
 
+/// The rules that tie diagnostics and levels together: `reported_under` names a clause that
+/// exists; an `expect` pattern never names a `message` (wording is never judged), spells its
+/// diagnostics with the fields a diagnostic has, names only the subject fields the cited clause
+/// defines, and marks optional only what a MAY clause permits; and every clause that binds at
+/// level `documented` has a case that binds there too (every clause it cites binds), under each
+/// profile where it binds, so that breaking it fails a certification at the default level.
+fn check_reporting(
+    clauses: &BTreeMap<String, Clause>,
+    cases: &[TableCase],
+    errors: &mut Vec<LoadError>,
+) {
+    for (id, clause) in clauses {
+        if let Some(target) = &clause.reported_under {
+            if !clauses.contains_key(target) {
+                errors.push(LoadError::BadClause {
+                    id: id.clone(),
+                    why: format!("`reported_under` names {target}, which does not exist"),
+                });
+            }
+        }
+    }
+    for tc in cases {
+        if let Some(expect) = &tc.case.expect {
+            let mut problems = Vec::new();
+            // SES-017: in a session every diagnostic about one load names its graph.
+            let session = tc.capability() == Capability::Session;
+            check_pattern(expect, clauses, session, "", &mut problems);
+            for why in problems {
+                errors.push(LoadError::BadCase {
+                    name: tc.full_name(),
+                    why,
+                });
+            }
+        }
+    }
+    for profile in Profile::ALL {
+        // A clause that does not exist is reported on its own (UnknownClause).
+        let binds = |id: &String| {
+            clauses
+                .get(id)
+                .is_none_or(|c| c.binds(profile, Conformance::Documented))
+        };
+        for (id, clause) in clauses {
+            if !clause.binds(profile, Conformance::Documented) {
+                continue;
+            }
+            let citing = cases
+                .iter()
+                .filter(|c| c.case.runs_in(profile) && c.case.clauses.contains(id));
+            let mut any = false;
+            let mut pure = false;
+            for c in citing {
+                any = true;
+                pure |= c.case.clauses.iter().all(binds);
+            }
+            if any && !pure {
+                errors.push(LoadError::BadClause {
+                    id: id.clone(),
+                    why: format!(
+                        "binds at level documented under the {profile} profile, but every case citing it also cites a suite choice: add a case that cites only binding clauses, so breaking it fails at the default level"
+                    ),
+                });
+            }
+        }
+    }
+}
+
+/// The fields a diagnostic pattern may name.
+const DIAGNOSTIC_PATTERN_FIELDS: [&str; 6] =
+    ["clause", "key", "level", "value", "subject", "optional"];
+
+fn check_pattern(
+    pattern: &serde_json::Value,
+    clauses: &BTreeMap<String, Clause>,
+    session: bool,
+    path: &str,
+    problems: &mut Vec<String>,
+) {
+    use serde_json::Value;
+    match pattern {
+        Value::Object(map) => {
+            for (key, value) in map {
+                let here = format!("{path}/{key}");
+                if key == "message" {
+                    problems.push(format!(
+                        "`expect` names a message at {here}: wording is never judged"
+                    ));
+                    continue;
+                }
+                if key == "errors" || key == "warnings" {
+                    if let Value::Array(items) = value {
+                        for (i, item) in items.iter().enumerate() {
+                            check_diagnostic_pattern(
+                                item,
+                                clauses,
+                                session,
+                                &format!("{here}/{i}"),
+                                problems,
+                            );
+                        }
+                        continue;
+                    }
+                }
+                check_pattern(value, clauses, session, &here, problems);
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                check_pattern(item, clauses, session, &format!("{path}/{i}"), problems);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn check_diagnostic_pattern(
+    item: &serde_json::Value,
+    clauses: &BTreeMap<String, Clause>,
+    session: bool,
+    path: &str,
+    problems: &mut Vec<String>,
+) {
+    use serde_json::Value;
+    let Value::Object(map) = item else {
+        problems.push(format!("the diagnostic at {path} is not a table"));
+        return;
+    };
+    for key in map.keys() {
+        if key == "message" {
+            problems.push(format!(
+                "`expect` names a message at {path}/message: wording is never judged"
+            ));
+        } else if !DIAGNOSTIC_PATTERN_FIELDS.contains(&key.as_str()) {
+            problems.push(format!(
+                "the diagnostic at {path} names `{key}`, which is no field of a diagnostic pattern"
+            ));
+        }
+    }
+    let clause = map
+        .get("clause")
+        .and_then(Value::as_str)
+        .and_then(|id| clauses.get(id));
+    let Some(clause) = clause else {
+        problems.push(format!(
+            "the diagnostic at {path} names no clause of the tables"
+        ));
+        return;
+    };
+    match map.get("subject") {
+        None => {}
+        Some(Value::Object(subject)) => {
+            for field in subject.keys() {
+                let defined = clause.subject.iter().any(|f| f == field);
+                if !(defined || session && field == "graph") {
+                    problems.push(format!(
+                        "the diagnostic at {path} names subject field `{field}`, which {} does not define (it defines: {})",
+                        clause.id,
+                        if clause.subject.is_empty() { "none".to_owned() } else { clause.subject.join(", ") }
+                    ));
+                }
+            }
+        }
+        Some(_) => problems.push(format!(
+            "the subject at {path}/subject is not a table of typed fields"
+        )),
+    }
+    match map.get("optional") {
+        None | Some(Value::Bool(false)) => {}
+        Some(Value::Bool(true)) if clause.permits_only() => {}
+        Some(Value::Bool(true)) => problems.push(format!(
+            "the diagnostic at {path} is optional, but {} is not a MAY clause: only what a clause permits may be absent",
+            clause.id
+        )),
+        Some(_) => problems.push(format!("`optional` at {path} is not true or false")),
+    }
+}
+
 fn check_option(row: &OptionSpec, errors: &mut Vec<LoadError>) {
     let mut bad = |why: &str| errors.push(LoadError::Option(format!("{}: {why}", row.key)));
     if row.levels.is_empty() {
@@ -732,6 +945,34 @@ fn check_clause(clause: &Clause, errors: &mut Vec<LoadError>) {
                 .into(),
         ),
         _ => {}
+    }
+    match (clause.origin, clause.strength, &clause.source) {
+        (Origin::Documented, None, _) => bad(
+            "documented clauses need a strength (MUST, SHOULD or MAY, as the text's wording supports)"
+                .into(),
+        ),
+        (Origin::Documented, _, None) => bad(
+            "documented clauses need a `source`: where in the section the statement stands".into(),
+        ),
+        (Origin::Documented, _, Some(s)) if s.trim().is_empty() => {
+            bad("the `source` is empty".into())
+        }
+        (Origin::ReferenceDefined, Some(_), _) => bad(
+            "a strength is for documented clauses: the text's own wording sets it, and a reference-defined clause binds at level strict only"
+                .into(),
+        ),
+        _ => {}
+    }
+    for field in &clause.subject {
+        if !crate::diag::SUBJECT_FIELDS.contains(&field.as_str()) {
+            bad(format!(
+                "`subject` names `{field}`, which is no field of a subject ({})",
+                crate::diag::SUBJECT_FIELDS.join(", ")
+            ));
+        }
+    }
+    if clause.reported_under.as_deref() == Some(clause.id.as_str()) {
+        bad("`reported_under` names the clause itself; leave it out instead".into());
     }
     if clause.summary.trim().is_empty() {
         bad("the summary is empty".into());

@@ -12,6 +12,7 @@ summary = "A rule."
 strength = "MUST"
 origin = "documented"
 section = "s"
+source = "p"
 "#;
 
 const CASE: &str = r#"
@@ -308,6 +309,7 @@ summary = "A rule."
 strength = "MUST"
 origin = "documented"
 section = "s"
+source = "p"
 upstream = { behaviour = "Upstream does something else." }
 "#;
 
@@ -417,4 +419,153 @@ fn the_built_cases_load_with_the_tables_under_names_no_file_takes() {
         .map(|c| c.full_name())
         .collect();
     assert_eq!(built.len(), ge_spec::built::cases().len(), "{built:?}");
+}
+
+const SUITE_CHOICE: &str = r#"
+[[clause]]
+id = "OPT-002"
+summary = "A choice of the suite."
+origin = "reference-defined"
+rationale = "The text is silent."
+section = "s"
+"#;
+
+fn bad_clause(errors: &[LoadError], id: &str, needle: &str) -> bool {
+    errors.iter().any(
+        |e| matches!(e, LoadError::BadClause { id: i, why } if i == id && why.contains(needle)),
+    )
+}
+
+fn bad_case(errors: &[LoadError], needle: &str) -> bool {
+    errors
+        .iter()
+        .any(|e| matches!(e, LoadError::BadCase { why, .. } if why.contains(needle)))
+}
+
+#[test]
+fn strength_and_source_belong_to_documented_clauses() {
+    let case = CASE.replace("[\"OPT-001\"]", "[\"OPT-001\", \"OPT-002\"]");
+    let with_strength = SUITE_CHOICE.replace("origin =", "strength = \"MUST\"\norigin =");
+    let errors = load(&[
+        ("clauses/a.toml", &format!("{CLAUSE}{with_strength}")),
+        (
+            "cases/t.toml",
+            &format!("{case}{}", CASE.replace("one", "two")),
+        ),
+    ])
+    .unwrap_err();
+    assert!(
+        bad_clause(&errors, "OPT-002", "strength is for documented"),
+        "{errors:?}"
+    );
+
+    let no_source = CLAUSE.replace("source = \"p\"\n", "");
+    let errors = load(&[("clauses/a.toml", &no_source), ("cases/t.toml", CASE)]).unwrap_err();
+    assert!(
+        bad_clause(&errors, "OPT-001", "need a `source`"),
+        "{errors:?}"
+    );
+
+    let no_strength = CLAUSE.replace("strength = \"MUST\"\n", "");
+    let errors = load(&[("clauses/a.toml", &no_strength), ("cases/t.toml", CASE)]).unwrap_err();
+    assert!(
+        bad_clause(&errors, "OPT-001", "need a strength"),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn a_documented_clause_needs_a_case_that_binds_at_the_documented_level() {
+    // The only case citing OPT-001 also cites a suite choice: breaking OPT-001 could then only
+    // ever be a deviation.
+    let case = CASE.replace("[\"OPT-001\"]", "[\"OPT-001\", \"OPT-002\"]");
+    let errors = load(&[
+        ("clauses/a.toml", &format!("{CLAUSE}{SUITE_CHOICE}")),
+        ("cases/t.toml", &case),
+    ])
+    .unwrap_err();
+    assert!(
+        bad_clause(&errors, "OPT-001", "cites only binding clauses"),
+        "{errors:?}"
+    );
+    // One more case citing OPT-001 alone mends it.
+    let pure = CASE.replace("one", "two");
+    assert!(load(&[
+        ("clauses/a.toml", &format!("{CLAUSE}{SUITE_CHOICE}")),
+        ("cases/t.toml", &format!("{case}{pure}")),
+    ])
+    .is_ok());
+}
+
+#[test]
+fn patterns_never_name_a_message_and_type_their_diagnostics() {
+    let clause = CLAUSE.replace("source = \"p\"", "source = \"p\"\nsubject = [\"index\"]");
+    let with = |expect: &str| CASE.replace("expect = { errors = [] }", expect);
+    let cases = [
+        (
+            r#"expect = { errors = [{ clause = "OPT-001", message = "exactly this" }] }"#,
+            "wording is never judged",
+        ),
+        (r#"expect = { message = "x" }"#, "wording is never judged"),
+        (
+            r#"expect = { errors = [{ clause = "OPT-001", subject = "index 3" }] }"#,
+            "not a table of typed fields",
+        ),
+        (
+            r#"expect = { errors = [{ clause = "OPT-001", subject = { item = "x" } }] }"#,
+            "does not define",
+        ),
+        (
+            r#"expect = { errors = [{ clause = "OPT-001", colour = 1 }] }"#,
+            "no field of a diagnostic pattern",
+        ),
+        (
+            r#"expect = { errors = [{ clause = "OPT-404" }] }"#,
+            "names no clause",
+        ),
+        (
+            r#"expect = { errors = [{ clause = "OPT-001", optional = true }] }"#,
+            "not a MAY clause",
+        ),
+    ];
+    for (expect, needle) in cases {
+        let errors =
+            load(&[("clauses/a.toml", &clause), ("cases/t.toml", &with(expect))]).unwrap_err();
+        assert!(bad_case(&errors, needle), "{expect}: {errors:?}");
+    }
+    let fine = with(r#"expect = { errors = [{ clause = "OPT-001", subject = { index = 3 } }] }"#);
+    assert!(load(&[("clauses/a.toml", &clause), ("cases/t.toml", &fine)]).is_ok());
+    let may = clause.replace("strength = \"MUST\"", "strength = \"MAY\"");
+    let optional = with(r#"expect = { warnings = [{ clause = "OPT-001", optional = true }] }"#);
+    assert!(load(&[("clauses/a.toml", &may), ("cases/t.toml", &optional)]).is_ok());
+}
+
+#[test]
+fn reported_under_and_subject_name_what_exists() {
+    let clause = CLAUSE.replace(
+        "source = \"p\"",
+        "source = \"p\"\nreported_under = \"OPT-404\"\nsubject = [\"colour\"]",
+    );
+    let errors = load(&[("clauses/a.toml", &clause), ("cases/t.toml", CASE)]).unwrap_err();
+    assert!(
+        bad_clause(&errors, "OPT-001", "names OPT-404"),
+        "{errors:?}"
+    );
+    assert!(
+        bad_clause(&errors, "OPT-001", "no field of a subject"),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn the_embedded_documented_clauses_carry_a_source_and_suite_choices_no_strength() {
+    use ge_spec::Origin;
+    for c in Spec::embedded().clauses() {
+        match c.origin {
+            Origin::Documented => assert!(c.source.is_some() && c.strength.is_some(), "{}", c.id),
+            Origin::ReferenceDefined => {
+                assert!(c.strength.is_none() && c.rationale.is_some(), "{}", c.id)
+            }
+        }
+    }
 }

@@ -7,7 +7,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use ge_spec::vocab::{Effective, OptionsObservation};
-use ge_spec::{Diagnostic, Level, OptionKey, OptionMaps, Product, RunMode, ShapeKind, Source};
+use ge_spec::{
+    Diagnostic, Level, OptionKey, OptionMaps, Product, RunMode, ShapeKind, Source, Subject,
+};
 
 use Level::{Global, Graph, Session};
 
@@ -101,11 +103,11 @@ fn number(s: &str) -> Option<u64> {
 /// `u32::MAX` might exist and larger ones never do.
 const ANY_COUNT: u64 = 1 << 32;
 
-/// A value that failed validation: the clause it breaks and an optional subject.
-type Refusal = (String, Option<String>);
+/// A value that failed validation: the clause it breaks and its subject.
+type Refusal = (String, Subject);
 
 /// A value that passed: its canonical spelling and warnings about parts that were ignored.
-type Accepted = (String, Vec<(String, String)>);
+type Accepted = (String, Vec<(String, Subject)>);
 
 /// Validates `raw` for `key` and returns its canonical spelling, or the clause it breaks.
 fn validate(
@@ -116,20 +118,20 @@ fn validate(
 ) -> Result<Accepted, Refusal> {
     let prefix = key.clause_prefix();
     if raw.is_empty() {
-        return Err(("OPT-003".into(), None));
+        return Err(("OPT-003".into(), Subject::default()));
     }
     match grammar {
         Grammar::OneOf(values) if values.contains(&raw) => Ok((raw.to_owned(), Vec::new())),
-        Grammar::OneOf(_) => Err((format!("{prefix}-001"), None)),
-        Grammar::UpTo(_) if !is_decimal(raw) => Err(("OPT-003".into(), None)),
+        Grammar::OneOf(_) => Err((format!("{prefix}-001"), Subject::default())),
+        Grammar::UpTo(_) if !is_decimal(raw) => Err(("OPT-003".into(), Subject::default())),
         Grammar::UpTo(max) => match number(raw) {
             Some(n) if n <= max => Ok((n.to_string(), Vec::new())),
-            _ => Err((format!("{prefix}-001"), None)),
+            _ => Err((format!("{prefix}-001"), Subject::default())),
         },
         Grammar::InputIndexes => index_list(prefix, raw, Some(ctx.inputs)),
         Grammar::OutputIndexes => index_list(prefix, raw, ctx.outputs),
         Grammar::Pairs => pair_list(raw, ctx),
-        Grammar::Path if raw.contains('\0') => Err((format!("{prefix}-001"), None)),
+        Grammar::Path if raw.contains('\0') => Err((format!("{prefix}-004"), Subject::default())),
         Grammar::Path => Ok((raw.to_owned(), Vec::new())),
     }
 }
@@ -141,17 +143,21 @@ fn index_list(prefix: &str, raw: &str, count: Option<u64>) -> Result<Accepted, R
     let (mut seen, mut kept, mut ignored) = (BTreeSet::new(), Vec::new(), Vec::new());
     for item in raw.split(',') {
         if item.is_empty() {
-            return Err((strict, Some("empty item".into())));
+            return Err((strict, Subject::item("")));
         }
         if !is_decimal(item) {
-            return Err((strict, Some(format!("item {item}"))));
+            return Err((strict, Subject::item(item)));
         }
+        let subject = match item.parse::<u64>() {
+            Ok(n) => Subject::index(n),
+            Err(_) => Subject::item(item),
+        };
         if !seen.insert(item) {
-            return Err((strict, Some(format!("index {item}"))));
+            return Err((strict, subject));
         }
         match number(item) {
             Some(i) if i < count.unwrap_or(ANY_COUNT) => kept.push(i),
-            _ => ignored.push((format!("{prefix}-003"), format!("index {item}"))),
+            _ => ignored.push((format!("{prefix}-003"), subject)),
         }
     }
     kept.sort_unstable();
@@ -164,7 +170,7 @@ fn index_list(prefix: &str, raw: &str, count: Option<u64>) -> Result<Accepted, R
 fn pair_list(raw: &str, ctx: &Context) -> Result<Accepted, Refusal> {
     let (mut ins, mut outs, mut pairs) = (BTreeSet::new(), BTreeSet::new(), Vec::new());
     for pair in raw.split('|') {
-        let refuse = |clause: &str| Err((clause.to_owned(), Some(format!("pair {pair}"))));
+        let refuse = |clause: &str| Err((clause.to_owned(), Subject::pair(pair)));
         let Some((input, output)) = pair.split_once(',') else {
             return refuse("ORI-006");
         };
@@ -176,10 +182,10 @@ fn pair_list(raw: &str, ctx: &Context) -> Result<Accepted, Refusal> {
             _ => return refuse("ORI-003"),
         };
         if !outs.insert(o) {
-            return Err(("ORI-004".into(), Some(format!("output {o}"))));
+            return Err(("ORI-004".into(), Subject::output(o as u32)));
         }
         if !ins.insert(i) {
-            return Err(("ORI-005".into(), Some(format!("input {i}"))));
+            return Err(("ORI-005".into(), Subject::input(i as u32)));
         }
         pairs.push((i, o));
     }

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use ge_spec::vocab::transfer::Placement;
 use ge_spec::vocab::{TransferObservation, TransferScenario};
-use ge_spec::{Diagnostic, OptionKey, Product, RunMode, ShapeKind};
+use ge_spec::{Diagnostic, OptionKey, Product, RunMode, ShapeKind, Subject};
 
 use crate::options::{self, Context};
 
@@ -26,13 +26,12 @@ pub fn plan(scenario: &TransferScenario) -> TransferObservation {
     }
     for (index, _) in uses.iter().filter(|(_, n)| **n > 1) {
         let d = Diagnostic::new("TRF-002", "two inputs share this index; nothing is planned");
-        obs.errors.push(d.subject(format!("input {index}")));
+        obs.errors.push(d.subject(Subject::input(*index)));
     }
     // The input count must fit the 32-bit count of the options layer (TRF-002).
     let Ok(count) = u32::try_from(scenario.inputs.len()) else {
         let d = Diagnostic::new("TRF-002", "more inputs than a 32-bit count holds");
-        obs.errors
-            .push(d.subject(format!("input {}", u64::from(u32::MAX) + 1)));
+        obs.errors.push(d.subject(Subject::input(u32::MAX)));
         return obs;
     };
 

@@ -8,7 +8,12 @@ use arbitrary::{Arbitrary, Unstructured};
 use ge_reference::options::{parse_value, resolve, Context};
 use ge_spec::vocab::session::SessionEvent;
 use ge_spec::vocab::{MemoryScenario, SessionScenario, TransferScenario, WeightsScenario};
-use ge_spec::{Level, OptionKey, OptionMaps, Product, RunMode, ShapeKind, Spec};
+use ge_spec::{Level, OptionKey, OptionMaps, Product, Profile, RunMode, ShapeKind, Spec};
+
+use crate::judging::Judging;
+
+/// The reference is held to every clause, its own choices included.
+const STRICT: Judging = Judging::DEFAULT.strict();
 
 /// What a fuzz target tells libFuzzer about one input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -189,9 +194,27 @@ pub fn options(data: &[u8]) -> Verdict {
     let Some((maps, ctx)) = options_input(data) else {
         return Verdict::Reject;
     };
-    let r = resolve(&maps, ctx);
+    let r = resolve(Profile::Documented, &maps, ctx);
     let spec = Spec::embedded();
     let o = &r.observation;
+    // The harness's own reading of the tables agrees with the reference's, choice for choice.
+    let scenario = ge_spec::vocab::OptionsScenario {
+        options: maps.clone(),
+        graph: ge_spec::vocab::GraphFacts {
+            inputs: ctx.inputs.unwrap_or(1),
+            outputs: ctx.outputs.unwrap_or(1),
+            shape: ctx.shape,
+        },
+        run_mode: ctx.run_mode,
+        product: ctx.product,
+    };
+    if ctx.inputs.is_some() && ctx.outputs.is_some() {
+        assert_no_violation(
+            "options",
+            &scenario,
+            &crate::oracle::options::judge(Profile::Documented, &scenario, o),
+        );
+    }
     for d in o.errors.iter().chain(&o.warnings) {
         assert!(
             spec.clause(&d.clause).is_some(),
@@ -311,10 +334,14 @@ pub fn transfer(data: &[u8]) -> Verdict {
     if s.inputs.len() > MAX_ITEMS || !maps_small(&s.options) {
         return Verdict::Reject;
     }
-    let Ok(o) = ge_reference::transfer::plan(&s) else {
+    let Ok(o) = ge_reference::transfer::plan(Profile::Documented, &s) else {
         panic!("the reference refused the transfer capability");
     };
-    assert_no_violation("transfer", &s, &crate::oracle::transfer::judge(&s, &o));
+    assert_no_violation(
+        "transfer",
+        &s,
+        &crate::oracle::transfer::judge(&STRICT, &s, &o),
+    );
     Verdict::Keep
 }
 
@@ -327,10 +354,10 @@ pub fn memory(data: &[u8]) -> Verdict {
     if s.tensors.len() > MAX_ITEMS || s.inputs > 64 || s.outputs > 64 || !maps_small(&s.options) {
         return Verdict::Reject;
     }
-    let Ok(o) = ge_reference::memory::plan(&s) else {
+    let Ok(o) = ge_reference::memory::plan(Profile::Documented, &s) else {
         panic!("the reference refused the memory capability");
     };
-    assert_no_violation("memory", &s, &crate::oracle::memory::judge(&s, &o));
+    assert_no_violation("memory", &s, &crate::oracle::memory::judge(&STRICT, &s, &o));
     Verdict::Keep
 }
 
@@ -344,10 +371,14 @@ pub fn session(data: &[u8]) -> Verdict {
     if s.events.len() > MAX_ITEMS || runs > 1_000 || !maps_small(&s.options) {
         return Verdict::Reject;
     }
-    let Ok(o) = ge_reference::session::run(&s) else {
+    let Ok(o) = ge_reference::session::run(Profile::Documented, &s) else {
         panic!("the reference refused the session capability");
     };
-    assert_no_violation("session", &s, &crate::oracle::session::judge(&s, &o));
+    assert_no_violation(
+        "session",
+        &s,
+        &crate::oracle::session::judge(&STRICT, &s, &o),
+    );
     Verdict::Keep
 }
 
@@ -375,7 +406,7 @@ pub fn weights_paths(data: &[u8]) -> Verdict {
     let Some(s) = s.filter(weights_small) else {
         return Verdict::Reject;
     };
-    let e = crate::oracle::weights::expected(&s);
+    let e = crate::oracle::weights::expected(Profile::Documented, &s);
     if let Some(dir) = &e.dir {
         assert!(
             !dir.starts_with('/') && !dir.split('/').any(|p| p == ".."),
@@ -439,8 +470,13 @@ pub fn weights_fs(data: &[u8]) -> Verdict {
         // Setup steps that cannot be planted make the input uninteresting.
         return Verdict::Reject;
     };
-    let mut v = crate::oracle::weights::judge(&s, &o);
-    v.extend(crate::oracle::weights::check_sandbox(&s, &o, dir.path()));
+    let mut v = crate::oracle::weights::judge(&STRICT, &s, &o);
+    v.extend(crate::oracle::weights::check_sandbox(
+        &STRICT,
+        &s,
+        &o,
+        dir.path(),
+    ));
     assert_no_violation("weights", &s, &v);
     Verdict::Keep
 }
@@ -471,39 +507,41 @@ pub fn scenario(data: &[u8]) -> Option<ge_spec::Scenario> {
 }
 
 /// The differential target vendors reuse: one arbitrary scenario, asked of `backend` and of the
-/// reference, judged exactly as `certify` judges properties. Panics (a finding) on any
-/// difference, with the scenario as JSON so it can be promoted to a case.
+/// reference, judged exactly as `certify` judges properties under `judging`. Panics (a finding)
+/// on a failure, naming the clause broken, with the scenario as JSON so it can be promoted to a
+/// case; a deviation from the suite's choices at level `documented` is no finding. Under the
+/// upstream profile the engine is held to what the open-source GE implementation does.
 ///
 /// ```ignore
 /// // fuzz/fuzz_targets/my_engine.rs
 /// #![no_main]
+/// use ge_conformance::judging::Judging;
 /// libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-///     ge_conformance::fuzz::differential(&my_engine::Engine::default(), data);
+///     ge_conformance::fuzz::differential(&Judging::DEFAULT, &my_engine::Engine::default(), data);
 /// });
 /// ```
-pub fn differential(backend: &dyn ge_spec::Backend, data: &[u8]) -> Verdict {
-    differential_in(ge_spec::Profile::Documented, backend, data)
-}
-
-/// [`differential`] under `profile`: against the reference of that profile, for an engine that
-/// must behave like the open-source GE implementation (`Profile::Upstream`).
-pub fn differential_in(
-    profile: ge_spec::Profile,
-    backend: &dyn ge_spec::Backend,
-    data: &[u8],
-) -> Verdict {
+pub fn differential(judging: &Judging, backend: &dyn ge_spec::Backend, data: &[u8]) -> Verdict {
     let Some(s) = scenario(data) else {
         return Verdict::Reject;
     };
     if !backend.capabilities().contains(&s.capability()) {
         return Verdict::Reject;
     }
-    if let Err(d) = crate::certify::compare_in(profile, backend, &s) {
+    let failures: Vec<_> = crate::certify::compare(judging, backend, &s)
+        .into_iter()
+        .filter(|p| !p.deviation)
+        .collect();
+    if !failures.is_empty() {
         panic!(
-            "{} differs from the reference [{}]: {}\nscenario: {}",
+            "{} fails at level {} (profile {}):\n{}\nscenario: {}",
             backend.name(),
-            d.clauses.join(", "),
-            d.message,
+            judging.level,
+            judging.profile,
+            failures
+                .iter()
+                .map(|p| format!("  {p}"))
+                .collect::<Vec<_>>()
+                .join("\n"),
             serde_json::to_string(&s).unwrap_or_default()
         );
     }
@@ -524,7 +562,7 @@ pub struct Target {
 }
 
 fn differential_reference(data: &[u8]) -> Verdict {
-    differential(&ge_reference::Reference, data)
+    differential(&STRICT, &ge_reference::Reference, data)
 }
 
 /// Every target that reads input (`empty` and `floor`, the throughput baselines, do not).
@@ -784,7 +822,7 @@ mod tests {
 
     #[test]
     fn smoke_differential() {
-        let kept = smoke(|d| differential(&ge_reference::Reference, d), 500);
+        let kept = smoke(|d| differential(&STRICT, &ge_reference::Reference, d), 500);
         eprintln!("differential: kept {kept} of 500");
         assert!(kept > 25, "the target rejects almost everything");
     }

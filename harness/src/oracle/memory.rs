@@ -2,74 +2,122 @@
 //!
 //! Many plans are right for one scenario, so the oracle never compares offsets with the
 //! reference's. It works out what the scenario and its options demand (scenario validity, the
-//! option layer's errors and warnings, misaligned reuse, run-time pair mismatches) and checks the
-//! plan's geometry: every tensor placed and aligned, the peak consistent, no two tensors sharing a
-//! byte unless the options allow it, aliases at one address, cleanup groups as the policy says,
-//! and the reuse reports telling the truth. Each violation names the clause it breaks.
+//! options' errors and warnings, misaligned reuse, run-time pair mismatches) on its own reading
+//! of the tables ([`super::options`]), and checks the plan's geometry: every tensor placed and
+//! aligned, the peak consistent, no two tensors sharing a byte unless the options allow it,
+//! aliases at one address, cleanup groups as the policy says, and the reuse reports telling
+//! the truth. Each violation names the clause it breaks.
 //!
-//! Lifetimes (clauses DRM-011, IRM-012, ORM-012, ACP-010, ACP-011): a tensor uses the inclusive
-//! steps `first..=last`. A listed input is live from step 0 to its last use; a listed output from
-//! its first use to the end of the run (the largest `last` of any tensor); unlisted inputs and
-//! outputs, alias pairs and the policy-0 memset region are reserved for the whole run; a
-//! policy-1 memset operator's outputs are live from its first output's `first` to its last
-//! output's `last`. Tensors of size 0 occupy no byte.
+//! Lifetimes: a tensor is in use over the inclusive steps `first..=last`. Two tensors in use at
+//! the same time never share a byte (DRM-011, documented); where they only meet at one step, one
+//! ending as the other begins, the suite's inclusive reading (DRM-013) says they do not share
+//! either. Beyond that the suite keeps memory longer (reference-defined): a listed input from
+//! step 0 to its last use (IRM-012), a listed output from its first use to the end of the run
+//! (ORM-012), unlisted inputs and outputs and alias pairs for the whole run (IRM-010, ORM-010,
+//! ORI-010), the policy-0 memset region from step 0 to the death of its last memset output
+//! (ACP-012), a policy-1 operator's region over its outputs' span (ACP-013). Tensors of size 0
+//! occupy no byte.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ge_reference::options::{self, Values};
 use ge_spec::vocab::memory::{
     aligned, Alias, MemoryObservation, MemoryScenario, Role, Tensor, ALIGNMENT,
 };
-use ge_spec::{Diagnostic, Profile};
+use ge_spec::{Diagnostic, OptionKey, Spec, Subject};
 
+use super::diagnostics::{self, Expected};
+use super::options::{Context, Reading, Values};
 use super::Violation;
+use crate::judging::Judging;
 
 /// At most this many byte-sharing violations are reported (the first ones say enough).
 const MAX_SHARING_REPORTS: usize = 16;
 
-/// Judges a memory observation.
-pub fn judge(scenario: &MemoryScenario, observation: &MemoryObservation) -> Vec<Violation> {
-    judge_in(Profile::Documented, scenario, observation)
+/// The options a memory plan acts on.
+const KEYS: [OptionKey; 5] = [
+    OptionKey::AtomicCleanPolicy,
+    OptionKey::DisableReuseMemory,
+    OptionKey::InputReuseMemIndexes,
+    OptionKey::OutputReuseMemIndexes,
+    OptionKey::OutputReuseInputMemIndexes,
+];
+
+/// The option context of a memory scenario: its counts, a static-shape graph run
+/// asynchronously on the default product (the scenario names no run mode, shape or product).
+pub fn context(scenario: &MemoryScenario) -> Context {
+    Context {
+        inputs: Some(scenario.inputs),
+        outputs: Some(scenario.outputs),
+        ..Context::plain()
+    }
 }
 
-/// [`judge`] under `profile`.
-pub fn judge_in(
-    profile: Profile,
+/// Judges a memory observation under `judging`.
+pub fn judge(
+    judging: &Judging,
     scenario: &MemoryScenario,
     observation: &MemoryObservation,
 ) -> Vec<Violation> {
-    let mut out = Vec::new();
+    let spec = Spec::embedded();
     let invalid = scenario.validate();
     if !invalid.is_empty() {
-        require_diagnostics(&invalid, &observation.errors, "error", &mut out);
+        let mut out = Vec::new();
+        let expected: Vec<Expected> = invalid.iter().map(Expected::exact).collect();
+        out.extend(diagnostics::compare(
+            spec,
+            "errors",
+            &expected,
+            &observation.errors,
+            false,
+        ));
         require_no_plan(observation, "the scenario is invalid", &mut out);
         return out;
     }
-    let resolution = options::resolve_in(
-        profile,
-        &scenario.options,
-        ge_reference::memory::context(scenario),
-    );
-    require_diagnostics(
-        &resolution.observation.warnings,
+    let reading = Reading::new(judging.profile, &scenario.options, context(scenario));
+    let planned = !observation.offsets.is_empty() || observation.peak_bytes != 0;
+    super::under_readings(judging, &reading, &KEYS, planned, |values, rejected| {
+        judge_under(scenario, observation, &reading, values, rejected)
+    })
+}
+
+/// Judges the observation with the options read as `values` (`rejected`: some option is).
+fn judge_under(
+    scenario: &MemoryScenario,
+    observation: &MemoryObservation,
+    reading: &Reading,
+    values: &Values,
+    rejected: bool,
+) -> Vec<Violation> {
+    let spec = Spec::embedded();
+    let mut out = Vec::new();
+    let mut warnings: Vec<Expected> = reading.warnings.iter().map(Expected::exact).collect();
+    warnings.extend(reading.optional_warnings.iter().map(Expected::optional));
+    out.extend(diagnostics::compare(
+        spec,
+        "warnings",
+        &warnings,
         &observation.warnings,
-        "warning",
-        &mut out,
-    );
-    if resolution.rejected() {
-        require_diagnostics(
-            &resolution.observation.errors,
+        false,
+    ));
+    let errors = |wanted: &[Diagnostic], out: &mut Vec<Violation>| {
+        let expected: Vec<Expected> = wanted.iter().map(Expected::exact).collect();
+        out.extend(diagnostics::compare(
+            spec,
+            "errors",
+            &expected,
             &observation.errors,
-            "error",
-            &mut out,
-        );
+            false,
+        ));
+    };
+    if rejected {
+        errors(&reading.errors, &mut out);
         require_no_plan(observation, "an option was rejected", &mut out);
         return out;
     }
-    let values = resolution.values;
-    let misaligned = misaligned_reuse(scenario, &values);
-    require_diagnostics(&misaligned, &observation.errors, "error", &mut out);
-    if !misaligned.is_empty() {
+    let misaligned = misaligned_reuse(scenario, values);
+    let planned = !observation.offsets.is_empty();
+    if !misaligned.is_empty() && !planned {
+        errors(&misaligned, &mut out);
         require_no_plan(
             observation,
             "a listed input or output is misaligned",
@@ -77,35 +125,19 @@ pub fn judge_in(
         );
         return out;
     }
-    let run = run_mismatches(scenario, &values);
-    require_diagnostics(&run, &observation.errors, "error", &mut out);
-    for e in &observation.errors {
-        if !run.contains(e) {
-            out.push(Violation::new(
-                e.clause.clone(),
-                format!("the observation reports an error the scenario does not call for: {e}"),
-            ));
-        }
+    for d in &misaligned {
+        // IRM-011 / ORM-011: the suite refuses; the text leaves it to the user.
+        out.push(Violation::new(
+            d.clause.clone(),
+            format!(
+                "a listed {} is not a multiple of 32 bytes, yet a plan is made",
+                d.subject
+            ),
+        ));
     }
-    Plan::new(scenario, &values, observation, &mut out).check(&mut out);
+    errors(&run_mismatches(scenario, values), &mut out);
+    Plan::new(scenario, values, observation, &mut out).check(&mut out);
     out
-}
-
-/// Every diagnostic of `wanted` must be among `got`.
-fn require_diagnostics(
-    wanted: &[Diagnostic],
-    got: &[Diagnostic],
-    what: &str,
-    out: &mut Vec<Violation>,
-) {
-    for w in wanted {
-        if !got.contains(w) {
-            out.push(Violation::new(
-                w.clause.clone(),
-                format!("missing {what}: {w}"),
-            ));
-        }
-    }
 }
 
 /// MEM-002: nothing is planned when planning failed.
@@ -126,25 +158,27 @@ fn require_no_plan(obs: &MemoryObservation, why: &str, out: &mut Vec<Violation>)
     }
 }
 
-/// What IRM-011 and ORM-011 call for: the key, `input i` / `output j` and the size.
+/// What IRM-011 and ORM-011 call for: the key and `input i` / `output j`.
 fn misaligned_reuse(scenario: &MemoryScenario, values: &Values) -> Vec<Diagnostic> {
     let mut wanted = Vec::new();
     for &i in &values.input_reuse {
+        let Ok(i) = u32::try_from(i) else { continue };
         if let Some(t) = scenario.input(i).filter(|t| t.size % ALIGNMENT != 0) {
             wanted.push(
                 Diagnostic::new("IRM-011", "")
                     .key("ge.exec.inputReuseMemIndexes")
-                    .subject(format!("input {i}"))
+                    .subject(Subject::input(i))
                     .value(t.size.to_string()),
             );
         }
     }
     for &j in &values.output_reuse {
+        let Ok(j) = u32::try_from(j) else { continue };
         if let Some(t) = scenario.output(j).filter(|t| t.size % ALIGNMENT != 0) {
             wanted.push(
                 Diagnostic::new("ORM-011", "")
                     .key("ge.exec.outputReuseMemIndexes")
-                    .subject(format!("output {j}"))
+                    .subject(Subject::output(j))
                     .value(t.size.to_string()),
             );
         }
@@ -160,11 +194,12 @@ fn run_mismatches(scenario: &MemoryScenario, values: &Values) -> Vec<Diagnostic>
     values
         .output_reuse_input
         .iter()
-        .filter(|&&(i, o)| run.inputs.get(i as usize) != run.outputs.get(o as usize))
-        .map(|&(i, o)| {
+        .filter_map(|&(i, o)| Some((u32::try_from(i).ok()?, u32::try_from(o).ok()?)))
+        .filter(|&(i, o)| run.inputs.get(i as usize) != run.outputs.get(o as usize))
+        .map(|(i, o)| {
             Diagnostic::new("ORI-011", "")
                 .key("ge.exec.outputReuseInputMemIndexes")
-                .subject(format!("pair {i},{o}"))
+                .subject(Subject::alias(i, o))
         })
         .collect()
 }
@@ -184,7 +219,8 @@ enum Keep {
     UnlistedOutput,
     /// Half of an alias pair: the whole run, no one but its partner (ORI-010).
     Aliased,
-    /// A memset output under policy 0: the whole run, no one else (ACP-010).
+    /// A memset output under policy 0: from step 0 to the last step of the last memset output
+    /// (ACP-012).
     Collective,
     /// A memset output under policy 1: the steps of its operator (ACP-011).
     Separate,
@@ -236,6 +272,9 @@ impl<'a> Plan<'a> {
         }
         let mut partner = vec![None; tensors.len()];
         for &(i, o) in &values.output_reuse_input {
+            let (Ok(i), Ok(o)) = (u32::try_from(i), u32::try_from(o)) else {
+                continue;
+            };
             let a = tensors
                 .iter()
                 .position(|t| t.role == Role::Input { index: i });
@@ -248,10 +287,12 @@ impl<'a> Plan<'a> {
             }
         }
         let mut op_span: BTreeMap<&str, (u32, u32)> = BTreeMap::new();
+        let mut memset_end = 0;
         for t in tensors {
             if let Role::Memset { op } = &t.role {
                 let s = op_span.entry(op).or_insert((t.first, t.last));
                 *s = (s.0.min(t.first), s.1.max(t.last));
+                memset_end = memset_end.max(t.last);
             }
         }
         let mut keep = Vec::with_capacity(tensors.len());
@@ -259,16 +300,16 @@ impl<'a> Plan<'a> {
         for (k, t) in tensors.iter().enumerate() {
             let (kind, s) = match &t.role {
                 _ if partner[k].is_some() => (Keep::Aliased, (0, end)),
-                Role::Input { index } if values.input_reuse.contains(index) => {
+                Role::Input { index } if values.input_reuse.contains(&u64::from(*index)) => {
                     (Keep::ListedInput, (0, t.last))
                 }
                 Role::Input { .. } => (Keep::UnlistedInput, (0, end)),
-                Role::Output { index } if values.output_reuse.contains(index) => {
+                Role::Output { index } if values.output_reuse.contains(&u64::from(*index)) => {
                     (Keep::ListedOutput, (t.first, end))
                 }
                 Role::Output { .. } => (Keep::UnlistedOutput, (0, end)),
                 Role::Memset { .. } if !values.separate_atomic_clean => {
-                    (Keep::Collective, (0, end))
+                    (Keep::Collective, (0, memset_end))
                 }
                 Role::Memset { op } => (
                     Keep::Separate,
@@ -397,39 +438,50 @@ impl<'a> Plan<'a> {
         shared
     }
 
-    /// The clause two tensors that share a byte break, if any.
+    /// The clause two tensors that share a byte break, if any: first what the text says (two
+    /// tensors in use at once, reuse turned off), then the suite's readings of the lifetimes.
     fn conflict(&self, a: usize, b: usize) -> Option<&'static str> {
-        if self.values.disable_reuse {
-            return Some("DRM-010");
-        }
+        let (x, y) = (&self.tensors[a], &self.tensors[b]);
         let kinds = [self.keep[a], self.keep[b]];
+        let listed = kinds.contains(&Keep::ListedInput) || kinds.contains(&Keep::ListedOutput);
+        if self.values.disable_reuse {
+            // DRM-012: with reuse off the suite keeps listed inputs and outputs apart as well.
+            return Some(if listed { "DRM-012" } else { "DRM-010" });
+        }
+        if x.first <= y.last && y.first <= x.last {
+            // Only meeting at one step, one ending as the other begins: DRM-013's reading.
+            let boundary = x.last == y.first || y.last == x.first;
+            return Some(if boundary { "DRM-013" } else { "DRM-011" });
+        }
         for (kind, clause) in [
             (Keep::UnlistedInput, "IRM-010"),
             (Keep::UnlistedOutput, "ORM-010"),
             (Keep::Aliased, "ORI-010"),
-            (Keep::Collective, "ACP-010"),
         ] {
             if kinds.contains(&kind) {
                 return Some(clause);
             }
         }
-        let (x, y) = (&self.tensors[a], &self.tensors[b]);
-        if x.first <= y.last && y.first <= x.last {
-            return Some("DRM-011");
-        }
         let (sa, sb) = (self.span[a], self.span[b]);
-        if sa.0 <= sb.1 && sb.0 <= sa.1 {
-            // The overlap comes from a lifetime the options extend; name that option's clause.
-            for (kind, clause) in [
-                (Keep::ListedInput, "IRM-012"),
-                (Keep::ListedOutput, "ORM-012"),
-                (Keep::Separate, "ACP-011"),
-            ] {
-                if kinds.contains(&kind) {
-                    return Some(clause);
-                }
-            }
-            return Some("DRM-011");
+        let meets = |p: (u32, u32), q: (u32, u32)| p.0 <= q.1 && q.0 <= p.1;
+        if meets(sa, sb) {
+            // The overlap comes from a lifetime the suite extends: name the clause of the tensor
+            // whose extension reaches the other's own steps.
+            let extended = |k: usize| match self.keep[k] {
+                Keep::ListedInput => "IRM-012",
+                Keep::ListedOutput => "ORM-012",
+                Keep::Collective => "ACP-012",
+                Keep::Separate => "ACP-013",
+                _ => "DRM-013",
+            };
+            let (own_a, own_b) = ((x.first, x.last), (y.first, y.last));
+            return Some(if meets(own_a, sb) {
+                extended(b)
+            } else if meets(sa, own_b) {
+                extended(a)
+            } else {
+                extended(a).min(extended(b))
+            });
         }
         None
     }
@@ -475,7 +527,12 @@ impl<'a> Plan<'a> {
             .values
             .output_reuse_input
             .iter()
-            .map(|&(input, output)| Alias { input, output })
+            .filter_map(|&(input, output)| {
+                Some(Alias {
+                    input: u32::try_from(input).ok()?,
+                    output: u32::try_from(output).ok()?,
+                })
+            })
             .collect();
         let got: BTreeSet<Alias> = self.obs.aliases.iter().copied().collect();
         if wanted != got || self.obs.aliases.len() != got.len() {
@@ -490,8 +547,9 @@ impl<'a> Plan<'a> {
         for (k, t) in self.tensors.iter().enumerate() {
             if let (Role::Input { index }, Some(p)) = (&t.role, self.partner[k]) {
                 if offsets[k] != offsets[p] {
+                    // ORI-001: the pair shares one address, as the text says.
                     out.push(Violation::new(
-                        "ORI-010",
+                        "ORI-001",
                         format!(
                             "input {index} (`{}`) is at {} but its paired output `{}` is at {}",
                             t.name, offsets[k], self.tensors[p].name, offsets[p]
@@ -504,10 +562,12 @@ impl<'a> Plan<'a> {
 
     /// ACP-010 / ACP-011: the cleanup groups follow the policy, and each is one contiguous region.
     fn check_cleanup(&self, offsets: &[u64], ends: &[u64], out: &mut Vec<Violation>) {
-        let clause = if self.values.separate_atomic_clean {
-            "ACP-011"
+        // Which outputs are cleaned together is the text's (ACP-010, ACP-011); that each group is
+        // one contiguous region is the suite's reading (ACP-012, ACP-013).
+        let (clause, region) = if self.values.separate_atomic_clean {
+            ("ACP-011", "ACP-013")
         } else {
-            "ACP-010"
+            ("ACP-010", "ACP-012")
         };
         let mut wanted: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
         for (k, t) in self.tensors.iter().enumerate() {
@@ -571,7 +631,7 @@ impl<'a> Plan<'a> {
             let stop = members.iter().map(|&k| ends[k]).max().unwrap_or(0);
             if group.offset != start || group.offset.checked_add(group.size) != Some(stop) {
                 out.push(Violation::new(
-                    clause,
+                    region,
                     format!(
                         "cleanup group {:?} covers [{}, +{}) but its tensors span [{start}, {stop})",
                         group.tensors, group.offset, group.size
@@ -584,7 +644,7 @@ impl<'a> Plan<'a> {
             });
             if room.is_some_and(|room| stop - start > room) {
                 out.push(Violation::new(
-                    clause,
+                    region,
                     format!(
                         "cleanup group {:?} spans {} bytes, more than its tensors fill even when each is rounded up to {ALIGNMENT}: the region is not contiguous",
                         group.tensors,

@@ -1,9 +1,22 @@
 //! Invariant oracles: functions that take any backend's observation for a scenario and say which
-//! clauses it breaks. Where many answers are right (memory plans, session traces), these judge.
+//! clauses it breaks. Where many answers are right (memory plans, session traces), these judge;
+//! where one is (options, transfer, weights), they work it out on their own reading of the
+//! tables, never by asking the reference, so a bug in the reference cannot hide from its judge.
+//!
+//! An oracle reports every clause broken, documented or not; weighing them as failures or
+//! deviations is the caller's ([`crate::judging::Judging`]). The oracles of the capabilities that
+//! act on options try every reading of the options the text allows
+//! ([`options::Reading::alternatives`]) before blaming what followed from one: an engine that
+//! chose another precedence, or read a spelling the text does not settle, is judged on what it
+//! did with its reading, and its reading is a departure from the suite's choices.
 
-use ge_spec::{Observation, Profile, Scenario};
+use ge_spec::{Observation, OptionKey, Scenario};
 
+use crate::judging::Judging;
+
+pub mod diagnostics;
 pub mod memory;
+pub mod options;
 pub mod session;
 pub mod transfer;
 pub mod weights;
@@ -35,22 +48,13 @@ impl std::fmt::Display for Violation {
 
 /// Judges `observation` as an answer to `scenario` with the oracle of its capability. An
 /// observation of another capability than the scenario's is itself a violation.
-pub fn judge(scenario: &Scenario, observation: &Observation) -> Vec<Violation> {
-    judge_in(Profile::Documented, scenario, observation)
-}
-
-/// [`judge`] under `profile`: the oracles resolve the options as that profile does.
-pub fn judge_in(
-    profile: Profile,
-    scenario: &Scenario,
-    observation: &Observation,
-) -> Vec<Violation> {
+pub fn judge(judging: &Judging, scenario: &Scenario, observation: &Observation) -> Vec<Violation> {
     match (scenario, observation) {
-        (Scenario::Options(_), Observation::Options(_)) => Vec::new(),
-        (Scenario::Transfer(s), Observation::Transfer(o)) => transfer::judge_in(profile, s, o),
-        (Scenario::Memory(s), Observation::Memory(o)) => memory::judge_in(profile, s, o),
-        (Scenario::Session(s), Observation::Session(o)) => session::judge_in(profile, s, o),
-        (Scenario::Weights(s), Observation::Weights(o)) => weights::judge_in(profile, s, o),
+        (Scenario::Options(s), Observation::Options(o)) => options::judge(judging.profile, s, o),
+        (Scenario::Transfer(s), Observation::Transfer(o)) => transfer::judge(judging, s, o),
+        (Scenario::Memory(s), Observation::Memory(o)) => memory::judge(judging, s, o),
+        (Scenario::Session(s), Observation::Session(o)) => session::judge(judging, s, o),
+        (Scenario::Weights(s), Observation::Weights(o)) => weights::judge(judging, s, o),
         (s, o) => vec![Violation::new(
             "SCENARIO",
             format!(
@@ -60,4 +64,41 @@ pub fn judge_in(
             ),
         )],
     }
+}
+
+/// Judges with the strict reading of the options, and when that finds a binding violation, with
+/// every other reading the text allows of the options in `keys`: the first reading under which
+/// nothing binding is broken is the one the engine is judged by, and the suite's choices it
+/// departs from are added as violations (deviations at level `documented`; failures at level
+/// `strict`, named after the reading rather than what followed from it). `planned`: the
+/// observation acted on the options (readings that reject a key are not tried then).
+pub fn under_readings(
+    judging: &Judging,
+    reading: &options::Reading,
+    keys: &[OptionKey],
+    planned: bool,
+    judge: impl Fn(&options::Values, bool) -> Vec<Violation>,
+) -> Vec<Violation> {
+    let alternatives = reading.alternatives(keys, planned);
+    let Some((strict, others)) = alternatives.split_first() else {
+        return Vec::new();
+    };
+    let first = judge(&strict.values, strict.rejected);
+    if !judging.any_binding(&first) {
+        return first;
+    }
+    for alt in others {
+        let mut v = judge(&alt.values, alt.rejected);
+        if judging.any_binding(&v) {
+            continue;
+        }
+        for clause in &alt.departs {
+            v.push(Violation::new(
+                clause.clone(),
+                "the answer follows another reading of the options than the suite's, one the text allows",
+            ));
+        }
+        return v;
+    }
+    first
 }

@@ -10,18 +10,21 @@
 //!   a missing entry breaks the clause that calls for it, an extra one the clause that forbids
 //!   it. Refresh results and refusals are checked the same way.
 //!
-//! Option values are taken from the reference option layer, whose answers the options
-//! capability judges exactly; this oracle judges only what the session does with them.
+//! Option values come from the oracle's own reading of the tables ([`super::options`]): the
+//! session's own (global and session maps) and one per load (SES-016); their errors and warnings
+//! are the ones the observation must carry, those of one load naming its graph (SES-017).
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ge_reference::options::{resolve_in, Context, Resolution};
 use ge_spec::vocab::session::{
     SessionEvent, SessionObservation, SessionScenario, TraceAction, MAX_SCRIPT,
 };
-use ge_spec::{OptionMaps, Profile, ShapeKind};
+use ge_spec::{Diagnostic, OptionKey, OptionMaps, Profile, ShapeKind, Spec, Subject};
 
+use super::diagnostics::{self, Expected};
+use super::options::{Alternative, Context, Reading, Values};
 use super::Violation;
+use crate::judging::Judging;
 
 /// What a block name designates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,8 +71,13 @@ fn action_text(a: TraceAction) -> &'static str {
     }
 }
 
+/// The option context of a graph of `shape` in a session: asynchronous run, default product,
+/// counts unknown.
 fn ctx(shape: ShapeKind) -> Context {
-    ge_reference::session::context(shape)
+    Context {
+        shape,
+        ..Context::plain()
+    }
 }
 
 /// Whether `policy` pools graphs of `shape` (SMP-010, SMP-011, SMP-014).
@@ -335,13 +343,10 @@ fn blame(
     }
 }
 
-/// The option resolution of the session (global and session maps) and of each event (`None`
-/// for events that are not loads), by the rules of SES-016.
-fn resolutions(
-    profile: Profile,
-    scenario: &SessionScenario,
-) -> (Resolution, Vec<Option<Resolution>>) {
-    let session = resolve_in(
+/// The oracle's reading of the session's options (global and session maps) and of each event's
+/// (`None` for events that are not loads), by the rules of SES-016.
+fn readings(profile: Profile, scenario: &SessionScenario) -> (Reading, Vec<Option<Reading>>) {
+    let session = Reading::new(
         profile,
         &OptionMaps {
             global: scenario.options.global.clone(),
@@ -354,7 +359,7 @@ fn resolutions(
         .events
         .iter()
         .map(|e| match e {
-            SessionEvent::Load { shape, options, .. } => Some(resolve_in(
+            SessionEvent::Load { shape, options, .. } => Some(Reading::new(
                 profile,
                 &OptionMaps {
                     global: scenario.options.global.clone(),
@@ -369,6 +374,54 @@ fn resolutions(
         })
         .collect();
     (session, loads)
+}
+
+/// The diagnostics of `of` that `base` does not have (multiset difference).
+fn extra(of: &[Diagnostic], base: &[Diagnostic]) -> Vec<Diagnostic> {
+    let mut left: Vec<&Diagnostic> = base.iter().collect();
+    let mut out = Vec::new();
+    for d in of {
+        match left.iter().position(|b| *b == d) {
+            Some(i) => {
+                left.swap_remove(i);
+            }
+            None => out.push(d.clone()),
+        }
+    }
+    out
+}
+
+/// The options' diagnostics a session reports (SES-017): the session's, then what each load adds,
+/// naming its graph; as (errors, warnings, optional warnings).
+fn option_diagnostics(
+    scenario: &SessionScenario,
+    session: &Reading,
+    loads: &[Option<Reading>],
+) -> (Vec<Diagnostic>, Vec<Diagnostic>, Vec<Diagnostic>) {
+    let mut errors = session.errors.clone();
+    let mut warnings = session.warnings.clone();
+    let mut optional = session.optional_warnings.clone();
+    for (event, r) in scenario.events.iter().zip(loads) {
+        let (SessionEvent::Load { graph, .. }, Some(r)) = (event, r) else {
+            continue;
+        };
+        let mark = |d: Diagnostic| Diagnostic {
+            subject: d.subject.clone().in_graph(*graph),
+            ..d
+        };
+        errors.extend(extra(&r.errors, &session.errors).into_iter().map(mark));
+        warnings.extend(extra(&r.warnings, &session.warnings).into_iter().map(mark));
+        optional.extend(
+            extra(&r.optional_warnings, &session.optional_warnings)
+                .into_iter()
+                .map(mark),
+        );
+    }
+    for list in [&mut errors, &mut warnings, &mut optional] {
+        list.sort();
+        list.dedup();
+    }
+    (errors, warnings, optional)
 }
 
 /// Trace hygiene that holds whatever the script: names, sizes, steps, balance.
@@ -439,16 +492,95 @@ fn hygiene(scenario: &SessionScenario, obs: &SessionObservation, out: &mut Vec<V
     }
 }
 
-/// Judges a session observation.
-pub fn judge(scenario: &SessionScenario, obs: &SessionObservation) -> Vec<Violation> {
-    judge_in(Profile::Documented, scenario, obs)
+/// The option the pools follow (SMP-015: the session's).
+const SESSION_KEYS: [OptionKey; 1] = [OptionKey::StaticMemoryPolicy];
+/// The options each load acts on.
+const LOAD_KEYS: [OptionKey; 2] = [
+    OptionKey::ReuseZeroCopyMemory,
+    OptionKey::FeatureBaseRefreshable,
+];
+
+/// Judges a session observation under `judging`: with the strict reading of the options, and,
+/// when that finds a binding violation, with the other readings the text allows (see [`super::under_readings`]; here the k-th reading of the session and of every
+/// load together).
+pub fn judge(
+    judging: &Judging,
+    scenario: &SessionScenario,
+    obs: &SessionObservation,
+) -> Vec<Violation> {
+    let events = &scenario.events;
+    if events.len() as u64 > MAX_SCRIPT || scenario.executions() > MAX_SCRIPT {
+        return judge_with(judging.profile, scenario, obs, None);
+    }
+    let (session, loads) = readings(judging.profile, scenario);
+    let planned = !obs.trace.is_empty() || !obs.refreshes.is_empty();
+    let session_alts = session.alternatives(&SESSION_KEYS, planned);
+    let load_alts: Vec<Option<Vec<Alternative>>> = loads
+        .iter()
+        .map(|r| r.as_ref().map(|r| r.alternatives(&LOAD_KEYS, planned)))
+        .collect();
+    let rounds = load_alts
+        .iter()
+        .flatten()
+        .map(Vec::len)
+        .chain([session_alts.len()])
+        .max()
+        .unwrap_or(1);
+    let pick =
+        |alts: &[Alternative], k: usize| -> Alternative { alts.get(k).unwrap_or(&alts[0]).clone() };
+    let mut first = Vec::new();
+    for k in 0..rounds {
+        let s = pick(&session_alts, k);
+        let per_load: Vec<Option<Alternative>> = load_alts
+            .iter()
+            .map(|a| a.as_ref().map(|a| pick(a, k)))
+            .collect();
+        let mut v = judge_with(
+            judging.profile,
+            scenario,
+            obs,
+            Some((&session, &loads, &s, &per_load)),
+        );
+        if k == 0 {
+            if !judging.any_binding(&v) {
+                return v;
+            }
+            first = v;
+            continue;
+        }
+        if judging.any_binding(&v) {
+            continue;
+        }
+        let mut departs: Vec<String> = s.departs.clone();
+        departs.extend(per_load.iter().flatten().flat_map(|a| a.departs.clone()));
+        departs.sort();
+        departs.dedup();
+        for clause in departs {
+            v.push(Violation::new(
+                clause,
+                "the answer follows another reading of the options than the suite's, one the text allows",
+            ));
+        }
+        return v;
+    }
+    first
 }
 
-/// [`judge`] under `profile`.
-pub fn judge_in(
+/// The readings a session is judged with: the session's and each load's, and the alternative
+/// of each chosen.
+type Chosen<'a> = (
+    &'a Reading,
+    &'a [Option<Reading>],
+    &'a Alternative,
+    &'a [Option<Alternative>],
+);
+
+/// Judges with one choice of readings (`None`: the script is over the caps, nothing is read).
+fn judge_with(
     profile: Profile,
     scenario: &SessionScenario,
     obs: &SessionObservation,
+    chosen: Option<Chosen<'_>>,
 ) -> Vec<Violation> {
     let mut out = Vec::new();
     let events = &scenario.events;
@@ -475,15 +607,30 @@ pub fn judge_in(
         }
         return out;
     }
-    let (session, loads) = resolutions(profile, scenario);
-    if session.rejected() || loads.iter().flatten().any(Resolution::rejected) {
+    let Some((session, loads, session_alt, load_alts)) = chosen else {
+        return out;
+    };
+    let spec = Spec::embedded();
+    let (option_errors, option_warnings, optional) = option_diagnostics(scenario, session, loads);
+    let mut warnings: Vec<Expected> = option_warnings.iter().map(Expected::exact).collect();
+    warnings.extend(optional.iter().map(Expected::optional));
+    out.extend(diagnostics::compare(
+        spec,
+        "warnings",
+        &warnings,
+        &obs.warnings,
+        true,
+    ));
+    if session_alt.rejected || load_alts.iter().flatten().any(|a| a.rejected) {
         stops(&mut out, "SES-017", "an option is rejected");
-        if obs.errors.is_empty() {
-            out.push(Violation::new(
-                "SES-017",
-                "an option is rejected but no error is reported",
-            ));
-        }
+        let expected: Vec<Expected> = option_errors.iter().map(Expected::exact).collect();
+        out.extend(diagnostics::compare(
+            spec,
+            "errors",
+            &expected,
+            &obs.errors,
+            true,
+        ));
         return out;
     }
 
@@ -491,7 +638,7 @@ pub fn judge_in(
 
     let (policy, env_decides) = pools_policy(
         profile,
-        session.values.static_memory_policy,
+        u8::try_from(session_alt.values.static_memory_policy).unwrap_or(0),
         scenario.ge_use_static_memory.as_deref(),
     );
     let mut model = Model {
@@ -505,7 +652,7 @@ pub fn judge_in(
     let mut refreshes: Vec<(u32, u32, bool, &'static str)> = Vec::new();
     // (step, clause) of every refusal the clauses call for
     let mut refusals: BTreeMap<u32, &'static str> = BTreeMap::new();
-    for (index, (event, res)) in events.iter().zip(&loads).enumerate() {
+    for (index, (event, res)) in events.iter().zip(load_alts).enumerate() {
         let step = index as u32;
         let id = match event {
             SessionEvent::Load { graph, .. }
@@ -531,19 +678,10 @@ pub fn judge_in(
                     refusals.insert(step, "SES-012");
                     StepKind::Refused
                 } else {
-                    let values = res.as_ref().map(|r| r.values.clone()).unwrap_or_default();
-                    if *shape == ShapeKind::Dynamic
-                        && res.as_ref().is_some_and(|r| {
-                            r.observation.warnings.iter().any(|d| d.clause == "FBR-003")
-                        })
-                    {
-                        let subject = format!("graph {graph}");
-                        if !obs.warnings.iter().any(|d| {
-                            d.clause == "FBR-003" && d.subject.as_deref() == Some(subject.as_str())
-                        }) {
-                            out.push(Violation::new("FBR-003", format!("graph {graph} has dynamic shapes and the option is set to 1: a warning with subject `{subject}` is due")));
-                        }
-                    }
+                    let values: Values = res
+                        .as_ref()
+                        .map(|a| a.values.clone())
+                        .unwrap_or_else(|| session_alt.values.clone());
                     model.load(
                         *graph,
                         Graph {
@@ -717,38 +855,25 @@ pub fn judge_in(
         }
     }
 
-    // Refusals: an error naming the deciding clause and the step; none for accepted events.
-    let mut reported: BTreeMap<u32, Vec<&str>> = BTreeMap::new();
-    for d in &obs.errors {
-        if let Some(step) = d
-            .subject
-            .as_deref()
-            .and_then(|s| s.strip_prefix("step "))
-            .and_then(|n| n.parse::<u32>().ok())
-        {
-            reported.entry(step).or_default().push(d.clause.as_str());
-        }
-    }
-    for (step, clause) in &refusals {
-        if !reported.get(step).is_some_and(|c| c.contains(clause)) {
-            out.push(Violation::new(*clause, format!("step {step} is refused: an error naming {clause} with subject `step {step}` is due")));
-        }
-    }
-    for (step, clauses) in &reported {
-        if !refusals.contains_key(step) {
-            let clause = refreshes
-                .iter()
-                .find(|r| r.0 == *step)
-                .map_or("SES-012", |r| r.3);
-            out.push(Violation::new(
-                clause,
-                format!(
-                    "step {step} is not refused, yet errors name it ({})",
-                    clauses.join(", ")
-                ),
-            ));
-        }
-    }
+    // Refusals: an error naming the deciding clause and the step (SES-012, FBR-013, FBR-014,
+    // and FBR-011's under FBR-015); none for accepted events.
+    let expected: Vec<Expected> = refusals
+        .iter()
+        .map(|(step, clause)| {
+            let mut d = Diagnostic::new(*clause, "").subject(Subject::step(*step));
+            if matches!(*clause, "FBR-011" | "FBR-014") {
+                d = d.key(OptionKey::FeatureBaseRefreshable.as_str());
+            }
+            Expected::exact(&d)
+        })
+        .collect();
+    out.extend(diagnostics::compare(
+        spec,
+        "errors",
+        &expected,
+        &obs.errors,
+        true,
+    ));
     out
 }
 

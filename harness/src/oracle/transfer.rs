@@ -1,18 +1,19 @@
 //! The transfer oracle: the invariants every transfer observation must hold, whoever produced it.
 //! Each violation names the clause it breaks (IFS-0xx, IBC-0xx, TRF-0xx).
 //!
-//! The option values in force come from the reference options layer: option resolution is judged
-//! exactly by the options cases, so the oracle may rely on it to know the threshold and whether
-//! batch copy was asked for.
+//! The option values in force come from the oracle's own reading of the tables
+//! ([`super::options`]); its errors and warnings are the ones the plan must carry (TRF-004).
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ge_reference::options;
 use ge_spec::tables::OptionSpec;
 use ge_spec::vocab::transfer::{Placement, TransferObservation, TransferScenario};
-use ge_spec::{Diagnostic, OptionKey, Profile, RunMode, ShapeKind, Spec};
+use ge_spec::{Diagnostic, OptionKey, Profile, RunMode, ShapeKind, Spec, Subject};
 
+use super::diagnostics::{self, Expected};
+use super::options::{Context, Reading, Values};
 use super::Violation;
+use crate::judging::Judging;
 
 /// Which group of a plan an input was put in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -43,11 +44,6 @@ fn list(indexes: &[u32]) -> String {
     }
 }
 
-fn sorted(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    diags.sort();
-    diags
-}
-
 fn restrictions_met(row: &OptionSpec, run_mode: RunMode, shape: ShapeKind, inputs: usize) -> bool {
     let r = &row.restrictions;
     r.run_mode.is_none_or(|m| m == run_mode)
@@ -56,101 +52,101 @@ fn restrictions_met(row: &OptionSpec, run_mode: RunMode, shape: ShapeKind, input
             .is_none_or(|min| u64::try_from(inputs).is_ok_and(|n| n >= u64::from(min)))
 }
 
-/// Judges a transfer observation.
-pub fn judge(scenario: &TransferScenario, observation: &TransferObservation) -> Vec<Violation> {
-    judge_in(Profile::Documented, scenario, observation)
+/// The option context of a transfer scenario (TRF-004): the graph's input count, device inputs
+/// included (IBC-014), its shape, the run mode and the product; the output count is unknown.
+pub fn context(scenario: &TransferScenario) -> Context {
+    Context {
+        inputs: u32::try_from(scenario.inputs.len()).ok(),
+        outputs: None,
+        shape: scenario.shape,
+        run_mode: scenario.run_mode,
+        product: scenario.product,
+    }
 }
 
-/// [`judge`] under `profile`.
-pub fn judge_in(
-    profile: Profile,
+/// The options a transfer plan acts on.
+const KEYS: [OptionKey; 2] = [OptionKey::InputFusionSize, OptionKey::InputBatchCpy];
+
+/// Judges a transfer observation under `judging`.
+pub fn judge(
+    judging: &Judging,
     scenario: &TransferScenario,
     observation: &TransferObservation,
 ) -> Vec<Violation> {
+    let reading = Reading::new(judging.profile, &scenario.options, context(scenario));
+    let o = observation;
+    let planned = !(o.fused.is_empty()
+        && o.direct.is_empty()
+        && o.batched.is_empty()
+        && o.on_device.is_empty());
+    super::under_readings(judging, &reading, &KEYS, planned, |values, rejected| {
+        judge_under(
+            judging.profile,
+            scenario,
+            observation,
+            &reading,
+            values,
+            rejected,
+        )
+    })
+}
+
+/// Judges the observation with the options read as `values` (`rejected`: some option is).
+fn judge_under(
+    profile: Profile,
+    scenario: &TransferScenario,
+    observation: &TransferObservation,
+    reading: &Reading,
+    values: &Values,
+    rejected: bool,
+) -> Vec<Violation> {
     let mut out = Vec::new();
     let obs = observation;
+    let spec = Spec::embedded();
     let count = u32::try_from(scenario.inputs.len()).ok();
-    let resolution = options::resolve_in(
-        profile,
-        &scenario.options,
-        ge_reference::transfer::context(scenario),
-    );
 
-    // TRF-004: the warnings are the options layer's, and so are the errors other than TRF-002.
-    // Upstream adds one of its own for a lone copy left after fusion (IBC-013), judged below.
-    let upstream = profile == Profile::Upstream;
-    let (lone_warnings, option_warnings): (Vec<Diagnostic>, Vec<Diagnostic>) = obs
-        .warnings
-        .iter()
-        .cloned()
-        .partition(|d| upstream && d.clause == "IBC-013");
-    if sorted(option_warnings) != resolution.observation.warnings {
-        out.push(Violation::new(
-            "TRF-004",
-            format!(
-                "warnings {:?} are not those of the options layer {:?}",
-                obs.warnings.iter().map(|d| &d.clause).collect::<Vec<_>>(),
-                resolution
-                    .observation
-                    .warnings
-                    .iter()
-                    .map(|d| &d.clause)
-                    .collect::<Vec<_>>()
-            ),
-        ));
-    }
-    let (scenario_errors, option_errors): (Vec<Diagnostic>, Vec<Diagnostic>) = obs
-        .errors
-        .iter()
-        .cloned()
-        .partition(|d| d.clause == "TRF-002");
-    if sorted(option_errors) != resolution.observation.errors {
-        out.push(Violation::new(
-            "TRF-004",
-            format!(
-                "option errors {:?} are not those of the options layer {:?}",
-                obs.errors
-                    .iter()
-                    .filter(|d| d.clause != "TRF-002")
-                    .map(|d| format!("{d}"))
-                    .collect::<Vec<_>>(),
-                resolution
-                    .observation
-                    .errors
-                    .iter()
-                    .map(|d| format!("{d}"))
-                    .collect::<Vec<_>>()
-            ),
-        ));
-    }
-
-    // TRF-002: one error per index used more than once.
+    // TRF-002: one error per index used more than once; TRF-004: the options' errors when one
+    // is rejected.
     let mut seen: BTreeMap<u32, usize> = BTreeMap::new();
     for input in &scenario.inputs {
         *seen.entry(input.index).or_default() += 1;
     }
-    let duplicates: BTreeSet<String> = seen
+    let duplicates: Vec<u32> = seen
         .iter()
         .filter(|(_, n)| **n > 1)
-        .map(|(i, _)| format!("input {i}"))
+        .map(|(i, _)| *i)
         .collect();
-    let reported: BTreeSet<String> = scenario_errors
-        .iter()
-        .map(|d| {
-            d.subject
-                .clone()
-                .unwrap_or_else(|| "(no subject)".to_owned())
-        })
-        .collect();
-    if count.is_some() && reported != duplicates {
-        out.push(Violation::new(
-            "TRF-002",
-            format!("scenario errors name {reported:?}, but the inputs used more than once are {duplicates:?}"),
-        ));
+    let mut wanted_errors: Vec<Diagnostic> = if rejected {
+        reading.errors.clone()
+    } else {
+        Vec::new()
+    };
+    if count.is_none() {
+        wanted_errors.push(Diagnostic::new("TRF-002", "").subject(Subject::input(u32::MAX)));
     }
+    for &i in &duplicates {
+        wanted_errors.push(Diagnostic::new("TRF-002", "").subject(Subject::input(i)));
+    }
+    let expected: Vec<Expected> = wanted_errors.iter().map(Expected::exact).collect();
+    out.extend(diagnostics::compare(
+        spec,
+        "errors",
+        &expected,
+        &obs.errors,
+        false,
+    ));
+    let mut warnings: Vec<Expected> = reading.warnings.iter().map(Expected::exact).collect();
+    warnings.extend(reading.optional_warnings.iter().map(Expected::optional));
 
     // TRF-001: nothing is planned when there are errors.
-    if !obs.errors.is_empty() {
+    if !wanted_errors.is_empty() || !obs.errors.is_empty() {
+        out.extend(diagnostics::compare(
+            spec,
+            "warnings",
+            &warnings,
+            &obs.warnings,
+            false,
+        ));
         if !(obs.fused.is_empty()
             && obs.direct.is_empty()
             && obs.batched.is_empty()
@@ -162,10 +158,6 @@ pub fn judge_in(
                 "the observation carries errors but plans inputs anyway",
             ));
         }
-        return out;
-    }
-    if !duplicates.is_empty() || count.is_none() {
-        // Already reported under TRF-002: a scenario without a valid plan was planned.
         return out;
     }
 
@@ -241,8 +233,6 @@ pub fn judge_in(
         ));
     }
 
-    let values = &resolution.values;
-    let spec = Spec::embedded();
     let size_of = |i: &u32| sizes.get(i).map(|(s, _)| *s);
 
     // Fusion.
@@ -404,30 +394,21 @@ pub fn judge_in(
                 ),
             ));
         }
-        if upstream && left.len() == 1 && lone_warnings.len() != 1 {
-            out.push(Violation::new(
-                "IBC-013",
-                format!(
-                    "upstream warns once that the one host input left, {}, is copied on its own; {} such warning(s) found",
-                    left[0],
-                    lone_warnings.len()
-                ),
+        if profile == Profile::Upstream && left.len() == 1 {
+            // IBC-013 upstream: the lone copy is a plain copy, and upstream warns so.
+            warnings.push(Expected::exact(
+                &Diagnostic::new("IBC-013", "")
+                    .key(OptionKey::InputBatchCpy.as_str())
+                    .subject(Subject::input(left[0])),
             ));
         }
-        if left.len() != 1 && !lone_warnings.is_empty() {
-            out.push(Violation::new(
-                "IBC-013",
-                format!(
-                    "{} host input(s) left after fusion, yet a lone-copy warning is given",
-                    left.len()
-                ),
-            ));
-        }
-    } else if !lone_warnings.is_empty() {
-        out.push(Violation::new(
-            "IBC-013",
-            "batch copy does not apply, yet a lone-copy warning is given",
-        ));
     }
+    out.extend(diagnostics::compare(
+        spec,
+        "warnings",
+        &warnings,
+        &obs.warnings,
+        false,
+    ));
     out
 }

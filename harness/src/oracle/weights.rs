@@ -3,23 +3,28 @@
 //! ([`check_sandbox`]). [`plant`] lays out a scenario's `setup` steps before the backend runs.
 //!
 //! The oracle works the expected directory, names and layout out on its own from the scenario
-//! (only the option values come from the reference option layer), so a backend that merely
-//! agrees with itself is still judged against the clauses.
+//! and its own reading of the options ([`super::options`]), so a backend that merely agrees with
+//! itself, or with the reference, is still judged against the clauses.
 
 use ge_spec::vocab::weights::resolve_in_sandbox;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use ge_reference::options::resolve_in;
 use ge_spec::vocab::weights::{
     decode_hex, NodeType, SetupStep, WeightsObservation, WeightsScenario, WorkPathEnv,
     MAX_CONSTANTS, MAX_WEIGHT_BYTES,
 };
-use ge_spec::Profile;
+use ge_spec::{OptionKey, Profile, Spec};
 use sha2::{Digest, Sha256};
 
+use super::diagnostics::{self, Expected as ExpectedDiagnostic};
+use super::options::{Context, Reading, Values};
 use super::Violation;
+use crate::judging::Judging;
+
+/// The options a load acts on.
+const KEYS: [OptionKey; 2] = [OptionKey::ExternalWeight, OptionKey::ExternalWeightDir];
 
 /// The alignment of offsets in the combined file (EXW-015).
 const ALIGN: u64 = 512;
@@ -163,15 +168,20 @@ pub struct Expected {
     pub weights: Vec<(String, NodeType, Vec<u8>)>,
 }
 
-/// Works out [`Expected`] for `scenario`.
-pub fn expected(scenario: &WeightsScenario) -> Expected {
-    expected_in(Profile::Documented, scenario)
+/// Works out [`Expected`] for `scenario` under `profile`, with the strict reading of its options.
+pub fn expected(profile: Profile, scenario: &WeightsScenario) -> Expected {
+    let reading = Reading::new(profile, &scenario.options, Context::plain());
+    expected_with(profile, scenario, &reading.values(), reading.rejected())
 }
 
-/// [`expected`] under `profile`.
-pub fn expected_in(profile: Profile, scenario: &WeightsScenario) -> Expected {
-    let r = resolve_in(profile, &scenario.options, ge_reference::weights::context());
-    let mode = r.values.external_weight;
+/// [`expected`] with the options read as `values` (`rejected`: some option is).
+fn expected_with(
+    profile: Profile,
+    scenario: &WeightsScenario,
+    values: &Values,
+    rejected: bool,
+) -> Expected {
+    let mode = u8::try_from(values.external_weight).unwrap_or(u8::MAX);
     let mut out = Expected {
         refused: true,
         refusal: "WGT-001",
@@ -222,11 +232,11 @@ pub fn expected_in(profile: Profile, scenario: &WeightsScenario) -> Expected {
         }
         out.weights.push((c.name.clone(), c.node_type, bytes));
     }
-    if r.rejected() {
+    if rejected {
         out.refusal = "WGT-009";
         return out;
     }
-    let user = r.values.external_weight_dir.filter(|d| !d.is_empty());
+    let user = values.external_weight_dir.clone().filter(|d| !d.is_empty());
     if mode != 0 {
         let g = &scenario.root_graph;
         if mode == 2
@@ -357,40 +367,84 @@ fn in_dir(dir: &str, name: &str) -> String {
     }
 }
 
-/// Judges a weights observation against the clauses, without looking at the filesystem.
-pub fn judge(scenario: &WeightsScenario, observation: &WeightsObservation) -> Vec<Violation> {
-    judge_in(Profile::Documented, scenario, observation)
-}
-
-/// [`judge`] under `profile`.
-pub fn judge_in(
-    profile: Profile,
+/// Judges a weights observation against the clauses under `judging`, without looking at the
+/// filesystem.
+pub fn judge(
+    judging: &Judging,
     scenario: &WeightsScenario,
     observation: &WeightsObservation,
 ) -> Vec<Violation> {
-    judge_named(profile, Naming::Strict, scenario, observation)
+    judge_named(judging, Naming::Strict, scenario, observation)
 }
 
-/// [`judge_in`] for a case that runs under both profiles: a converted node may carry either
-/// profile's name (EXW-011 and EXW-014 diverge on it); everything else is judged under
-/// `profile`.
-pub fn judge_shared_in(
-    profile: Profile,
+/// [`judge`] for a case that runs under both profiles: a converted node may carry either
+/// profile's name (EXW-011 and EXW-014 diverge on it); everything else is judged under the
+/// profile of `judging`.
+pub fn judge_shared(
+    judging: &Judging,
     scenario: &WeightsScenario,
     observation: &WeightsObservation,
 ) -> Vec<Violation> {
-    judge_named(profile, Naming::EitherProfile, scenario, observation)
+    judge_named(judging, Naming::EitherProfile, scenario, observation)
 }
 
 fn judge_named(
-    profile: Profile,
+    judging: &Judging,
     naming: Naming,
     scenario: &WeightsScenario,
     observation: &WeightsObservation,
 ) -> Vec<Violation> {
+    let profile = judging.profile;
+    let reading = Reading::new(profile, &scenario.options, Context::plain());
+    let o = observation;
+    let planned = !o.dir.is_empty() || !o.files.is_empty() || !o.nodes.is_empty();
+    super::under_readings(judging, &reading, &KEYS, planned, |values, rejected| {
+        let e = expected_with(profile, scenario, values, rejected);
+        let mut v = option_diagnostics(&reading, &e, o);
+        v.extend(judge_expected(profile, naming, scenario, &e, o));
+        v
+    })
+}
+
+/// The options' warnings, and their errors when the load is refused for a rejected option
+/// (WGT-009).
+fn option_diagnostics(reading: &Reading, e: &Expected, o: &WeightsObservation) -> Vec<Violation> {
+    let spec = Spec::embedded();
+    let mut warnings: Vec<ExpectedDiagnostic> = reading
+        .warnings
+        .iter()
+        .map(ExpectedDiagnostic::exact)
+        .collect();
+    warnings.extend(
+        reading
+            .optional_warnings
+            .iter()
+            .map(ExpectedDiagnostic::optional),
+    );
+    let mut v = diagnostics::compare(spec, "warnings", &warnings, &o.warnings, false);
+    if e.refused && e.refusal == "WGT-009" {
+        let errors: Vec<ExpectedDiagnostic> = reading
+            .errors
+            .iter()
+            .map(ExpectedDiagnostic::exact)
+            .collect();
+        v.extend(diagnostics::compare(
+            spec, "errors", &errors, &o.errors, false,
+        ));
+    }
+    v
+}
+
+fn judge_expected(
+    profile: Profile,
+    naming: Naming,
+    scenario: &WeightsScenario,
+    e: &Expected,
+    observation: &WeightsObservation,
+) -> Vec<Violation> {
     let mut v = Vec::new();
     let o = observation;
-    let e = expected_in(profile, scenario);
+    let e = e.clone();
     if e.refused {
         let clause = e.refusal;
         if o.errors.is_empty() {
@@ -762,23 +816,15 @@ fn symlink(_target: &Path, _link: &Path) -> std::io::Result<()> {
 /// Checks what a weights backend says against what is really in `sandbox` after it answered:
 /// the harness never takes a backend's word for the filesystem.
 pub fn check_sandbox(
+    judging: &Judging,
     scenario: &WeightsScenario,
     observation: &WeightsObservation,
     sandbox: &Path,
 ) -> Vec<Violation> {
-    check_sandbox_in(Profile::Documented, scenario, observation, sandbox)
-}
-
-/// [`check_sandbox`] under `profile`.
-pub fn check_sandbox_in(
-    profile: Profile,
-    scenario: &WeightsScenario,
-    observation: &WeightsObservation,
-    sandbox: &Path,
-) -> Vec<Violation> {
+    let profile = judging.profile;
     let mut v = Vec::new();
     let o = observation;
-    let e = expected_in(profile, scenario);
+    let e = expected(profile, scenario);
     let mut found = BTreeMap::new();
     walk(sandbox, "", &mut found);
     let plants = planted(scenario, sandbox);
@@ -1066,15 +1112,15 @@ mod tests {
             path: "f/work".into(),
         };
         s.setup = vec![file("f")];
-        let doc = expected_in(Profile::Documented, &s);
+        let doc = expected(Profile::Documented, &s);
         assert_eq!(doc.dir.as_deref(), Some("f/work/tmp_weight_1_2"));
         assert_eq!(doc.tier, Some(Tier::WorkPathMissing));
-        let up = expected_in(Profile::Upstream, &s);
+        let up = expected(Profile::Upstream, &s);
         assert_eq!(up.dir.as_deref(), Some("tmp_weight_1_2"));
         assert_eq!(up.tier, Some(Tier::WorkPathFallback));
         s.setup = vec![dir("f")];
         for profile in [Profile::Documented, Profile::Upstream] {
-            let e = expected_in(profile, &s);
+            let e = expected(profile, &s);
             assert_eq!(e.dir.as_deref(), Some("f/work/tmp_weight_1_2"));
             assert_eq!(e.tier, Some(Tier::WorkPath));
         }
@@ -1093,7 +1139,7 @@ mod tests {
 
     fn observe(profile: Profile, s: &WeightsScenario) -> WeightsObservation {
         let dir = tempfile::tempdir().expect("a sandbox");
-        ge_reference::weights::load_in(profile, s, dir.path()).expect("an observation")
+        ge_reference::weights::load(profile, s, dir.path()).expect("an observation")
     }
 
     #[test]
@@ -1109,16 +1155,20 @@ mod tests {
             );
             let doc = observe(Profile::Documented, &s);
             assert_eq!(doc.nodes[0].name, "a");
-            assert!(judge_in(Profile::Upstream, &s, &up).is_empty());
-            assert!(judge_in(Profile::Documented, &s, &doc).is_empty());
-            let wrong = judge_in(Profile::Documented, &s, &up);
+            let (doc_j, up_j) = (
+                Judging::new(Profile::Documented, ge_spec::Conformance::Strict),
+                Judging::new(Profile::Upstream, ge_spec::Conformance::Strict),
+            );
+            assert!(judge(&up_j, &s, &up).is_empty());
+            assert!(judge(&doc_j, &s, &doc).is_empty());
+            let wrong = judge(&doc_j, &s, &up);
             assert!(wrong.iter().any(|v| v.clause == clause), "{wrong:?}");
-            let wrong = judge_in(Profile::Upstream, &s, &doc);
+            let wrong = judge(&up_j, &s, &doc);
             assert!(wrong.iter().any(|v| v.clause == clause), "{wrong:?}");
             // Upstream's padding differs in mode 2 (EXW-015), so only the names are compared.
-            let shared = judge_shared_in(Profile::Documented, &s, &up);
+            let shared = judge_shared(&doc_j, &s, &up);
             assert!(shared.iter().all(|v| v.clause != clause), "{shared:?}");
-            assert!(judge_shared_in(Profile::Upstream, &s, &up).is_empty());
+            assert!(judge_shared(&up_j, &s, &up).is_empty());
         }
     }
 }

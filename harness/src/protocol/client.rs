@@ -258,6 +258,20 @@ impl ExecBackend {
         self.identity.get().is_some()
     }
 
+    /// Makes sure the backend has greeted, starting it again as a run would (up to the limit of
+    /// failed handshakes in a row): the error says why it never did. A backend that cannot be
+    /// started at all is a set-up error, not a list of failed trials.
+    pub fn greet(&self) -> Result<(), String> {
+        let mut state = self.lock();
+        loop {
+            match self.ensure_running(&mut state) {
+                Ok(()) => return Ok(()),
+                Err(why) if state.given_up.is_some() => return Err(why),
+                Err(_) => {}
+            }
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state
             .lock()

@@ -8,8 +8,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The version of the protocol this harness speaks. A backend that answers the hello with
-/// another version is refused.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// another version is refused. Version 2: a diagnostic's `subject` is a table of typed fields
+/// (`{"index": 3}`), no longer a string.
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// A line the harness writes to the backend's standard input.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

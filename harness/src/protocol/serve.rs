@@ -162,7 +162,7 @@ mod tests {
             .collect()
     }
 
-    const HELLO: &str = r#"{"type":"hello","protocol":1,"harness":"t","harness_version":"0"}"#;
+    const HELLO: &str = r#"{"type":"hello","protocol":2,"harness":"t","harness_version":"0"}"#;
 
     #[test]
     fn answers_hello_then_requests() {
@@ -185,7 +185,7 @@ mod tests {
     fn refuses_another_version_and_stops() {
         let out = session(&format!(
             "{}\n{HELLO}\n",
-            r#"{"type":"hello","protocol":2,"harness":"t","harness_version":"0","new":1}"#
+            r#"{"type":"hello","protocol":3,"harness":"t","harness_version":"0","new":1}"#
         ));
         assert_eq!(out.len(), 1);
         assert_eq!(out[0]["type"], "error");
@@ -193,7 +193,7 @@ mod tests {
         assert!(out[0]["message"]
             .as_str()
             .unwrap_or_default()
-            .contains("version 2"));
+            .contains("version 3"));
     }
 
     #[test]

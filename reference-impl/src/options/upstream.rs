@@ -3,7 +3,7 @@
 //! look for an exact `1`, values never validated). Each rule cites the clause whose `upstream`
 //! entry describes it.
 
-use ge_spec::{Diagnostic, Level, OptionKey};
+use ge_spec::{Diagnostic, Level, OptionKey, Subject};
 
 use super::{Parsed, Parser};
 
@@ -161,7 +161,7 @@ impl Parser<'_> {
         if self.raw.is_empty() {
             return Err(self
                 .diag(self.clause(4), format!("{key} is empty"))
-                .subject("empty item"));
+                .subject(Subject::item("")));
         }
         let mut seen = std::collections::BTreeSet::new();
         let mut kept = Vec::new();
@@ -172,7 +172,7 @@ impl Parser<'_> {
                         self.clause(4),
                         format!("{key} = {:?} has an empty item", self.raw),
                     )
-                    .subject("empty item"));
+                    .subject(Subject::item("")));
             }
             let Ok(index) = index_item(item) else {
                 return Err(self
@@ -180,12 +180,12 @@ impl Parser<'_> {
                         self.clause(4),
                         format!("{key}: item {item:?} is not a 32-bit integer with digits after its first character"),
                     )
-                    .subject(format!("item {item}")));
+                    .subject(Subject::item(item)));
             };
             if index < 0 {
                 return Err(self
                     .diag(self.clause(4), format!("{key}: index {item} is negative"))
-                    .subject(format!("index {index}")));
+                    .subject(Subject::item(item)));
             }
             if !seen.insert(index) {
                 return Err(self
@@ -193,7 +193,7 @@ impl Parser<'_> {
                         self.clause(4),
                         format!("{key}: index {index} is listed twice"),
                     )
-                    .subject(format!("index {index}")));
+                    .subject(Subject::index(index.unsigned_abs())));
             }
             // Non-negative and within i32 here, so it fits a u32.
             let index = u32::try_from(index).unwrap_or(u32::MAX);
@@ -223,7 +223,7 @@ impl Parser<'_> {
                         parser.clause(6),
                         format!("{key}: pair {segment:?} {why}; it is skipped"),
                     )
-                    .subject(format!("pair {segment}"));
+                    .subject(Subject::pair(segment));
                 parser.warnings.push(d);
             };
             if left.contains('-') || right.contains('-') {
@@ -238,9 +238,9 @@ impl Parser<'_> {
                 skip(self, "is not two readable 32-bit numbers");
                 continue;
             };
-            pairs.push((input, output));
+            pairs.push((input, output, segment));
         }
-        for (input, output) in &pairs {
+        for (input, output, segment) in &pairs {
             let outside = self.ctx.inputs.is_some_and(|c| *input >= c)
                 || self.ctx.outputs.is_some_and(|c| *output >= c);
             if outside {
@@ -254,9 +254,10 @@ impl Parser<'_> {
                         self.clause(3),
                         format!("{key}: pair {input},{output} names an index outside the graph's {counts}"),
                     )
-                    .subject(format!("pair {input},{output}")));
+                    .subject(Subject::pair(*segment)));
             }
         }
+        let mut pairs: Vec<(u32, u32)> = pairs.into_iter().map(|(i, o, _)| (i, o)).collect();
         pairs.sort_unstable();
         Ok(Parsed::Pairs(pairs))
     }

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, Part, Subject};
 use crate::vocab::OptionMaps;
 
 /// What a tensor is in the graph.
@@ -92,8 +92,10 @@ pub struct MemoryScenario {
 }
 
 impl MemoryScenario {
-    /// The last step of the run: the largest `last` of any tensor (0 without tensors). Memory
-    /// that must outlive the run's own uses (unlisted inputs and outputs) is live up to here.
+    /// The last step of the run: the largest `last` of any tensor (0 without tensors). Where
+    /// memory is kept "for the whole run" (the suite keeps unlisted inputs and outputs and alias
+    /// pairs so, IRM-010, ORM-010, ORI-010, and listed outputs from their first use, ORM-012),
+    /// it is kept from step 0 up to this step.
     pub fn run_end(&self) -> u32 {
         self.tensors.iter().map(|t| t.last).max().unwrap_or(0)
     }
@@ -119,14 +121,15 @@ impl MemoryScenario {
     /// and, when run addresses are given, exactly one address per input and per output.
     pub fn validate(&self) -> Vec<Diagnostic> {
         let mut errors = Vec::new();
-        let bad =
-            |subject: String, message: String| Diagnostic::new("MEM-001", message).subject(subject);
+        let bad = |subject: Subject, message: String| {
+            Diagnostic::new("MEM-001", message).subject(subject)
+        };
         let mut names = BTreeSet::new();
         let mut inputs = BTreeSet::new();
         let mut outputs = BTreeSet::new();
         let mut total: Option<u64> = Some(0);
         for t in &self.tensors {
-            let subject = format!("tensor {}", t.name);
+            let subject = Subject::tensor(t.name.clone());
             if !names.insert(t.name.as_str()) {
                 errors.push(bad(
                     subject.clone(),
@@ -173,15 +176,17 @@ impl MemoryScenario {
             (self.outputs, &outputs, "output"),
         ] {
             if let Some(missing) = (0..count).find(|i| !seen.contains(i)) {
-                errors.push(bad(
-                    format!("{what} {missing}"),
-                    format!("no tensor is graph {what} {missing}"),
-                ));
+                let subject = if what == "input" {
+                    Subject::input(missing)
+                } else {
+                    Subject::output(missing)
+                };
+                errors.push(bad(subject, format!("no tensor is graph {what} {missing}")));
             }
         }
         if total.is_none() {
             errors.push(bad(
-                "sizes".to_owned(),
+                Subject::part(Part::Sizes),
                 "the tensor sizes, each rounded up to 32 bytes, add up to more than 2^64 - 1 bytes"
                     .to_owned(),
             ));
@@ -191,7 +196,7 @@ impl MemoryScenario {
                 || run.outputs.len() != self.outputs as usize
             {
                 errors.push(bad(
-                    "run".to_owned(),
+                    Subject::part(Part::Run),
                     format!(
                         "the run gives {} input and {} output address(es) for a graph of {} input(s) and {} output(s)",
                         run.inputs.len(), run.outputs.len(), self.inputs, self.outputs
@@ -208,9 +213,10 @@ impl MemoryScenario {
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct CleanupGroup {
-    /// Start of the region cleaned.
+    /// Start of the region cleaned: the lowest offset of its tensors.
     pub offset: u64,
-    /// Length of the region cleaned.
+    /// Length of the region cleaned: up to the end of its highest tensor (`offset + size`, the
+    /// size unrounded).
     pub size: u64,
     /// The tensors it covers (sorted).
     pub tensors: Vec<String>,
@@ -240,7 +246,8 @@ pub struct MemoryObservation {
     /// The cleanup groups of memset outputs.
     #[serde(default)]
     pub cleanup: Vec<CleanupGroup>,
-    /// Inputs whose bytes some other tensor (not its alias partner) also occupies (sorted).
+    /// Inputs whose bytes some other tensor (not its alias partner) also occupies (sorted). A
+    /// tensor's bytes are `offset..offset + size`, its size unrounded.
     #[serde(default)]
     pub reused_inputs: Vec<u32>,
     /// Outputs whose bytes some other tensor (not its alias partner) also occupies (sorted).

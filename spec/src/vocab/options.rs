@@ -64,8 +64,9 @@ pub struct OptionsScenario {
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct Effective {
-    /// The value in force, in canonical spelling (OPT-007). The empty string means "nothing set"
-    /// for the list and path options.
+    /// The value in force, in canonical spelling (OPT-007): what takes effect, so an index or a
+    /// pair that does not take effect (IRM-003, ORM-003, ORI-003) is not part of it. The empty
+    /// string means "nothing set" for the list and path options.
     pub value: String,
     /// The level it was taken from, or `default`.
     pub from: Source,
@@ -79,7 +80,8 @@ pub struct OptionsObservation {
     /// One entry per option key that was not rejected: all twelve when nothing is rejected.
     #[serde(default)]
     pub effective: BTreeMap<String, Effective>,
-    /// Option keys that were rejected: they have no entry in `effective` (sorted).
+    /// Option keys that were rejected: they have no entry in `effective` (sorted). The suite
+    /// validates only values set where the option takes effect (OPT-002, its own choice).
     #[serde(default)]
     pub rejected: Vec<String>,
     /// Keys outside the twelve, passed through untouched (sorted, each once).

@@ -61,10 +61,13 @@ pub struct TransferScenario {
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct TransferObservation {
-    /// Inputs fused into one buffer and moved together (sorted).
+    /// Inputs fused into one buffer and moved together (sorted; the suite never fuses a single
+    /// input, IFS-016, its own choice).
     #[serde(default)]
     pub fused: Vec<u32>,
-    /// Size of the fused buffer in bytes (see the reference-defined clause on what it counts).
+    /// Size of the fused buffer in bytes: the suite counts the plain sum of the fused inputs'
+    /// sizes (IFS-018, its own choice; the text's worked example gives the fused figure as that
+    /// sum).
     #[serde(default)]
     pub fused_bytes: u64,
     /// Inputs moved one by one (sorted).

@@ -1,0 +1,87 @@
+//! How verdicts are made: the one value that carries the profile and the conformance level
+//! through the harness ([`Judging`]), and the weighing of a broken clause as a failure or a
+//! deviation.
+//!
+//! A clause binds when it is documented (the source text states it), when under the upstream
+//! profile it records a fact of GE (an `upstream` entry), or at level `strict`; breaking a
+//! binding clause is a failure. Breaking a clause that does not bind (a reference-defined
+//! choice of the suite, at level `documented`) is a deviation: reported, never a failure.
+
+use ge_spec::{Conformance, Profile, Spec};
+
+use crate::oracle::Violation;
+
+/// The profile and the level a verdict is made under: passed down once, everywhere.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Judging {
+    /// Which behaviour of GE is certified (which cases run, which reference is compared with).
+    pub profile: Profile,
+    /// How much of the contract binds.
+    pub level: Conformance,
+}
+
+impl Judging {
+    /// The default: the documented profile at level `documented`.
+    pub const DEFAULT: Judging = Judging {
+        profile: Profile::Documented,
+        level: Conformance::Documented,
+    };
+
+    /// `profile` at level `documented`.
+    pub const fn new(profile: Profile, level: Conformance) -> Self {
+        Judging { profile, level }
+    }
+
+    /// The same profile at level `strict`.
+    pub const fn strict(self) -> Self {
+        Judging {
+            level: Conformance::Strict,
+            ..self
+        }
+    }
+
+    /// True when breaking `clause` is a failure. Anything that names no clause of the tables
+    /// (a scenario answered with another capability, a backend that broke down) always binds.
+    pub fn binds(&self, clause: &str) -> bool {
+        Spec::embedded()
+            .clause(clause)
+            .is_none_or(|c| c.binds(self.profile, self.level))
+    }
+
+    /// The judging under `profile` at the lowest level where breaking `clause` fails:
+    /// `documented` when the clause binds there, `strict` otherwise. Fault tests prove a wrong
+    /// backend is caught on the clause it breaks, at the level that clause belongs to.
+    pub fn failing(profile: Profile, clause: &str) -> Self {
+        let doc = Judging::new(profile, Conformance::Documented);
+        if doc.binds(clause) {
+            doc
+        } else {
+            doc.strict()
+        }
+    }
+
+    /// True when some violation binds.
+    pub fn any_binding(&self, violations: &[Violation]) -> bool {
+        violations.iter().any(|v| self.binds(&v.clause))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suite_choices_bind_only_at_strict() {
+        let doc = Judging::DEFAULT;
+        assert!(doc.binds("ACP-001"), "documented");
+        assert!(!doc.binds("OPT-001"), "reference-defined");
+        assert!(doc.strict().binds("OPT-001"));
+        assert!(doc.binds("SCENARIO") && doc.binds("no-such-clause"));
+        // Under the upstream profile an `upstream` entry is a fact of GE: ORI-004 is the
+        // suite's choice, but what GE does instead binds.
+        let up = Judging::new(Profile::Upstream, Conformance::Documented);
+        assert!(!doc.binds("ORI-004"));
+        assert!(up.binds("ORI-004"));
+        assert!(!up.binds("OPT-005"));
+    }
+}

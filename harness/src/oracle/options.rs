@@ -1,0 +1,1481 @@
+//! The options oracle: the harness's own reading of the options table, written apart from the
+//! reference so that a bug in the reference cannot hide from its judge.
+//!
+//! For the option maps of any scenario it works out, key by key:
+//! - the **strict** outcome: what the suite's choices make of the maps (the reference-defined
+//!   clauses: precedence OPT-001, levels OPT-002, spellings OPT-003, rejection OPT-005, dropped
+//!   indexes IRM-005, ...), or under the upstream profile what GE does; with the errors and
+//!   warnings those choices call for;
+//! - the **permitted** outcomes: every outcome the source text allows (under the upstream
+//!   profile only the strict one, GE's behaviour being a fact).
+//!
+//! The options capability is judged against both ([`judge`]): an outcome the text does not
+//! permit breaks a documented clause; a permitted one that is not the strict one is a deviation
+//! from the suite's choices. The other oracles take the values in force from here
+//! ([`Reading::values`]) and, at level `documented`, try the permitted alternatives too
+//! ([`Reading::alternatives`]) before blaming a documented clause.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use ge_spec::tables::{Grammar, OptionSpec};
+use ge_spec::vocab::{OptionsObservation, OptionsScenario};
+use ge_spec::{
+    Diagnostic, Level, OptionKey, OptionMaps, Product, Profile, RunMode, ShapeKind, Source, Spec,
+    Subject,
+};
+
+use super::diagnostics::{self, Expected};
+use super::Violation;
+
+/// What the options layer knows of the graph and the run. Counts a capability does not know are
+/// `None`, and the range checks that need them are skipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Context {
+    /// Number of graph inputs.
+    pub inputs: Option<u32>,
+    /// Number of graph outputs.
+    pub outputs: Option<u32>,
+    /// Static or dynamic shapes.
+    pub shape: ShapeKind,
+    /// How the graph is run.
+    pub run_mode: RunMode,
+    /// The product.
+    pub product: Product,
+}
+
+impl Context {
+    /// The context of a capability that knows no counts: a static-shape graph run
+    /// asynchronously on the default product (memory, session and weights scenarios carry no
+    /// run mode or product; the vocabulary fixes these).
+    pub const fn plain() -> Self {
+        Context {
+            inputs: None,
+            outputs: None,
+            shape: ShapeKind::Static,
+            run_mode: RunMode::Async,
+            product: Product::Ascend950Pr,
+        }
+    }
+
+    /// The context of an options scenario.
+    pub fn of(scenario: &OptionsScenario) -> Self {
+        Context {
+            inputs: Some(scenario.graph.inputs),
+            outputs: Some(scenario.graph.outputs),
+            shape: scenario.graph.shape,
+            run_mode: scenario.run_mode,
+            product: scenario.product,
+        }
+    }
+}
+
+/// What a value means, whatever its spelling.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Meaning {
+    /// A number (enumerations and ranges).
+    Number(u64),
+    /// A set of indexes.
+    Indexes(BTreeSet<u64>),
+    /// A set of (input, output) pairs.
+    Pairs(BTreeSet<(u64, u64)>),
+    /// A path, verbatim (the empty path: not set).
+    Path(String),
+}
+
+impl Meaning {
+    /// The canonical spelling (OPT-007).
+    pub fn canonical(&self) -> String {
+        match self {
+            Meaning::Number(n) => n.to_string(),
+            Meaning::Indexes(s) => s.iter().map(u64::to_string).collect::<Vec<_>>().join(","),
+            Meaning::Pairs(s) => s
+                .iter()
+                .map(|(i, o)| format!("{i},{o}"))
+                .collect::<Vec<_>>()
+                .join("|"),
+            Meaning::Path(p) => p.clone(),
+        }
+    }
+}
+
+/// The outcome of one key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// In force with this meaning, taken from there.
+    Accepted(Meaning, Source),
+    /// Rejected: no value in force.
+    Rejected,
+}
+
+/// How the text classes one value set at a level where the option takes effect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Class {
+    /// A value the text allows, spelled as the text spells values: it takes effect, with these
+    /// meanings (more than one where the text leaves the reading open, the strict first).
+    Valid(Vec<Meaning>),
+    /// A spelling or form the text does not settle: any reading in `readings` (or any allowed
+    /// value, for the options capability) may take effect, or none. `why` is the suite's clause
+    /// that settles it.
+    Gray { readings: Vec<Meaning>, why: String },
+    /// A value the text rules out: it must not take effect.
+    Invalid,
+}
+
+/// Everything the oracle knows of one key.
+#[derive(Debug, Clone)]
+pub struct KeyReading {
+    /// The key.
+    pub key: OptionKey,
+    /// The outcome the suite's choices (or, upstream, GE) give.
+    pub strict: Outcome,
+    /// The suite's choices (clauses) that decided the strict outcome.
+    pub strict_because: Vec<String>,
+    /// The outcomes the text permits, the strict one included.
+    permitted: Permitted,
+    /// Per level set where the option takes effect, the suite's clause that settles a spelling
+    /// or form the text leaves open there (`OPT-003`, `IRM-004`, ...).
+    gray: BTreeMap<Level, String>,
+    /// The suite's clause that keeps part of a value the text voids in part (`IRM-005`), or
+    /// `OPT-005` where the suite rejects the whole (pairs).
+    partial: Option<String>,
+    /// The option is set at a level where it does not take effect.
+    unlisted: bool,
+}
+
+/// The outcomes the text permits for one key.
+#[derive(Debug, Clone)]
+struct Permitted {
+    /// Accepted meanings by level (a level may carry several readings).
+    accepted: Vec<(Meaning, Source)>,
+    /// Any allowed value may be in force from these levels (gray spellings).
+    any_from: Vec<Level>,
+    /// For index and pair lists: any subset of these readings may be in force from the level.
+    subsets: Vec<(Meaning, Level)>,
+    /// Rejection is permitted.
+    rejected: bool,
+    /// Only the strict outcome is permitted (the upstream profile).
+    strict_only: bool,
+}
+
+/// The oracle's reading of the option maps of one scenario.
+#[derive(Debug, Clone)]
+pub struct Reading {
+    /// The profile read under.
+    pub profile: Profile,
+    /// Per key.
+    pub keys: BTreeMap<OptionKey, KeyReading>,
+    /// The strict errors.
+    pub errors: Vec<Diagnostic>,
+    /// The strict warnings.
+    pub warnings: Vec<Diagnostic>,
+    /// Warnings a MAY clause permits (given or not).
+    pub optional_warnings: Vec<Diagnostic>,
+    /// Keys outside the twelve, sorted.
+    pub passthrough: Vec<String>,
+}
+
+/// The typed values in force (a rejected key holds its default).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Values {
+    /// `ge.exec.atomicCleanPolicy == 1`.
+    pub separate_atomic_clean: bool,
+    /// `ge.exec.disableReuseMemory == 1`.
+    pub disable_reuse: bool,
+    /// `ge.exec.input_fusion_size`, bytes.
+    pub fusion_size: u64,
+    /// `ge.exec.inputReuseMemIndexes` in force.
+    pub input_reuse: BTreeSet<u64>,
+    /// `ge.exec.reuseZeroCopyMemory == 1`.
+    pub reuse_zero_copy: bool,
+    /// `ge.exec.staticMemoryPolicy`.
+    pub static_memory_policy: u64,
+    /// `ge.exec.outputReuseInputMemIndexes` in force.
+    pub output_reuse_input: BTreeSet<(u64, u64)>,
+    /// `ge.exec.outputReuseMemIndexes` in force.
+    pub output_reuse: BTreeSet<u64>,
+    /// `ge.externalWeight`.
+    pub external_weight: u64,
+    /// `ge.externalWeightDir` (`None`: not set).
+    pub external_weight_dir: Option<String>,
+    /// `ge.inputBatchCpy == 1`.
+    pub batch_copy: bool,
+    /// `ge.featureBaseRefreshable == 1`.
+    pub feature_base_refreshable: bool,
+}
+
+/// One way of reading the options the text allows, for the oracles of the other capabilities.
+#[derive(Debug, Clone)]
+pub struct Alternative {
+    /// The values in force.
+    pub values: Values,
+    /// True when some key is rejected in this reading.
+    pub rejected: bool,
+    /// The suite's choices this reading departs from (empty for the strict reading).
+    pub departs: Vec<String>,
+}
+
+/// One outcome tried for a key (`None`: rejected), with the suite's choices it departs from.
+type Choice = (Option<Meaning>, Vec<String>);
+
+/// The largest fusion threshold.
+const MAX_FUSION: u64 = 33_554_432;
+
+/// At most this many alternatives are tried.
+const MAX_ALTERNATIVES: usize = 64;
+
+/// C's `isspace` in the "C" locale.
+fn c_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+/// A plain decimal number as the text spells values: digits only, no leading zero but `0`.
+/// `Some(None)`: well-formed but past 64 bits.
+fn plain(text: &str) -> Option<Option<u64>> {
+    let b = text.as_bytes();
+    if b.is_empty() || !b.iter().all(u8::is_ascii_digit) || (b.len() > 1 && b[0] == b'0') {
+        return None;
+    }
+    Some(text.parse().ok())
+}
+
+/// A number in a spelling the text does not use but a reader may take: surrounding ASCII white
+/// space, a `+`, leading zeros (or a `-` before zeros only). `Some(None)`: past 64 bits.
+fn loose(text: &str) -> Option<Option<u64>> {
+    let t = text.trim_matches(|c: char| c.is_ascii_whitespace());
+    let (sign, digits) = match t.as_bytes().first() {
+        Some(b'+') => (1, &t[1..]),
+        Some(b'-') => (-1, &t[1..]),
+        _ => (0, t),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if sign < 0 && digits.bytes().any(|b| b != b'0') {
+        return None;
+    }
+    let trimmed = digits.trim_start_matches('0');
+    if trimmed.is_empty() {
+        return Some(Some(0));
+    }
+    Some(trimmed.parse().ok())
+}
+
+/// C's `strtol` family: leading white space, a sign, as many digits as follow (saturating);
+/// whatever comes after is ignored. `None` without a digit.
+fn strtol(text: &str) -> Option<(bool, u64)> {
+    let b = text.as_bytes();
+    let mut i = b.iter().take_while(|c| c_space(**c)).count();
+    let negative = match b.get(i) {
+        Some(b'-') => {
+            i += 1;
+            true
+        }
+        Some(b'+') => {
+            i += 1;
+            false
+        }
+        _ => false,
+    };
+    let digits = b[i..].iter().take_while(|c| c.is_ascii_digit());
+    let mut n: Option<u64> = None;
+    for d in digits {
+        n = Some(
+            n.unwrap_or(0)
+                .saturating_mul(10)
+                .saturating_add(u64::from(d - b'0')),
+        );
+    }
+    n.map(|n| (negative, n))
+}
+
+/// Reads a value an engine reported, leniently, into its meaning (`None`: unreadable).
+pub fn read_reported(grammar: Grammar, text: &str) -> Option<Meaning> {
+    match grammar {
+        Grammar::Enumeration | Grammar::IntegerRange => loose(text).flatten().map(Meaning::Number),
+        Grammar::IndexList => {
+            let mut set = BTreeSet::new();
+            if !text.trim().is_empty() {
+                for item in text.split(',') {
+                    set.insert(loose(item).flatten()?);
+                }
+            }
+            Some(Meaning::Indexes(set))
+        }
+        Grammar::PairList => {
+            let mut set = BTreeSet::new();
+            if !text.trim().is_empty() {
+                for seg in text.split('|') {
+                    let (a, b) = seg.split_once(',')?;
+                    set.insert((loose(a).flatten()?, loose(b).flatten()?));
+                }
+            }
+            Some(Meaning::Pairs(set))
+        }
+        Grammar::Path => Some(Meaning::Path(text.to_owned())),
+    }
+}
+
+/// The default of a row as a meaning.
+fn default_meaning(row: &OptionSpec) -> Meaning {
+    let d = row.default.clone().unwrap_or_default();
+    read_reported(row.grammar, &d).unwrap_or(Meaning::Path(d))
+}
+
+/// Whether `m` is a value the text allows for `row` (ranges, value sets; lists always).
+fn allowed(row: &OptionSpec, m: &Meaning) -> bool {
+    match (row.grammar, m) {
+        (Grammar::Enumeration, Meaning::Number(n)) => {
+            row.values.iter().any(|v| v.value == n.to_string())
+        }
+        (Grammar::IntegerRange, Meaning::Number(n)) => {
+            row.min.is_none_or(|min| *n >= min) && row.max.is_none_or(|max| *n <= max)
+        }
+        (Grammar::IndexList, Meaning::Indexes(_))
+        | (Grammar::PairList, Meaning::Pairs(_))
+        | (Grammar::Path, Meaning::Path(_)) => true,
+        _ => false,
+    }
+}
+
+/// The clause of `key` numbered `n` (`IFS-001`).
+fn clause(key: OptionKey, n: u32) -> String {
+    format!("{}-{n:03}", key.clause_prefix())
+}
+
+/// The clause whose rule says which values `key` takes (`ACP-001`, `IRM-001`, ...).
+fn value_clause(key: OptionKey) -> String {
+    clause(key, 1)
+}
+
+/// The count an index list of `key` is checked against.
+fn count_of(key: OptionKey, ctx: Context) -> Option<u32> {
+    match key {
+        OptionKey::InputReuseMemIndexes => ctx.inputs,
+        _ => ctx.outputs,
+    }
+}
+
+/// The documented class of `raw` for `row` in `ctx`.
+fn classify(row: &OptionSpec, raw: &str, ctx: Context) -> Class {
+    let key = row.key;
+    match row.grammar {
+        Grammar::Enumeration | Grammar::IntegerRange => {
+            if raw.is_empty() {
+                return Class::Gray {
+                    readings: Vec::new(),
+                    why: "OPT-003".into(),
+                };
+            }
+            if let Some(n) = plain(raw) {
+                return match n {
+                    Some(n) if allowed(row, &Meaning::Number(n)) => {
+                        Class::Valid(vec![Meaning::Number(n)])
+                    }
+                    _ => Class::Invalid,
+                };
+            }
+            // A spelling the text does not use (spaces, a sign, leading zeros) of a number it
+            // allows may be read either way; a value that is no number, or one it does not
+            // allow, must not take effect.
+            match loose(raw) {
+                Some(Some(n)) if allowed(row, &Meaning::Number(n)) => Class::Gray {
+                    readings: vec![Meaning::Number(n)],
+                    why: "OPT-003".into(),
+                },
+                _ => Class::Invalid,
+            }
+        }
+        Grammar::IndexList => classify_indexes(key, raw, count_of(key, ctx)),
+        Grammar::PairList => classify_pairs(raw, ctx),
+        Grammar::Path => {
+            if raw.contains('\0') {
+                let cut = raw.split('\0').next().unwrap_or("").to_owned();
+                Class::Gray {
+                    readings: vec![Meaning::Path(raw.to_owned()), Meaning::Path(cut)],
+                    why: "EWD-004".into(),
+                }
+            } else if raw.is_empty() {
+                Class::Gray {
+                    readings: vec![Meaning::Path(String::new())],
+                    why: "OPT-003".into(),
+                }
+            } else {
+                Class::Valid(vec![Meaning::Path(raw.to_owned())])
+            }
+        }
+    }
+}
+
+fn classify_indexes(key: OptionKey, raw: &str, count: Option<u32>) -> Class {
+    let list_clause = clause(key, 4);
+    if raw.is_empty() {
+        return Class::Gray {
+            readings: vec![Meaning::Indexes(BTreeSet::new())],
+            why: "OPT-003".into(),
+        };
+    }
+    let mut gray = false;
+    let mut seen = BTreeSet::new();
+    let mut all = BTreeSet::new();
+    for item in raw.split(',') {
+        if item.is_empty() {
+            gray = true;
+            continue;
+        }
+        let n = match plain(item) {
+            Some(n) => n,
+            None => match loose(item) {
+                Some(n) => {
+                    gray = true;
+                    n
+                }
+                None => {
+                    // Not an index at all: nothing in the text says how the list reads.
+                    gray = true;
+                    continue;
+                }
+            },
+        };
+        // An index past 64 bits is out of range of any graph.
+        if let Some(n) = n {
+            if !seen.insert(n) {
+                gray = true;
+            }
+            all.insert(n);
+        }
+    }
+    let in_range: BTreeSet<u64> = all
+        .iter()
+        .copied()
+        .filter(|&i| count.is_none_or(|c| i < u64::from(c)))
+        .collect();
+    let dropped = in_range.len() != all.len() || raw.split(',').any(|i| plain(i) == Some(None));
+    if gray {
+        Class::Gray {
+            readings: vec![
+                Meaning::Indexes(in_range),
+                Meaning::Indexes(BTreeSet::new()),
+            ],
+            why: list_clause,
+        }
+    } else if dropped {
+        // IRM-003: the invalid indexes do not take effect; whether the others do is open
+        // (IRM-005 keeps them).
+        Class::Valid(vec![
+            Meaning::Indexes(in_range),
+            Meaning::Indexes(BTreeSet::new()),
+        ])
+    } else {
+        Class::Valid(vec![Meaning::Indexes(in_range)])
+    }
+}
+
+fn classify_pairs(raw: &str, ctx: Context) -> Class {
+    if raw.is_empty() {
+        return Class::Gray {
+            readings: vec![Meaning::Pairs(BTreeSet::new())],
+            why: "OPT-003".into(),
+        };
+    }
+    let mut gray: Option<&'static str> = None;
+    let mut all = BTreeSet::new();
+    let mut outputs = BTreeSet::new();
+    let mut inputs = BTreeSet::new();
+    let mut out_of_range = false;
+    for seg in raw.split('|') {
+        let parts: Vec<&str> = seg.split(',').collect();
+        let strict = parts.len() == 2 && plain(parts[0]).is_some() && plain(parts[1]).is_some();
+        let read = if parts.len() >= 2 {
+            match (loose(parts[0]), loose(parts[1])) {
+                (Some(a), Some(b)) => Some((a, b)),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        if !strict {
+            gray.get_or_insert("ORI-006");
+        }
+        let Some((a, b)) = read else { continue };
+        let (Some(a), Some(b)) = (a, b) else {
+            out_of_range = true;
+            continue;
+        };
+        let fits = |n: u64, c: Option<u32>| c.is_none_or(|c| n < u64::from(c));
+        if !fits(a, ctx.inputs) || !fits(b, ctx.outputs) {
+            out_of_range = true;
+            continue;
+        }
+        if !all.insert((a, b)) {
+            gray.get_or_insert("ORI-004");
+            continue;
+        }
+        if !outputs.insert(b) {
+            gray.get_or_insert("ORI-004");
+        }
+        if !inputs.insert(a) {
+            gray.get_or_insert("ORI-005");
+        }
+    }
+    match gray {
+        Some(why) => Class::Gray {
+            readings: vec![Meaning::Pairs(all), Meaning::Pairs(BTreeSet::new())],
+            why: why.into(),
+        },
+        // ORI-003: a pair out of range does not take effect; the others may.
+        None if out_of_range => {
+            Class::Valid(vec![Meaning::Pairs(all), Meaning::Pairs(BTreeSet::new())])
+        }
+        None => Class::Valid(vec![Meaning::Pairs(all)]),
+    }
+}
+
+/// The strict parse of one value, as the suite's choices read it (documented profile):
+/// the meaning and warnings, or the error.
+fn parse_strict(
+    row: &OptionSpec,
+    level: Level,
+    raw: &str,
+    ctx: Context,
+) -> Result<(Meaning, Vec<Diagnostic>), Diagnostic> {
+    let key = row.key;
+    let diag = |c: &str| {
+        Diagnostic::new(c, "")
+            .key(key.as_str())
+            .level(level)
+            .value(raw)
+    };
+    if raw.is_empty() {
+        return Err(diag("OPT-003"));
+    }
+    match row.grammar {
+        Grammar::Enumeration => {
+            if row.values.iter().any(|v| v.value == raw) {
+                Ok((
+                    read_reported(row.grammar, raw).unwrap_or(Meaning::Number(0)),
+                    Vec::new(),
+                ))
+            } else {
+                Err(diag(&value_clause(key)))
+            }
+        }
+        Grammar::IntegerRange => match plain(raw) {
+            None => Err(diag("OPT-003")),
+            Some(Some(n)) if allowed(row, &Meaning::Number(n)) => {
+                Ok((Meaning::Number(n), Vec::new()))
+            }
+            Some(_) => Err(diag(&value_clause(key))),
+        },
+        Grammar::IndexList => {
+            let count = count_of(key, ctx);
+            let mut seen = BTreeSet::new();
+            let mut kept = BTreeSet::new();
+            let mut warnings = Vec::new();
+            for item in raw.split(',') {
+                if item.is_empty() {
+                    return Err(diag(&clause(key, 4)).subject(Subject::item("")));
+                }
+                let Some(n) = plain(item) else {
+                    return Err(diag(&clause(key, 4)).subject(Subject::item(item)));
+                };
+                if !seen.insert(item) {
+                    return Err(diag(&clause(key, 4)).subject(index_subject(item)));
+                }
+                match n {
+                    Some(i)
+                        if count.is_none_or(|c| i < u64::from(c)) && i <= u64::from(u32::MAX) =>
+                    {
+                        kept.insert(i);
+                    }
+                    _ => warnings.push(diag(&clause(key, 3)).subject(index_subject(item))),
+                }
+            }
+            Ok((Meaning::Indexes(kept), warnings))
+        }
+        Grammar::PairList => {
+            let mut pairs = BTreeSet::new();
+            let mut outputs = BTreeSet::new();
+            let mut inputs = BTreeSet::new();
+            for seg in raw.split('|') {
+                let parts: Vec<&str> = seg.split(',').collect();
+                let nums = if parts.len() == 2 {
+                    match (plain(parts[0]), plain(parts[1])) {
+                        (Some(a), Some(b)) => Some((a, b)),
+                        _ => None,
+                    }
+                } else {
+                    None
+                };
+                let Some((a, b)) = nums else {
+                    return Err(diag("ORI-006").subject(Subject::pair(seg)));
+                };
+                let fits = |n: Option<u64>, c: Option<u32>| match (n, c) {
+                    (Some(n), Some(c)) => n < u64::from(c),
+                    (Some(n), None) => n <= u64::from(u32::MAX),
+                    (None, _) => false,
+                };
+                if !fits(a, ctx.inputs) || !fits(b, ctx.outputs) {
+                    return Err(diag("ORI-003").subject(Subject::pair(seg)));
+                }
+                let (a, b) = (a.unwrap_or(0), b.unwrap_or(0));
+                if !outputs.insert(b) {
+                    return Err(diag("ORI-004").subject(Subject::output(b as u32)));
+                }
+                if !inputs.insert(a) {
+                    return Err(diag("ORI-005").subject(Subject::input(a as u32)));
+                }
+                pairs.insert((a, b));
+            }
+            Ok((Meaning::Pairs(pairs), Vec::new()))
+        }
+        Grammar::Path => {
+            if raw.contains('\0') {
+                Err(diag("EWD-004"))
+            } else {
+                Ok((Meaning::Path(raw.to_owned()), Vec::new()))
+            }
+        }
+    }
+}
+
+fn index_subject(item: &str) -> Subject {
+    match item.parse::<u64>() {
+        Ok(n) => Subject::index(n),
+        Err(_) => Subject::item(item),
+    }
+}
+
+/// The upstream parse of one value (the `upstream` entries of the value clauses and of
+/// OPT-003): the meaning and warnings, or the error.
+fn parse_upstream(
+    row: &OptionSpec,
+    level: Level,
+    raw: &str,
+    ctx: Context,
+) -> Result<(Meaning, Vec<Diagnostic>), Diagnostic> {
+    let key = row.key;
+    let diag = |c: &str| {
+        Diagnostic::new(c, "")
+            .key(key.as_str())
+            .level(level)
+            .value(raw)
+    };
+    let switch = || Meaning::Number(u64::from(raw == "1"));
+    match key {
+        // ACP-001 and EXW-001 upstream: empty reads as 0, other values fail at compile (OPT-011).
+        OptionKey::AtomicCleanPolicy => match raw {
+            "" | "0" => Ok((Meaning::Number(0), Vec::new())),
+            "1" => Ok((Meaning::Number(1), Vec::new())),
+            _ => Err(diag("ACP-001")),
+        },
+        OptionKey::ExternalWeight => match raw {
+            "" | "0" => Ok((Meaning::Number(0), Vec::new())),
+            "1" => Ok((Meaning::Number(1), Vec::new())),
+            "2" => Ok((Meaning::Number(2), Vec::new())),
+            _ => Err(diag("EXW-001")),
+        },
+        // DRM-001 upstream: the graph level looks for an exact `1` only.
+        OptionKey::DisableReuseMemory if level == Level::Graph => Ok((switch(), Vec::new())),
+        // RZC-001, IBC-001 upstream: never validated, exactly `1` turns it on.
+        OptionKey::ReuseZeroCopyMemory | OptionKey::InputBatchCpy => Ok((switch(), Vec::new())),
+        // SMP-001 upstream: `1` is `2`, anything but 1 to 4 is 0.
+        OptionKey::StaticMemoryPolicy => Ok((
+            Meaning::Number(match raw {
+                "1" | "2" => 2,
+                "3" => 3,
+                "4" => 4,
+                _ => 0,
+            }),
+            Vec::new(),
+        )),
+        // IFS-001 upstream: never an error; clamped with a warning above the maximum.
+        OptionKey::InputFusionSize => match strtol(raw) {
+            None | Some((true, _)) => Ok((Meaning::Number(0), Vec::new())),
+            Some((false, n)) if n > MAX_FUSION => {
+                Ok((Meaning::Number(MAX_FUSION), vec![diag("IFS-001")]))
+            }
+            Some((false, n)) => Ok((Meaning::Number(n), Vec::new())),
+        },
+        OptionKey::InputReuseMemIndexes | OptionKey::OutputReuseMemIndexes => {
+            upstream_indexes(key, raw, count_of(key, ctx), diag)
+        }
+        OptionKey::OutputReuseInputMemIndexes => upstream_pairs(raw, ctx, diag),
+        // OPT-003 upstream: an empty directory counts as not set.
+        OptionKey::ExternalWeightDir if raw.is_empty() => {
+            Ok((Meaning::Path(String::new()), Vec::new()))
+        }
+        _ => parse_strict(row, level, raw, ctx),
+    }
+}
+
+/// IRM-004 / ORM-004 upstream: commas without trimming; each item a 32-bit integer whose
+/// characters after the first are digits; negative or repeated indexes and empty items are
+/// errors; an index not below the count is dropped with a warning.
+fn upstream_indexes(
+    key: OptionKey,
+    raw: &str,
+    count: Option<u32>,
+    diag: impl Fn(&str) -> Diagnostic,
+) -> Result<(Meaning, Vec<Diagnostic>), Diagnostic> {
+    let bad = || diag(&clause(key, 4));
+    if raw.is_empty() {
+        return Err(bad().subject(Subject::item("")));
+    }
+    let mut seen = BTreeSet::new();
+    let mut kept = BTreeSet::new();
+    let mut warnings = Vec::new();
+    for item in raw.split(',') {
+        let b = item.as_bytes();
+        let Some((first, rest)) = b.split_first() else {
+            return Err(bad().subject(Subject::item("")));
+        };
+        let shape_ok = rest.iter().all(u8::is_ascii_digit)
+            && (first.is_ascii_digit() || c_space(*first) || *first == b'+' || *first == b'-');
+        let value = strtol(item).and_then(|(neg, n)| {
+            let v = i64::try_from(n).ok()?;
+            let v = if neg { -v } else { v };
+            i32::try_from(v).ok().map(i64::from)
+        });
+        let Some(v) = value.filter(|_| shape_ok) else {
+            return Err(bad().subject(Subject::item(item)));
+        };
+        if v < 0 {
+            return Err(bad().subject(Subject::item(item)));
+        }
+        let v = v.unsigned_abs();
+        if !seen.insert(v) {
+            return Err(bad().subject(Subject::index(v)));
+        }
+        if count.is_none_or(|c| v < u64::from(c)) {
+            kept.insert(v);
+        } else {
+            warnings.push(diag(&clause(key, 3)).subject(Subject::index(v)));
+        }
+    }
+    Ok((Meaning::Indexes(kept), warnings))
+}
+
+/// ORI-003 / ORI-006 upstream: segments without a comma are skipped silently; a side holding
+/// `-`, or a pair that does not read as two 32-bit numbers, is skipped with a warning;
+/// duplicates stay; an index of a pair that survives out of range is an error.
+fn upstream_pairs(
+    raw: &str,
+    ctx: Context,
+    diag: impl Fn(&str) -> Diagnostic,
+) -> Result<(Meaning, Vec<Diagnostic>), Diagnostic> {
+    let mut warnings = Vec::new();
+    let mut pairs = Vec::new();
+    for seg in raw.split('|') {
+        let Some((left, right)) = seg.split_once(',') else {
+            continue;
+        };
+        if left.contains('-') || right.contains('-') {
+            warnings.push(diag("ORI-006").subject(Subject::pair(seg)));
+            continue;
+        }
+        let read = |side: &str| match strtol(side) {
+            Some((false, n)) if i32::try_from(n).is_ok() => Some(n),
+            _ => None,
+        };
+        let (Some(a), Some(b)) = (read(left), read(right)) else {
+            warnings.push(diag("ORI-006").subject(Subject::pair(seg)));
+            continue;
+        };
+        pairs.push((a, b, seg));
+    }
+    for &(a, b, seg) in &pairs {
+        let outside = ctx.inputs.is_some_and(|c| a >= u64::from(c))
+            || ctx.outputs.is_some_and(|c| b >= u64::from(c));
+        if outside {
+            return Err(diag("ORI-003").subject(Subject::pair(seg)));
+        }
+    }
+    Ok((
+        Meaning::Pairs(pairs.into_iter().map(|(a, b, _)| (a, b)).collect()),
+        warnings,
+    ))
+}
+
+/// Under the upstream profile, whether a value set where the documentation does not list it is
+/// used anyway (OPT-002's upstream entry): all but the three index options (OPT-010).
+fn upstream_uses(key: OptionKey) -> bool {
+    !matches!(
+        key,
+        OptionKey::InputReuseMemIndexes
+            | OptionKey::OutputReuseMemIndexes
+            | OptionKey::OutputReuseInputMemIndexes
+    )
+}
+
+impl Reading {
+    /// Reads `maps` in `ctx` under `profile` against the embedded tables.
+    pub fn new(profile: Profile, maps: &OptionMaps, ctx: Context) -> Reading {
+        let spec = Spec::embedded();
+        let upstream = profile == Profile::Upstream;
+        let mut keys = BTreeMap::new();
+        let mut errors = Vec::new();
+        let mut warnings = Vec::new();
+        let mut optional_warnings = Vec::new();
+        let mut passthrough: BTreeSet<String> = BTreeSet::new();
+        for level in Level::ALL {
+            for key in maps.at(level).keys() {
+                if key.parse::<OptionKey>().is_err() {
+                    passthrough.insert(key.clone());
+                }
+            }
+        }
+        for key in OptionKey::ALL {
+            let row = spec.option(key);
+            let mut strict_because: Vec<String> = Vec::new();
+            let mut winner: Option<(Meaning, Level, Vec<Diagnostic>)> = None;
+            let mut rejected = false;
+            let mut listed_set = 0;
+            let mut permitted = Permitted {
+                accepted: Vec::new(),
+                any_from: Vec::new(),
+                subsets: Vec::new(),
+                rejected: false,
+                strict_only: upstream,
+            };
+            let mut any_valid_listed = false;
+            let mut gray_at: BTreeMap<Level, String> = BTreeMap::new();
+            let mut partial: Option<String> = None;
+            let mut unlisted = false;
+            for level in Level::ALL {
+                let Some(raw) = maps.at(level).get(key.as_str()) else {
+                    continue;
+                };
+                // IBC-006: the text advises against these levels; an engine may say so.
+                if key == OptionKey::InputBatchCpy && level != Level::Session {
+                    optional_warnings.push(
+                        Diagnostic::new("IBC-006", "")
+                            .key(key.as_str())
+                            .level(level),
+                    );
+                }
+                let listed = row.takes_effect_at(level);
+                let used = listed || (upstream && upstream_uses(key));
+                let warns_upstream = upstream
+                    && used
+                    && ((!listed && key != OptionKey::AtomicCleanPolicy)
+                        || key == OptionKey::ExternalWeightDir);
+                if !used {
+                    // OPT-002: ignored, with a warning; the text only says it has no effect.
+                    warnings.push(
+                        Diagnostic::new("OPT-002", "")
+                            .key(key.as_str())
+                            .level(level)
+                            .value(raw.as_str()),
+                    );
+                    strict_because.push("OPT-002".into());
+                    permitted.rejected = true;
+                    unlisted = true;
+                    continue;
+                }
+                if warns_upstream {
+                    warnings.push(
+                        Diagnostic::new("OPT-002", "")
+                            .key(key.as_str())
+                            .level(level)
+                            .value(raw.as_str()),
+                    );
+                }
+                listed_set += 1;
+                match classify(row, raw, ctx) {
+                    Class::Valid(meanings) => {
+                        any_valid_listed = true;
+                        // Some indexes or pairs do not take effect: the suite drops only them
+                        // (IRM-005, ORM-005) or, for pairs, rejects the option (OPT-005).
+                        if meanings.len() > 1 {
+                            let why = match row.grammar {
+                                Grammar::IndexList => clause(key, 5),
+                                _ => "OPT-005".to_owned(),
+                            };
+                            strict_because.push(why.clone());
+                            partial = Some(why);
+                        }
+                        for m in meanings {
+                            permitted.accepted.push((m, level.into()));
+                        }
+                    }
+                    Class::Gray { readings, why } => {
+                        gray_at.insert(level, why.clone());
+                        strict_because.push(why);
+                        strict_because.push("OPT-005".into());
+                        permitted.rejected = true;
+                        match row.grammar {
+                            Grammar::IndexList | Grammar::PairList => {
+                                if let Some(all) = readings.first() {
+                                    permitted.subsets.push((all.clone(), level));
+                                }
+                            }
+                            _ => permitted.any_from.push(level),
+                        }
+                        for m in readings {
+                            permitted.accepted.push((m, level.into()));
+                        }
+                    }
+                    Class::Invalid => {
+                        strict_because.push("OPT-005".into());
+                        permitted.rejected = true;
+                    }
+                }
+                let parsed = if upstream {
+                    parse_upstream(row, level, raw, ctx)
+                } else {
+                    parse_strict(row, level, raw, ctx)
+                };
+                match parsed {
+                    Ok((m, w)) => winner = Some((m, level, w)),
+                    Err(e) => {
+                        errors.push(e);
+                        rejected = true;
+                    }
+                }
+            }
+            if listed_set > 1 {
+                strict_because.push("OPT-001".into());
+            }
+            if !any_valid_listed {
+                permitted
+                    .accepted
+                    .push((default_meaning(row), Source::Default));
+            }
+            let strict = if rejected {
+                Outcome::Rejected
+            } else {
+                match winner {
+                    Some((m, level, w)) => {
+                        warnings.extend(w);
+                        Outcome::Accepted(m, level.into())
+                    }
+                    None => Outcome::Accepted(default_meaning(row), Source::Default),
+                }
+            };
+            strict_because.push("OPT-007".into());
+            strict_because.sort_unstable();
+            strict_because.dedup();
+            keys.insert(
+                key,
+                KeyReading {
+                    key,
+                    strict,
+                    strict_because,
+                    permitted,
+                    gray: gray_at,
+                    partial,
+                    unlisted,
+                },
+            );
+        }
+        let mut reading = Reading {
+            profile,
+            keys,
+            errors,
+            warnings,
+            optional_warnings,
+            passthrough: passthrough.into_iter().collect(),
+        };
+        reading.restriction_warnings(spec, ctx);
+        reading.errors.sort();
+        reading.warnings.sort();
+        reading
+    }
+
+    /// OPT-008: an explicitly set value other than the default, whose condition outside the
+    /// maps is not met, stays in force and draws a warning citing the restriction's clause.
+    fn restriction_warnings(&mut self, spec: &Spec, ctx: Context) {
+        let mut out = Vec::new();
+        for (key, k) in &self.keys {
+            let row = spec.option(*key);
+            let Outcome::Accepted(m, from) = &k.strict else {
+                continue;
+            };
+            let level = match from {
+                Source::Default => continue,
+                Source::Global => Level::Global,
+                Source::Session => Level::Session,
+                Source::Graph => Level::Graph,
+            };
+            if *m == default_meaning(row) {
+                continue;
+            }
+            let r = &row.restrictions;
+            let mut unmet = Vec::new();
+            if r.run_mode.is_some_and(|mode| mode != ctx.run_mode) {
+                unmet.push("run_mode");
+            }
+            if r.shape.is_some_and(|shape| shape != ctx.shape) {
+                unmet.push("shape");
+            }
+            if !r.products.is_empty() && !r.products.contains(&ctx.product) {
+                unmet.push("products");
+            }
+            if let (Some(min), Some(inputs)) = (r.min_inputs, ctx.inputs) {
+                if inputs < min {
+                    unmet.push("min_inputs");
+                }
+            }
+            if let Some(dep) = r.depends_on {
+                if let Some(Outcome::Accepted(dm, _)) = self.keys.get(&dep).map(|d| &d.strict) {
+                    if *dm == default_meaning(spec.option(dep)) {
+                        unmet.push("depends_on");
+                    }
+                }
+            }
+            for what in unmet {
+                let clause = match (key, what) {
+                    (OptionKey::InputFusionSize, "run_mode") => "IFS-003",
+                    (OptionKey::InputFusionSize, "shape") => "IFS-004",
+                    (OptionKey::InputBatchCpy, "min_inputs") => "IBC-003",
+                    (OptionKey::InputBatchCpy, "products") => "IBC-004",
+                    (OptionKey::InputBatchCpy, "run_mode") => "IBC-005",
+                    (OptionKey::FeatureBaseRefreshable, "shape") => "FBR-003",
+                    (OptionKey::ExternalWeightDir, "depends_on") => "EWD-003",
+                    _ => continue,
+                };
+                out.push(
+                    Diagnostic::new(clause, "")
+                        .key(key.as_str())
+                        .level(level)
+                        .value(m.canonical()),
+                );
+            }
+        }
+        self.warnings.extend(out);
+    }
+
+    /// True when some key is rejected in the strict reading.
+    pub fn rejected(&self) -> bool {
+        self.keys.values().any(|k| k.strict == Outcome::Rejected)
+    }
+
+    /// The strict values in force.
+    pub fn values(&self) -> Values {
+        let outcomes: BTreeMap<OptionKey, Option<Meaning>> = self
+            .keys
+            .iter()
+            .map(|(k, r)| {
+                (
+                    *k,
+                    match &r.strict {
+                        Outcome::Accepted(m, _) => Some(m.clone()),
+                        Outcome::Rejected => None,
+                    },
+                )
+            })
+            .collect();
+        values_of(&outcomes)
+    }
+
+    /// The readings of the options the text allows, the strict one first, each with the suite's
+    /// choices it departs from: every combination of the permitted outcomes of `keys` (the keys
+    /// a capability acts on), up to a cap. With `planned` (the observation acted on the
+    /// options), readings that reject a key are left out: a rejection explains no plan.
+    pub fn alternatives(&self, keys: &[OptionKey], planned: bool) -> Vec<Alternative> {
+        let strict = Alternative {
+            values: self.values(),
+            rejected: self.rejected(),
+            departs: Vec::new(),
+        };
+        if self.profile == Profile::Upstream {
+            return vec![strict];
+        }
+        // Per key: the outcomes to try, each with what it departs from.
+        let mut choices: Vec<(OptionKey, Vec<Choice>)> = Vec::new();
+        for key in keys {
+            let Some(k) = self.keys.get(key) else {
+                continue;
+            };
+            let strict_m = match &k.strict {
+                Outcome::Accepted(m, _) => Some(m.clone()),
+                Outcome::Rejected => None,
+            };
+            let mut opts: Vec<Choice> = vec![(strict_m.clone(), Vec::new())];
+            let departs: Vec<String> = k
+                .strict_because
+                .iter()
+                .filter(|c| *c != "OPT-007")
+                .cloned()
+                .collect();
+            for (m, _) in &k.permitted.accepted {
+                if Some(m) != strict_m.as_ref() && !opts.iter().any(|(o, _)| o.as_ref() == Some(m))
+                {
+                    opts.push((Some(m.clone()), departs.clone()));
+                }
+            }
+            if !planned && k.permitted.rejected && strict_m.is_some() {
+                opts.push((None, departs.clone()));
+            }
+            choices.push((*key, opts));
+        }
+        let mut out = vec![strict];
+        let mut combos: Vec<Vec<usize>> = vec![vec![]];
+        for (_, opts) in &choices {
+            let mut next = Vec::new();
+            for c in &combos {
+                for i in 0..opts.len() {
+                    let mut c = c.clone();
+                    c.push(i);
+                    next.push(c);
+                    if next.len() > MAX_ALTERNATIVES {
+                        break;
+                    }
+                }
+            }
+            combos = next;
+        }
+        for combo in combos {
+            if combo.iter().all(|&i| i == 0) {
+                continue;
+            }
+            let mut outcomes: BTreeMap<OptionKey, Option<Meaning>> = self
+                .keys
+                .iter()
+                .map(|(k, r)| {
+                    (
+                        *k,
+                        match &r.strict {
+                            Outcome::Accepted(m, _) => Some(m.clone()),
+                            Outcome::Rejected => None,
+                        },
+                    )
+                })
+                .collect();
+            let mut departs = Vec::new();
+            for ((key, opts), &i) in choices.iter().zip(&combo) {
+                let (m, d) = &opts[i];
+                outcomes.insert(*key, m.clone());
+                departs.extend(d.iter().cloned());
+            }
+            departs.sort_unstable();
+            departs.dedup();
+            let rejected = outcomes.values().any(Option::is_none);
+            if planned && rejected {
+                continue;
+            }
+            out.push(Alternative {
+                values: values_of(&outcomes),
+                rejected,
+                departs,
+            });
+            if out.len() >= MAX_ALTERNATIVES {
+                break;
+            }
+        }
+        out
+    }
+}
+
+/// Typed values from meanings (`None`: rejected, the default holds).
+fn values_of(outcomes: &BTreeMap<OptionKey, Option<Meaning>>) -> Values {
+    let num = |k: OptionKey, d: u64| match outcomes.get(&k) {
+        Some(Some(Meaning::Number(n))) => *n,
+        _ => d,
+    };
+    let set = |k: OptionKey| match outcomes.get(&k) {
+        Some(Some(Meaning::Indexes(s))) => s.clone(),
+        _ => BTreeSet::new(),
+    };
+    Values {
+        separate_atomic_clean: num(OptionKey::AtomicCleanPolicy, 0) == 1,
+        disable_reuse: num(OptionKey::DisableReuseMemory, 0) == 1,
+        fusion_size: num(OptionKey::InputFusionSize, 131_072),
+        input_reuse: set(OptionKey::InputReuseMemIndexes),
+        reuse_zero_copy: num(OptionKey::ReuseZeroCopyMemory, 0) == 1,
+        static_memory_policy: num(OptionKey::StaticMemoryPolicy, 0),
+        output_reuse_input: match outcomes.get(&OptionKey::OutputReuseInputMemIndexes) {
+            Some(Some(Meaning::Pairs(p))) => p.clone(),
+            _ => BTreeSet::new(),
+        },
+        output_reuse: set(OptionKey::OutputReuseMemIndexes),
+        external_weight: num(OptionKey::ExternalWeight, 0),
+        external_weight_dir: match outcomes.get(&OptionKey::ExternalWeightDir) {
+            Some(Some(Meaning::Path(p))) if !p.is_empty() => Some(p.clone()),
+            _ => None,
+        },
+        batch_copy: num(OptionKey::InputBatchCpy, 0) == 1,
+        feature_base_refreshable: num(OptionKey::FeatureBaseRefreshable, 0) == 1,
+    }
+}
+
+impl KeyReading {
+    /// The suite's choices an outcome the text permits departs from, the strict one being `self`.
+    fn departures(&self, got: &Outcome) -> Vec<String> {
+        let level_of = |s: &Source| match s {
+            Source::Default => None,
+            Source::Global => Some(Level::Global),
+            Source::Session => Some(Level::Session),
+            Source::Graph => Some(Level::Graph),
+        };
+        let gray = |s: &Source| level_of(s).and_then(|l| self.gray.get(&l).cloned());
+        let mut out: Vec<String> = Vec::new();
+        match (&self.strict, got) {
+            (Outcome::Accepted(ms, fs), Outcome::Accepted(mg, fg)) => {
+                if fs != fg {
+                    // Another level won: precedence (OPT-001), or a fallback past a value the
+                    // suite refuses.
+                    out.push(if *fg == Source::Default {
+                        "OPT-005".into()
+                    } else {
+                        "OPT-001".into()
+                    });
+                    out.extend(gray(fg));
+                } else if ms != mg {
+                    out.extend(gray(fg));
+                    out.extend(self.partial.clone());
+                }
+            }
+            (Outcome::Rejected, Outcome::Accepted(_, fg)) => {
+                out.push("OPT-005".into());
+                out.extend(gray(fg));
+            }
+            (Outcome::Accepted(..), Outcome::Rejected) => {
+                if self.unlisted {
+                    out.push("OPT-002".into());
+                }
+                out.extend(self.partial.clone());
+                out.extend(self.gray.values().cloned());
+            }
+            (Outcome::Rejected, Outcome::Rejected) => {}
+        }
+        if out.is_empty() {
+            out.push("OPT-005".into());
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// True when the text permits `outcome` for this key.
+    fn permits(&self, row: &OptionSpec, outcome: &Outcome) -> bool {
+        if *outcome == self.strict {
+            return true;
+        }
+        let p = &self.permitted;
+        if p.strict_only {
+            return false;
+        }
+        match outcome {
+            Outcome::Rejected => p.rejected,
+            Outcome::Accepted(m, from) => {
+                if p.accepted.iter().any(|(pm, pf)| pm == m && pf == from) {
+                    return true;
+                }
+                let level = match from {
+                    Source::Default => return false,
+                    Source::Global => Level::Global,
+                    Source::Session => Level::Session,
+                    Source::Graph => Level::Graph,
+                };
+                if p.any_from.contains(&level) && allowed(row, m) {
+                    return true;
+                }
+                p.subsets.iter().any(|(all, l)| {
+                    *l == level
+                        && match (all, m) {
+                            (Meaning::Indexes(a), Meaning::Indexes(s)) => s.is_subset(a),
+                            (Meaning::Pairs(a), Meaning::Pairs(s)) => s.is_subset(a),
+                            _ => false,
+                        }
+                })
+            }
+        }
+    }
+}
+
+/// Judges an options observation: each key's outcome against what the text permits (documented
+/// clauses) and against the strict reading (the suite's choices), then the diagnostics and the
+/// pass-through keys.
+pub fn judge(
+    profile: Profile,
+    scenario: &OptionsScenario,
+    obs: &OptionsObservation,
+) -> Vec<Violation> {
+    let reading = Reading::new(profile, &scenario.options, Context::of(scenario));
+    judge_reading(&reading, &scenario.options, obs)
+}
+
+/// [`judge`] with the reading made already.
+pub fn judge_reading(
+    reading: &Reading,
+    maps: &OptionMaps,
+    obs: &OptionsObservation,
+) -> Vec<Violation> {
+    let spec = Spec::embedded();
+    let mut out = Vec::new();
+    let rejected: BTreeSet<&str> = obs.rejected.iter().map(String::as_str).collect();
+    for (key, k) in &reading.keys {
+        let row = spec.option(*key);
+        let name = key.as_str();
+        let got = match (obs.effective.get(name), rejected.contains(name)) {
+            (Some(e), false) => {
+                let Some(m) = read_reported(row.grammar, &e.value) else {
+                    out.push(Violation::new(
+                        value_clause(*key),
+                        format!("{name}: the effective value {:?} cannot be read as a value of the option", e.value),
+                    ));
+                    continue;
+                };
+                if let Outcome::Accepted(sm, sf) = &reading.keys[key].strict {
+                    if *sm == m && *sf == e.from && sm.canonical() != e.value {
+                        out.push(Violation::new(
+                            "OPT-007",
+                            format!("{name}: the effective value is spelled {:?}; canonically it is {:?}", e.value, sm.canonical()),
+                        ));
+                    }
+                }
+                Outcome::Accepted(m, e.from)
+            }
+            (None, true) => Outcome::Rejected,
+            (Some(_), true) => {
+                out.push(Violation::new(
+                    "OPT-005",
+                    format!("{name} is reported both rejected and in force"),
+                ));
+                Outcome::Rejected
+            }
+            (None, false) => {
+                out.push(Violation::new(
+                    "OPT-006",
+                    format!("{name} is neither in force nor rejected: every option has a value"),
+                ));
+                continue;
+            }
+        };
+        if got == k.strict {
+            continue;
+        }
+        if k.permits(row, &got) {
+            for c in k.departures(&got) {
+                out.push(Violation::new(
+                    c,
+                    format!(
+                        "{name}: {} where the suite's choice is {}",
+                        show(&got),
+                        show(&k.strict)
+                    ),
+                ));
+            }
+            continue;
+        }
+        // Not permitted by the text: name the documented rule it breaks.
+        let broken = documented_rule(*key, row, maps, &got, reading.profile, &k.strict_because);
+        out.push(Violation::new(
+            broken,
+            format!(
+                "{name}: {} is not what the text allows (expected {})",
+                show(&got),
+                show(&k.strict)
+            ),
+        ));
+    }
+    // Diagnostics: the strict lists, MAY-permitted warnings optional.
+    let expected_errors: Vec<Expected> = reading.errors.iter().map(Expected::exact).collect();
+    let mut expected_warnings: Vec<Expected> =
+        reading.warnings.iter().map(Expected::exact).collect();
+    expected_warnings.extend(reading.optional_warnings.iter().map(Expected::optional));
+    out.extend(diagnostics::compare(
+        spec,
+        "errors",
+        &expected_errors,
+        &obs.errors,
+        false,
+    ));
+    out.extend(diagnostics::compare(
+        spec,
+        "warnings",
+        &expected_warnings,
+        &obs.warnings,
+        false,
+    ));
+    let mut passthrough = obs.passthrough.clone();
+    passthrough.sort();
+    passthrough.dedup();
+    if passthrough != reading.passthrough {
+        out.push(Violation::new(
+            "OPT-004",
+            format!(
+                "keys outside the twelve are {passthrough:?}, expected {:?}",
+                reading.passthrough
+            ),
+        ));
+    }
+    out
+}
+
+fn show(o: &Outcome) -> String {
+    match o {
+        Outcome::Rejected => "rejected".to_owned(),
+        Outcome::Accepted(m, from) => format!(
+            "{:?} from {}",
+            m.canonical(),
+            serde_json::to_value(from)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default()
+        ),
+    }
+}
+
+/// The documented rule an outcome the text does not permit breaks.
+fn documented_rule(
+    key: OptionKey,
+    row: &OptionSpec,
+    maps: &OptionMaps,
+    got: &Outcome,
+    profile: Profile,
+    strict_because: &[String],
+) -> String {
+    if profile == Profile::Upstream {
+        // GE's behaviour: blame the first of the key's clauses that records it.
+        let spec = Spec::embedded();
+        for n in [1, 2, 3, 4, 5, 6] {
+            let id = clause(key, n);
+            if spec.clause(&id).is_some_and(|c| c.diverges()) {
+                return id;
+            }
+        }
+        for id in strict_because {
+            if spec.clause(id).is_some_and(|c| c.diverges()) {
+                return id.clone();
+            }
+        }
+        return value_clause(key);
+    }
+    match got {
+        Outcome::Rejected => value_clause(key),
+        Outcome::Accepted(m, from) => {
+            let level = match from {
+                Source::Default => {
+                    // A valid setting where the option takes effect was ignored.
+                    return if row
+                        .levels
+                        .iter()
+                        .any(|l| maps.at(*l).contains_key(key.as_str()))
+                    {
+                        clause(key, 2)
+                    } else {
+                        value_clause(key)
+                    };
+                }
+                Source::Global => Level::Global,
+                Source::Session => Level::Session,
+                Source::Graph => Level::Graph,
+            };
+            if !maps.at(level).contains_key(key.as_str()) {
+                return "OPT-006".into();
+            }
+            if !row.takes_effect_at(level) {
+                return clause(key, 2);
+            }
+            match (key, m) {
+                (OptionKey::InputReuseMemIndexes | OptionKey::OutputReuseMemIndexes, _) => {
+                    clause(key, 3)
+                }
+                (OptionKey::OutputReuseInputMemIndexes, _) => "ORI-003".into(),
+                _ => value_clause(key),
+            }
+        }
+    }
+}
