@@ -51,13 +51,20 @@ pub fn open(arg: &str, timeout: Duration, profile: Profile) -> Result<BackendHan
         let exec = ExecBackend::with_profile(command_line, timeout, profile)
             .map_err(|e| format!("backend `{arg}`: {e}"))?;
         exec.greet().map_err(|e| {
-            let stderr = exec.stderr_log().text();
-            if stderr.trim().is_empty() {
+            // The backend's own words, without the harness's notes on each start.
+            let stderr: Vec<String> = exec
+                .stderr_log()
+                .text()
+                .lines()
+                .filter(|l| !l.starts_with("[ge-conformance] "))
+                .map(str::to_owned)
+                .collect();
+            if stderr.iter().all(|l| l.trim().is_empty()) {
                 format!("backend `{arg}`: {e}")
             } else {
                 format!(
                     "backend `{arg}`: {e}\nits standard error:\n{}",
-                    stderr.trim_end()
+                    stderr.join("\n")
                 )
             }
         })?;

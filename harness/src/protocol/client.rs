@@ -264,10 +264,11 @@ impl ExecBackend {
     pub fn greet(&self) -> Result<(), String> {
         let mut state = self.lock();
         loop {
-            match self.ensure_running(&mut state) {
-                Ok(()) => return Ok(()),
-                Err(why) if state.given_up.is_some() => return Err(why),
-                Err(_) => {}
+            if self.ensure_running(&mut state).is_ok() {
+                return Ok(());
+            }
+            if let Some(all) = &state.given_up {
+                return Err(all.clone());
             }
         }
     }
