@@ -84,6 +84,10 @@ fn a_finding_becomes_a_case_the_reference_passes_and_the_wrong_backend_fails() {
     // Unexplained, the table does not load; explained, it does, and the case judges.
     let raw = std::fs::read_to_string(&table).unwrap();
     assert!(raw.contains(ROOT_CAUSE_SLOT));
+    // The reference's diagnostics go in by what the clauses define; their wording never does, or
+    // every other engine would fail the case on it.
+    assert!(raw.contains("OPT-002"), "{raw}");
+    assert!(!raw.contains("message"), "{raw}");
     let spec = load_with(&table);
     let case = spec
         .cases()
