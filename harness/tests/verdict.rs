@@ -181,6 +181,9 @@ impl Backend for AcceptsTwo {
     }
 }
 
+/// A forgery of `report.json`.
+type Edit = fn(&mut serde_json::Value);
+
 #[test]
 fn verify_recomputes_the_verdict_and_totals_of_an_edited_bundle() {
     let cfg = Config {
@@ -189,7 +192,7 @@ fn verify_recomputes_the_verdict_and_totals_of_an_edited_bundle() {
     };
     let report = certify(&AcceptsTwo, &cfg, &mut |_, _, _| {}).expect("a run");
     assert_eq!(report.verdict, Standing::NotCertified);
-    let edits: [(&str, fn(&mut serde_json::Value)); 4] = [
+    let edits: [(&str, Edit); 4] = [
         ("verdict", |v| {
             v["certified"] = true.into();
             v["verdict"] = "certified".into();
