@@ -23,8 +23,21 @@ pub struct Waiver {
     pub reason: String,
     /// Where the fix is tracked.
     pub tracker: String,
-    /// Last day the waiver holds, `YYYY-MM-DD`.
+    /// Last day the waiver holds, `YYYY-MM-DD`: a real calendar date, checked as the file is
+    /// read, so an impossible one (`2099-02-31`, `0000-01-01`) is refused with its line.
+    #[serde(deserialize_with = "calendar_date")]
     pub expires: String,
+}
+
+/// Reads `expires`, refusing anything that is not a real date written `YYYY-MM-DD`.
+fn calendar_date<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let text = String::deserialize(d)?;
+    match Date::parse(&text) {
+        Some(_) => Ok(text),
+        None => Err(serde::de::Error::custom(format!(
+            "`expires` must be a real date written YYYY-MM-DD (year 0001 to 9999), not {text:?}"
+        ))),
+    }
 }
 
 /// A parsed expectations file.
@@ -59,7 +72,8 @@ pub enum ExpectationsError {
 pub struct Date(pub u32, pub u32, pub u32);
 
 impl Date {
-    /// Parses `YYYY-MM-DD`.
+    /// Parses `YYYY-MM-DD`: a day that exists in the proleptic Gregorian calendar, from year 1
+    /// (February has 29 days in leap years only).
     pub fn parse(text: &str) -> Option<Date> {
         let b = text.as_bytes();
         if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
@@ -72,7 +86,15 @@ impl Date {
                 .flatten()
         };
         let (y, m, d) = (num(&text[..4])?, num(&text[5..7])?, num(&text[8..])?);
-        ((1..=12).contains(&m) && (1..=31).contains(&d)).then_some(Date(y, m, d))
+        let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+        let days = match m {
+            1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+            4 | 6 | 9 | 11 => 30,
+            2 if leap => 29,
+            2 => 28,
+            _ => return None,
+        };
+        (y >= 1 && (1..=days).contains(&d)).then_some(Date(y, m, d))
     }
 
     /// Today (UTC), from the system clock.
@@ -143,9 +165,6 @@ impl Expectations {
             if w.tracker.trim().is_empty() {
                 return Err(bad("every waiver needs a tracker reference"));
             }
-            if Date::parse(&w.expires).is_none() {
-                return Err(bad("`expires` must be a date written YYYY-MM-DD"));
-            }
         }
         Ok(parsed)
     }
@@ -193,6 +212,18 @@ mod tests {
         assert_eq!(Date::parse("2027-01-31"), Some(Date(2027, 1, 31)));
         assert_eq!(Date::parse("2027-13-01"), None);
         assert_eq!(Date::parse("27-01-31"), None);
+        for impossible in [
+            "2099-02-31",
+            "2027-02-29",
+            "1900-02-29",
+            "0000-01-01",
+            "2027-04-31",
+        ] {
+            assert_eq!(Date::parse(impossible), None, "{impossible}");
+        }
+        for real in ["2028-02-29", "2000-02-29", "0001-01-01", "9999-12-31"] {
+            assert!(Date::parse(real).is_some(), "{real}");
+        }
         assert!(Date::today() > Date(2024, 1, 1));
     }
 
@@ -203,13 +234,17 @@ mod tests {
         for (from, to) in [
             ("reason = \"r\"", "reason = \"\""),
             ("tracker = \"T-1\"", "tracker = \" \""),
-            ("2030-01-01", "soon"),
         ] {
             assert!(matches!(
                 Expectations::parse(&ok.replace(from, to)),
                 Err(ExpectationsError::Entry { .. })
             ));
         }
+        // A date is checked as the file is read, so the error names its line.
+        assert!(matches!(
+            Expectations::parse(&ok.replace("2030-01-01", "soon")),
+            Err(ExpectationsError::Parse(e)) if e.contains("line 5")
+        ));
         assert!(matches!(
             Expectations::parse("[[waive]]\nmatch = 1\n"),
             Err(ExpectationsError::Parse(_))

@@ -735,7 +735,10 @@ fn xml(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
-            c if (c as u32) < 0x20 && c != '\n' && c != '\t' && c != '\r' => {
+            c if ((c as u32) < 0x20 && c != '\n' && c != '\t' && c != '\r')
+                || c == '\u{fffe}'
+                || c == '\u{ffff}' =>
+            {
                 // XML 1.0 cannot carry these at all, not even as references: spell them out.
                 let _ = write!(out, "\\u{{{:04x}}}", c as u32);
             }

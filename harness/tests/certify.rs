@@ -447,3 +447,44 @@ fn reports_render_in_every_format() {
     );
     assert_eq!(junit.matches("<testcase").count(), report.trials.len());
 }
+
+#[test]
+fn junit_stays_well_formed_whatever_a_backend_says() {
+    let cfg = Config {
+        filter: Some("options-numbers/".into()),
+        ..small()
+    };
+    let mut report = run(&OffByOne, &cfg);
+    let failing = report
+        .trials
+        .iter_mut()
+        .find(|t| t.outcome == Outcome::Fail)
+        .expect("a failing trial");
+    // Characters XML 1.0 cannot carry, even as references.
+    failing.message = Some("bad \u{fffe} \u{ffff} \u{1} \u{1f} & <end>".into());
+    let junit = report.to_junit();
+    for c in junit.chars() {
+        let ok = matches!(c, '\t' | '\n' | '\r')
+            || ('\u{20}'..='\u{d7ff}').contains(&c)
+            || ('\u{e000}'..='\u{fffd}').contains(&c)
+            || c >= '\u{10000}';
+        assert!(ok, "U+{:04X} is not an XML 1.0 character", c as u32);
+    }
+    assert!(junit.contains("\\u{fffe}") && junit.contains("&amp; &lt;end&gt;"));
+}
+
+#[test]
+fn impossible_waiver_dates_are_refused_with_their_line() {
+    for date in ["2099-02-31", "0000-01-01", "2027-02-29", "2027-13-01"] {
+        let text = format!(
+            "[[waive]]\nmatch = \"x\"\nreason = \"r\"\ntracker = \"T\"\nexpires = \"{date}\"\n"
+        );
+        let err = Expectations::parse(&text).expect_err(date).to_string();
+        assert!(err.contains("line 5"), "{date}: {err}");
+        assert!(err.contains(date), "{date}: {err}");
+    }
+    assert!(Expectations::parse(
+        "[[waive]]\nmatch = \"x\"\nreason = \"r\"\ntracker = \"T\"\nexpires = \"2028-02-29\"\n"
+    )
+    .is_ok());
+}
