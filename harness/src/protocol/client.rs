@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender, TryRecvError};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -31,6 +31,15 @@ pub const MAX_LINE: usize = 64 << 20;
 
 /// How much of the backend's standard error is kept for the report.
 pub const MAX_STDERR: usize = 1 << 20;
+
+/// Blank lines a backend may write while one request is pending (or between two requests)
+/// before it is a protocol violation: blank lines are tolerated, not an endless stream of them.
+pub const MAX_BLANK_LINES: usize = 64;
+
+/// Lines read ahead from the backend's output before the reader waits for the harness to take
+/// them, so a backend that floods its output costs bounded memory (at most this many lines of
+/// at most [`MAX_LINE`] bytes).
+const LINE_QUEUE: usize = 4;
 
 /// The panic payload an [`ExecBackend`] unwinds with when a request fails for a reason that is
 /// not the engine's answer (timeout, crash, garbage, ...). [`crate::runner::ask`] turns it into a
@@ -173,12 +182,67 @@ struct Identity {
     capabilities: BTreeSet<Capability>,
 }
 
-/// A running child: its input, and its output lines arriving from a reader thread.
+/// A running child: its input, written by a thread of its own so that a write that never
+/// completes (a backend that stops reading) cannot block the harness past its deadline, and
+/// its output lines arriving from a reader thread.
 #[derive(Debug)]
 struct Running {
     child: Child,
-    stdin: ChildStdin,
+    /// Lines for the writer thread; dropping it closes the child's standard input.
+    writer: Option<Sender<Vec<u8>>>,
+    /// The writer thread's result for each line, in order.
+    written: Receiver<std::io::Result<()>>,
     lines: Receiver<Result<String, String>>,
+}
+
+impl Running {
+    /// Sends one message, waiting at most until `deadline` for the child to take it.
+    fn send(&mut self, message: &HarnessMessage, deadline: Instant) -> Result<(), String> {
+        let mut line = serde_json::to_vec(message).map_err(|e| e.to_string())?;
+        line.push(b'\n');
+        let size = line.len();
+        let Some(writer) = &self.writer else {
+            return Err("its standard input is closed".to_owned());
+        };
+        if writer.send(line).is_err() {
+            return Err("its standard input is closed".to_owned());
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        match self.written.recv_timeout(left) {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(RecvTimeoutError::Timeout) => Err(format!(
+                "it did not take the {size}-byte message within the timeout (it does not read its input)"
+            )),
+            Err(RecvTimeoutError::Disconnected) => Err("its standard input is closed".to_owned()),
+        }
+    }
+
+    /// Takes what the child wrote since its last answer: blank lines are tolerated (up to
+    /// [`MAX_BLANK_LINES`]), anything else is a line nobody asked for.
+    fn drain_unsolicited(&mut self) -> Result<(), String> {
+        let mut blanks = 0;
+        loop {
+            match self.lines.try_recv() {
+                Ok(Ok(line)) if line.trim().is_empty() => {
+                    blanks += 1;
+                    if blanks > MAX_BLANK_LINES {
+                        return Err(format!(
+                            "the backend wrote more than {MAX_BLANK_LINES} blank lines between two requests"
+                        ));
+                    }
+                }
+                Ok(Ok(line)) => {
+                    return Err(format!(
+                        "the backend wrote a line nobody asked for after its last answer: {}",
+                        excerpt(&line)
+                    ))
+                }
+                Ok(Err(why)) => return Err(why),
+                Err(TryRecvError::Empty | TryRecvError::Disconnected) => return Ok(()),
+            }
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -344,13 +408,17 @@ impl ExecBackend {
             kill(&mut child);
             return Err(("the child's pipes are missing".to_owned(), false));
         };
-        let (tx, rx) = mpsc::channel();
+        let (tx, rx) = mpsc::sync_channel(LINE_QUEUE);
         std::thread::spawn(move || read_lines(stdout, &tx));
         let log = self.log.clone();
         std::thread::spawn(move || copy_stderr(stderr, &log));
+        let (writer, to_write) = mpsc::channel();
+        let (done, written) = mpsc::channel();
+        std::thread::spawn(move || write_lines(stdin, &to_write, &done));
         let mut running = Running {
             child,
-            stdin,
+            writer: Some(writer),
+            written,
             lines: rx,
         };
         match self.handshake(&mut running) {
@@ -369,7 +437,8 @@ impl ExecBackend {
             harness_version: env!("CARGO_PKG_VERSION").to_owned(),
             profile: self.profile,
         });
-        if let Err(e) = write_message(&mut running.stdin, &hello) {
+        let deadline = Instant::now() + self.timeout.max(MIN_HANDSHAKE_TIMEOUT);
+        if let Err(e) = running.send(&hello, deadline) {
             return Err((
                 format!(
                     "cannot send the hello: {e}{}",
@@ -378,7 +447,7 @@ impl ExecBackend {
                 false,
             ));
         }
-        let line = match receive(running, self.timeout.max(MIN_HANDSHAKE_TIMEOUT)) {
+        let line = match receive(running, deadline, self.timeout.max(MIN_HANDSHAKE_TIMEOUT)) {
             Ok(line) => line,
             Err(Failure::Restart(why) | Failure::Keep(why)) => {
                 return Err((format!("no hello: {why}"), false))
@@ -452,14 +521,18 @@ impl ExecBackend {
         let Some(running) = state.running.as_mut() else {
             return Err("the backend is not running".to_owned());
         };
-        let result = match write_message(&mut running.stdin, &request) {
-            Err(e) => Err(Failure::Restart(format!(
-                "cannot send request {id}: {e}{}",
-                exit_note(&mut running.child)
-            ))),
-            Ok(()) => {
-                receive(running, self.timeout).and_then(|line| interpret(&line, id, capability))
-            }
+        // The timeout covers sending the request as well as answering it.
+        let deadline = Instant::now() + self.timeout;
+        let result = match running.drain_unsolicited() {
+            Err(why) => Err(Failure::Restart(why)),
+            Ok(()) => match running.send(&request, deadline) {
+                Err(e) => Err(Failure::Restart(format!(
+                    "cannot send request {id}: {e}{}",
+                    exit_note(&mut running.child)
+                ))),
+                Ok(()) => receive(running, deadline, self.timeout)
+                    .and_then(|line| interpret(&line, id, capability)),
+            },
         };
         match result {
             Ok(answer) => Ok(answer),
@@ -482,20 +555,16 @@ impl Drop for ExecBackend {
             .state
             .get_mut()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(running) = state.running.take() {
-            let Running {
-                mut child, stdin, ..
-            } = running;
+        if let Some(mut running) = state.running.take() {
             // Closing standard input is the polite way to end the session.
-            drop(stdin);
+            running.writer = None;
             let deadline = Instant::now() + Duration::from_millis(500);
-            while Instant::now() < deadline {
-                if let Ok(Some(_)) = child.try_wait() {
-                    return;
-                }
+            while Instant::now() < deadline && !has_exited(&running.child) {
                 std::thread::sleep(Duration::from_millis(5));
             }
-            kill(&mut child);
+            // Whatever else it started in its process group goes with it: a helper left
+            // running would outlive the run.
+            kill(&mut running.child);
         }
     }
 }
@@ -629,21 +698,33 @@ fn interpret(line: &str, id: u64, capability: Capability) -> Result<Answer<Obser
     }
 }
 
-/// Waits up to `timeout` for the next non-blank line of the child.
-fn receive(running: &mut Running, timeout: Duration) -> Result<String, Failure> {
-    let deadline = Instant::now() + timeout;
+/// Waits until `deadline` for the next non-blank line of the child. Blank lines are skipped,
+/// up to [`MAX_BLANK_LINES`]; the deadline holds however many lines arrive.
+fn receive(running: &mut Running, deadline: Instant, timeout: Duration) -> Result<String, Failure> {
+    let mut blanks = 0;
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
+        let timed_out = || {
+            Failure::Restart(format!(
+                "no answer within {} ms (the timeout)",
+                timeout.as_millis()
+            ))
+        };
+        if left.is_zero() {
+            return Err(timed_out());
+        }
         match running.lines.recv_timeout(left) {
-            Ok(Ok(line)) if line.trim().is_empty() => continue,
+            Ok(Ok(line)) if line.trim().is_empty() => {
+                blanks += 1;
+                if blanks > MAX_BLANK_LINES {
+                    return Err(Failure::Restart(format!(
+                        "the backend wrote more than {MAX_BLANK_LINES} blank lines instead of an answer"
+                    )));
+                }
+            }
             Ok(Ok(line)) => return Ok(line),
             Ok(Err(why)) => return Err(Failure::Restart(why)),
-            Err(RecvTimeoutError::Timeout) => {
-                return Err(Failure::Restart(format!(
-                    "no answer within {} ms (the timeout)",
-                    timeout.as_millis()
-                )))
-            }
+            Err(RecvTimeoutError::Timeout) => return Err(timed_out()),
             Err(RecvTimeoutError::Disconnected) => {
                 return Err(Failure::Restart(format!(
                     "the backend closed its standard output{}",
@@ -681,7 +762,29 @@ fn describe(status: ExitStatus) -> String {
 }
 
 fn stop(running: &mut Running) {
+    running.writer = None;
     kill(&mut running.child);
+}
+
+/// True when the child has ended, without reaping it: while it is not reaped its process id,
+/// and so its process group's id, cannot be given to another process, and [`kill`] can still
+/// signal the group safely.
+fn has_exited(child: &Child) -> bool {
+    #[cfg(unix)]
+    {
+        use rustix::process::{waitid, Pid, WaitId, WaitIdOptions};
+        let Some(pid) = i32::try_from(child.id()).ok().and_then(Pid::from_raw) else {
+            return true;
+        };
+        let options = WaitIdOptions::EXITED | WaitIdOptions::NOWAIT | WaitIdOptions::NOHANG;
+        // An error (ECHILD: already reaped) means there is nothing left to wait for.
+        waitid(WaitId::Pid(pid), options).map_or(true, |status| status.is_some())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = child;
+        false
+    }
 }
 
 /// Kills the backend and every process still in its process group (on unix it was started as
@@ -701,11 +804,20 @@ fn kill(child: &mut Child) {
     let _ = child.wait();
 }
 
-fn write_message(stdin: &mut ChildStdin, message: &HarnessMessage) -> std::io::Result<()> {
-    let mut line = serde_json::to_vec(message).map_err(std::io::Error::other)?;
-    line.push(b'\n');
-    stdin.write_all(&line)?;
-    stdin.flush()
+/// Writes each line it is given to the child's standard input, reporting each result, until
+/// the harness drops its end (which closes the child's input) or a write fails.
+fn write_lines(
+    mut stdin: ChildStdin,
+    lines: &Receiver<Vec<u8>>,
+    done: &Sender<std::io::Result<()>>,
+) {
+    for line in lines {
+        let result = stdin.write_all(&line).and_then(|()| stdin.flush());
+        let failed = result.is_err();
+        if done.send(result).is_err() || failed {
+            return;
+        }
+    }
 }
 
 /// The start of a line, for messages.
@@ -723,7 +835,7 @@ fn excerpt(line: &str) -> String {
 }
 
 /// Reads the child's standard output line by line into `tx` until it ends.
-fn read_lines(stdout: impl Read, tx: &Sender<Result<String, String>>) {
+fn read_lines(stdout: impl Read, tx: &SyncSender<Result<String, String>>) {
     let mut reader = BufReader::new(stdout);
     let mut line = Vec::new();
     loop {

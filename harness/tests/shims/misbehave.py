@@ -12,6 +12,8 @@ line contains TRIGGER, where it misbehaves as MODE says:
     wrong-id      relays the answer with another request id
     close-stdout  closes its standard output and keeps running
     error         answers a protocol error (the session stays in step)
+    blank-flood   writes blank lines, forever, instead of an answer
+    extra-line    relays the answer, then writes it a second time
 
 With MISBEHAVE_PIDFILE set, it appends its process id to that file when it starts.
 """
@@ -47,6 +49,10 @@ def main():
                 for _ in sys.stdin:
                     pass
                 return
+            if mode == "blank-flood":
+                while True:
+                    sys.stdout.write("\n" * 1024)
+                    sys.stdout.flush()
             if mode == "error":
                 rid = line.split('"id":', 1)[1].split(",", 1)[0]
                 sys.stdout.write('{"type":"error","id":%s,"message":"misbehave: refused"}\n' % rid)
@@ -60,6 +66,8 @@ def main():
             number, rest = tail.split(",", 1)
             answer = '%s"id":%d,%s' % (head, int(number) + 1000, rest)
         sys.stdout.write(answer)
+        if mode == "extra-line" and trigger in line and '"request"' in line:
+            sys.stdout.write(answer)
         sys.stdout.flush()
 
 

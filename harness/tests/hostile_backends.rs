@@ -1,0 +1,181 @@
+//! Hostile backends never block the harness, nor make it grow without bound, nor outlive it:
+//! a blank-line flood, a backend that stops reading its input, one that writes lines nobody
+//! asked for, and one that leaves a helper process behind. Each test runs under a hard limit
+//! of its own, so a regression fails fast instead of hanging the test run.
+
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use ge_conformance::backends;
+use ge_conformance::certify::{self, shell_quote, Config};
+use ge_conformance::protocol::{BrokenBackend, ExecBackend};
+use ge_conformance::report::{Outcome, Report};
+use ge_spec::vocab::OptionsScenario;
+use ge_spec::{Backend, Profile};
+
+fn shim(name: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/shims")
+        .join(name);
+    shell_quote(&path.to_string_lossy())
+}
+
+fn reference_server() -> String {
+    format!(
+        "{} serve-reference",
+        shell_quote(env!("CARGO_BIN_EXE_ge-conformance"))
+    )
+}
+
+/// Runs `f` on a thread of its own and fails the test if it takes longer than `limit`.
+fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(limit)
+        .unwrap_or_else(|_| panic!("did not end within {limit:?}: the harness blocked"))
+}
+
+/// Certifies the trials whose name contains `filter` through `exec:command`.
+fn certify_through(command: &str, filter: &str, timeout: Duration) -> Report {
+    let arg = format!("exec:{command}");
+    let handle = backends::open(&arg, timeout, Profile::Documented).expect("the backend greets");
+    let cfg = Config {
+        cases: 16,
+        filter: Some(filter.to_owned()),
+        backend_arg: arg,
+        ..Config::default()
+    };
+    certify::certify(handle.backend(), &cfg, &mut |_, _, _| {}).expect("a run")
+}
+
+#[test]
+fn a_blank_line_flood_fails_its_case_and_the_run_goes_on() {
+    // Every options case mentioning the trigger gets an endless stream of blank lines.
+    let command = format!(
+        "python3 {} blank-flood ge.featureBaseRefreshable -- {}",
+        shim("misbehave.py"),
+        reference_server()
+    );
+    let report = within(Duration::from_secs(120), move || {
+        certify_through(&command, "options-", Duration::from_secs(2))
+    });
+    let flooded: Vec<_> = report
+        .trials
+        .iter()
+        .filter(|t| t.outcome == Outcome::Fail)
+        .collect();
+    assert!(!flooded.is_empty());
+    for t in flooded {
+        let message = t.message.clone().unwrap_or_default();
+        assert!(
+            message.contains("blank lines instead of an answer"),
+            "{}: {message}",
+            t.name
+        );
+    }
+    assert!(report.trials.iter().any(|t| t.outcome == Outcome::Pass));
+}
+
+#[test]
+fn a_backend_that_stops_reading_cannot_block_a_write() {
+    let timeout = Duration::from_millis(1500);
+    let (elapsed, message) = within(Duration::from_secs(60), move || {
+        let backend =
+            ExecBackend::new(&format!("sh {}", shim("deaf.sh")), timeout).expect("a command line");
+        backend.greet().expect("the deaf backend greets");
+        // A request far larger than a pipe's buffer: writing it blocks until the child reads.
+        let list = vec!["0"; 600_000].join(",");
+        let scenario: OptionsScenario = serde_json::from_value(serde_json::json!({
+            "options": { "graph": { "ge.exec.inputReuseMemIndexes": list } }
+        }))
+        .expect("a scenario");
+        let start = Instant::now();
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _ = backend.options(&scenario);
+        }));
+        let payload = outcome.expect_err("the request fails");
+        let message = payload
+            .downcast_ref::<BrokenBackend>()
+            .map(|b| b.0.clone())
+            .unwrap_or_default();
+        (start.elapsed(), message)
+    });
+    assert!(
+        message.contains("does not read its input"),
+        "the failure says what happened: {message}"
+    );
+    assert!(
+        elapsed < timeout + Duration::from_secs(3),
+        "the request timeout covers writing it: {elapsed:?}"
+    );
+}
+
+#[test]
+fn lines_nobody_asked_for_fail_at_once_without_a_shrink_storm() {
+    // Every answer comes twice: the second copy is a protocol violation, which fails the next
+    // request and restarts the backend; a property does not shrink on it.
+    let command = format!(
+        "python3 {} extra-line request -- {}",
+        shim("misbehave.py"),
+        reference_server()
+    );
+    let start = Instant::now();
+    let report = within(Duration::from_secs(120), move || {
+        certify_through(&command, "property/options", Duration::from_secs(2))
+    });
+    let property = report
+        .trials
+        .iter()
+        .find(|t| t.name == "property/options")
+        .expect("the property ran");
+    assert_eq!(property.outcome, Outcome::Fail);
+    let message = property.message.clone().unwrap_or_default();
+    assert!(
+        message.contains("nobody asked for") || message.contains("while request"),
+        "{message}"
+    );
+    assert!(!message.contains("not reproducible"), "{message}");
+    assert!(
+        start.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_helper_in_the_backends_process_group_does_not_outlive_the_run() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let pidfile = dir.path().join("helper.pid");
+    let command = format!(
+        "sh {} {} {}",
+        shim("with-helper.sh"),
+        shell_quote(&pidfile.to_string_lossy()),
+        reference_server()
+    );
+    within(Duration::from_secs(60), move || {
+        let report = certify_through(&command, "options-defaults/", Duration::from_secs(5));
+        assert!(report.trials.iter().all(|t| t.outcome == Outcome::Pass));
+    });
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .expect("the helper's pid")
+        .trim()
+        .parse()
+        .expect("a pid");
+    // Once the backend handle is gone, its whole group is: the helper ends within moments
+    // (and, reparented, is reaped by whoever adopted it).
+    let proc_dir = PathBuf::from(format!("/proc/{pid}"));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let alive = || {
+        std::fs::read_to_string(proc_dir.join("stat"))
+            .map(|stat| !stat.contains(") Z "))
+            .unwrap_or(false)
+    };
+    while alive() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!alive(), "the helper {pid} outlived the run");
+}
