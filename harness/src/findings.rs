@@ -26,6 +26,9 @@ pub enum FindingError {
         /// The error.
         source: std::io::Error,
     },
+    /// An input could not be read, or is larger than its cap.
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
     /// No fuzz target has this name.
     #[error("no fuzz target {0:?} (targets: {targets})", targets = target_names())]
     UnknownTarget(String),
@@ -269,7 +272,7 @@ pub fn promote(
     input: &Path,
     opts: &PromoteOptions,
 ) -> Result<Promotion, FindingError> {
-    let data = std::fs::read(input).map_err(io(input))?;
+    let data = crate::input::read_file(input, crate::input::MAX_SCENARIO)?;
     let (scenario, label) = finding_scenario(input, &data, opts.target.as_deref())?;
     let spec = Spec::embedded();
 
@@ -326,10 +329,14 @@ pub fn promote(
         profile: (!shared).then_some(profile),
     };
 
-    let existing = match std::fs::read_to_string(&opts.table) {
+    let existing = match crate::input::read_text(&opts.table, crate::input::MAX_TABLE) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(io(&opts.table)(e)),
+        Err(crate::input::InputError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            String::new()
+        }
+        Err(e) => return Err(e.into()),
     };
     let body = toml::to_string(&CaseFile { case: [&case] })
         .map_err(|e| FindingError::Invalid(e.to_string()))?;

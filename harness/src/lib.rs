@@ -10,6 +10,7 @@ pub mod expectations;
 pub mod findings;
 pub mod fuzz;
 pub mod gen;
+pub mod input;
 pub mod judging;
 pub mod libtest;
 pub mod oracle;

@@ -90,7 +90,7 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
             ..Config::default()
         };
         if let Ok(path) = std::env::var("GE_CONFORMANCE_EXPECTATIONS") {
-            let text = std::fs::read_to_string(&path)
+            let text = crate::input::read_text(path.as_ref(), crate::input::MAX_EXPECTATIONS)
                 .unwrap_or_else(|e| panic!("GE_CONFORMANCE_EXPECTATIONS={path}: {e}"));
             config.expectations =
                 Expectations::parse(&text).unwrap_or_else(|e| panic!("{path}: {e}"));

@@ -1,7 +1,7 @@
 //! The `ge-conformance` command line: print the contract, evaluate one scenario, certify a
 //! backend, verify a report bundle, explain a clause, seed the fuzzers and promote findings.
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -585,18 +585,17 @@ fn eval(
     let scenario: Scenario = match table_case {
         Some(c) => c.case.scenario.clone(),
         None => {
-            let text = match &scenario {
-                Some(path) => std::fs::read_to_string(path)
-                    .map_err(|e| Usage(format!("{}: {e}", path.display())))?,
-                None => {
-                    let mut s = String::new();
-                    std::io::stdin()
-                        .read_to_string(&mut s)
-                        .map_err(|e| Usage(format!("standard input: {e}")))?;
-                    s
-                }
-            };
-            serde_json::from_str(&text).map_err(|e| Usage(format!("not a scenario: {e}")))?
+            let cap = ge_conformance::input::MAX_SCENARIO;
+            let data = match &scenario {
+                Some(path) => ge_conformance::input::read_file(path, cap),
+                None => ge_conformance::input::read_capped(
+                    std::io::stdin().lock(),
+                    cap,
+                    "standard input",
+                ),
+            }
+            .map_err(|e| Usage(e.to_string()))?;
+            serde_json::from_slice(&data).map_err(|e| Usage(format!("not a scenario: {e}")))?
         }
     };
     let handle = open_backend(backend, timeout_ms, profile)?;
@@ -695,8 +694,9 @@ fn certify_cmd(
 ) -> Result<ExitCode, Usage> {
     let expectations = match expectations {
         Some(path) => {
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| Usage(format!("{}: {e}", path.display())))?;
+            let text =
+                ge_conformance::input::read_text(&path, ge_conformance::input::MAX_EXPECTATIONS)
+                    .map_err(|e| Usage(e.to_string()))?;
             Expectations::parse(&text).map_err(|e| Usage(format!("{}: {e}", path.display())))?
         }
         None => Expectations::default(),

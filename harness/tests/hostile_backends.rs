@@ -179,3 +179,46 @@ fn a_helper_in_the_backends_process_group_does_not_outlive_the_run() {
     }
     assert!(!alive(), "the helper {pid} outlived the run");
 }
+
+/// Runs the command line tool with `args`, standard input from `stdin` (a file), within a
+/// hard limit; returns the exit status and standard error.
+fn cli_within(args: &[&str], stdin: Option<&str>) -> (Option<i32>, String) {
+    let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+    let stdin = stdin.map(str::to_owned);
+    within(Duration::from_secs(60), move || {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_ge-conformance"));
+        command.args(&args);
+        if let Some(path) = stdin {
+            command.stdin(std::fs::File::open(path).expect("the input file"));
+        }
+        let o = command.output().expect("run ge-conformance");
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    })
+}
+
+#[cfg(unix)]
+#[test]
+fn endless_inputs_are_refused_by_their_cap() {
+    // A scenario file, standard input, and a waiver file that never end.
+    for (args, stdin) in [
+        (vec!["eval", "--scenario", "/dev/zero"], None),
+        (vec!["eval"], Some("/dev/zero")),
+        (
+            vec!["certify", "--cases", "1", "--expectations", "/dev/zero"],
+            None,
+        ),
+    ] {
+        let (code, err) = cli_within(&args, stdin);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("the most this input may hold"),
+            "{args:?}: {err}"
+        );
+    }
+    // The reference server ends its session on a line past the protocol's cap.
+    let (code, _) = cli_within(&["serve-reference"], Some("/dev/zero"));
+    assert_eq!(code, Some(0));
+}

@@ -1,7 +1,7 @@
 //! The server side of the protocol: answers the harness's hello and requests with any
 //! [`Backend`], one JSON line per message (what `ge-conformance serve-reference` runs).
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
@@ -80,15 +80,31 @@ pub fn serve_profiles(
     mut output: impl Write,
 ) -> io::Result<()> {
     let mut greeted = false;
-    for line in input.lines() {
-        let line = line?;
+    let mut input = input;
+    let mut raw = Vec::new();
+    loop {
+        raw.clear();
+        let limit = super::client::MAX_LINE as u64 + 1;
+        if (&mut input).take(limit).read_until(b'\n', &mut raw)? == 0 {
+            return Ok(());
+        }
+        if raw.len() > super::client::MAX_LINE {
+            // The rest of the line cannot be skipped without reading it: end the session.
+            let why = format!(
+                "a line longer than {} bytes; this backend stops here",
+                super::client::MAX_LINE
+            );
+            return send(&mut output, &error(None, why));
+        }
+        let line = String::from_utf8_lossy(&raw);
+        let line = line.trim_end_matches(['\n', '\r']);
         if line.trim().is_empty() {
             continue;
         }
-        let message: HarnessMessage = match serde_json::from_str(&line) {
+        let message: HarnessMessage = match serde_json::from_str(line) {
             Ok(m) => m,
             Err(e) => {
-                let value: Option<serde_json::Value> = serde_json::from_str(&line).ok();
+                let value: Option<serde_json::Value> = serde_json::from_str(line).ok();
                 let offered = value
                     .as_ref()
                     .filter(|v| v.get("type").and_then(|t| t.as_str()) == Some("hello"))
@@ -144,7 +160,6 @@ pub fn serve_profiles(
             HarnessMessage::Request(request) => send(&mut output, &answer(backend, &request))?,
         }
     }
-    Ok(())
 }
 
 #[cfg(test)]
