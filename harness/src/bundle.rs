@@ -17,6 +17,35 @@ pub const MANIFEST: &str = "MANIFEST.sha256";
 /// The report files of a bundle.
 pub const FILES: [&str; 4] = ["report.json", "report.md", "report.xml", "report.txt"];
 
+/// The largest file `verify` reads from a bundle: a bundle is untrusted input.
+pub const MAX_BUNDLE_FILE: u64 = 64 << 20;
+
+/// Reads a file of an untrusted bundle: a regular file only (a link, FIFO, device or socket is
+/// refused without being opened; the file is opened without following links and without
+/// blocking, then checked again), at most [`MAX_BUNDLE_FILE`] bytes.
+fn read_untrusted(path: &Path) -> Result<Vec<u8>, String> {
+    let meta = fs::symlink_metadata(path).map_err(|e| e.to_string())?;
+    if !meta.file_type().is_file() {
+        return Err("is not a regular file (a link, directory, FIFO or device)".to_owned());
+    }
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use rustix::fs::OFlags;
+        use std::os::unix::fs::OpenOptionsExt;
+        let flags = OFlags::NOFOLLOW | OFlags::NONBLOCK;
+        options.custom_flags(flags.bits() as i32);
+    }
+    let file = options.open(path).map_err(|e| e.to_string())?;
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("is not a regular file".to_owned());
+    }
+    crate::input::read_capped(file, MAX_BUNDLE_FILE, &path.display().to_string())
+        .map_err(|e| e.to_string())
+}
+
 /// A problem with a bundle.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BundleError {
@@ -47,9 +76,81 @@ fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// Writes `report` as a bundle into `dir` (created if missing).
-pub fn write(report: &Report, dir: &Path) -> Result<(), BundleError> {
-    fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+/// What `dir` holds now, as far as writing a bundle there is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Destination {
+    /// Nothing there yet.
+    Missing,
+    /// An empty directory.
+    Empty,
+    /// An earlier bundle: report files and a manifest, nothing else.
+    Bundle,
+}
+
+/// Says whether a bundle may be written into `dir`: a new or empty directory, or an earlier
+/// bundle when `force` is set. A link, a file, or a directory holding anything else is refused,
+/// so a bundle never overwrites a user's files or writes through a planted link.
+pub fn check_destination(dir: &Path, force: bool) -> Result<(), BundleError> {
+    destination(dir, force).map(|_| ())
+}
+
+fn destination(dir: &Path, force: bool) -> Result<Destination, BundleError> {
+    let refuse = |why: &str| BundleError::Io {
+        path: dir.display().to_string(),
+        message: why.to_owned(),
+    };
+    let meta = match fs::symlink_metadata(dir) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Destination::Missing),
+        Err(e) => return Err(io(dir, e)),
+    };
+    if meta.file_type().is_symlink() {
+        return Err(refuse(
+            "is a symbolic link; a bundle is written into a real directory only",
+        ));
+    }
+    if !meta.is_dir() {
+        return Err(refuse("exists and is not a directory"));
+    }
+    let mut names = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| io(dir, e))? {
+        let entry = entry.map_err(|e| io(dir, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let regular = entry.file_type().is_ok_and(|t| t.is_file());
+        if !regular || !(name == MANIFEST || FILES.contains(&name.as_str())) {
+            return Err(refuse(&format!(
+                "holds `{name}`, which is not part of a report bundle; give a new or empty directory"
+            )));
+        }
+        names.push(name);
+    }
+    if names.is_empty() {
+        return Ok(Destination::Empty);
+    }
+    if !force {
+        return Err(refuse(
+            "holds an earlier report bundle; pass --force to replace it",
+        ));
+    }
+    Ok(Destination::Bundle)
+}
+
+/// Writes `report` as a bundle into `dir`: a new or empty directory, or, with `force`, one
+/// holding an earlier bundle (see [`check_destination`]). The files are written into a fresh
+/// directory beside `dir`, each created new, and that directory is renamed into place: a run
+/// that stops half-way leaves no half bundle, and two runs writing to the same place never mix
+/// their files (the later one is refused, or, with `force`, replaces the earlier one whole).
+pub fn write(report: &Report, dir: &Path, force: bool) -> Result<(), BundleError> {
+    let found = destination(dir, force)?;
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    fs::create_dir_all(&parent).map_err(|e| io(&parent, e))?;
+    let staging = tempfile::Builder::new()
+        .prefix(".ge-conformance-bundle-")
+        .tempdir_in(&parent)
+        .map_err(|e| io(&parent, e))?;
     let contents = [
         report.to_json(),
         report.to_markdown(),
@@ -58,19 +159,56 @@ pub fn write(report: &Report, dir: &Path) -> Result<(), BundleError> {
     ];
     let mut manifest = String::new();
     for (name, text) in FILES.iter().zip(contents) {
-        let path = dir.join(name);
-        fs::write(&path, &text).map_err(|e| io(&path, e))?;
+        create_new(&staging.path().join(name), text.as_bytes())?;
         manifest.push_str(&format!("{}  {name}\n", sha256_hex(text.as_bytes())));
     }
-    let path = dir.join(MANIFEST);
-    fs::write(&path, manifest).map_err(|e| io(&path, e))
+    create_new(&staging.path().join(MANIFEST), manifest.as_bytes())?;
+    let raced = |e: std::io::Error| BundleError::Io {
+        path: dir.display().to_string(),
+        message: format!("another run wrote here at the same time ({e}); nothing was written"),
+    };
+    match found {
+        // rename(2) puts a directory in place of nothing, or of an empty directory, at once.
+        Destination::Missing | Destination::Empty => {
+            fs::rename(staging.path(), dir).map_err(raced)?;
+        }
+        Destination::Bundle => {
+            let old = tempfile::Builder::new()
+                .prefix(".ge-conformance-replaced-")
+                .tempdir_in(&parent)
+                .map_err(|e| io(&parent, e))?;
+            let aside = old.path().join("bundle");
+            fs::rename(dir, &aside).map_err(raced)?;
+            fs::rename(staging.path(), dir).map_err(raced)?;
+        }
+    }
+    // The staging directory is the bundle now: nothing is left to remove under its old name.
+    let _ = staging.keep();
+    Ok(())
+}
+
+/// Creates `path`, which must not exist (no link is followed), with `bytes`.
+fn create_new(path: &Path, bytes: &[u8]) -> Result<(), BundleError> {
+    use std::io::Write;
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| io(path, e))?;
+    file.write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| io(path, e))
 }
 
 /// Verifies a bundle: every file listed with the right digest, nothing missing or extra, and a
 /// report made against this suite's spec tables. Returns the report on success.
 pub fn verify(dir: &Path) -> Result<Report, BundleError> {
     let manifest_path = dir.join(MANIFEST);
-    let manifest = fs::read_to_string(&manifest_path).map_err(|e| io(&manifest_path, e))?;
+    let manifest = read_untrusted(&manifest_path).map_err(|message| BundleError::Io {
+        path: manifest_path.display().to_string(),
+        message,
+    })?;
+    let manifest = String::from_utf8_lossy(&manifest);
     let mut findings = Vec::new();
     let mut listed = BTreeMap::new();
     for (n, line) in manifest.lines().enumerate() {
@@ -90,13 +228,20 @@ pub fn verify(dir: &Path) -> Result<Report, BundleError> {
             findings.push(format!("{name} is not in the manifest"));
         }
     }
+    let mut read = BTreeMap::new();
     for (name, digest) in &listed {
-        match fs::read(dir.join(name)) {
-            Ok(bytes) if sha256_hex(&bytes) == *digest => {}
+        let path = dir.join(name);
+        match read_untrusted(&path) {
+            Ok(bytes) if sha256_hex(&bytes) == *digest => {
+                read.insert(name.clone(), bytes);
+            }
             Ok(_) => findings.push(format!(
                 "{name} was changed (digest differs from the manifest)"
             )),
-            Err(_) => findings.push(format!("{name} is missing")),
+            Err(_) if fs::symlink_metadata(&path).is_err() => {
+                findings.push(format!("{name} is missing"));
+            }
+            Err(why) => findings.push(format!("{name}: {why}")),
         }
     }
     let entries = fs::read_dir(dir).map_err(|e| io(dir, e))?;
@@ -106,10 +251,9 @@ pub fn verify(dir: &Path) -> Result<Report, BundleError> {
             findings.push(format!("{name} is not in the manifest (extra file)"));
         }
     }
-    let report_path = dir.join("report.json");
-    let report: Option<Report> = fs::read_to_string(&report_path)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok());
+    let report: Option<Report> = read
+        .get("report.json")
+        .and_then(|bytes| serde_json::from_slice(bytes).ok());
     match &report {
         None => findings.push("report.json is not a readable report".to_owned()),
         Some(r) if r.meta.spec_digest != Spec::embedded().digest() => findings.push(format!(
@@ -117,7 +261,7 @@ pub fn verify(dir: &Path) -> Result<Report, BundleError> {
             r.meta.spec_digest,
             Spec::embedded().digest()
         )),
-        Some(r) => findings.extend(recheck(r, dir)),
+        Some(r) => findings.extend(recheck(r, &read)),
     }
     match (findings.is_empty(), report) {
         (true, Some(r)) => Ok(r),
@@ -129,7 +273,7 @@ pub fn verify(dir: &Path) -> Result<Report, BundleError> {
 /// follows from them (a filtered run is never a certification), and the text, Markdown and
 /// JUnit files are renderings of the same report. A manifest recomputed after an edit does not
 /// hide a verdict that does not follow.
-fn recheck(r: &Report, dir: &Path) -> Vec<String> {
+fn recheck(r: &Report, read: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
     let mut findings = Vec::new();
     let (totals, clauses, options) = report::tallies(&r.trials);
     if r.totals != totals {
@@ -155,11 +299,11 @@ fn recheck(r: &Report, dir: &Path) -> Vec<String> {
         ("report.md", r.to_markdown()),
         ("report.xml", r.to_junit()),
     ] {
-        match fs::read(dir.join(name)) {
-            Ok(bytes) if bytes == rendered.as_bytes() => {}
-            Ok(_) => findings.push(format!("{name} does not say what report.json says")),
+        match read.get(name) {
+            Some(bytes) if bytes == rendered.as_bytes() => {}
+            Some(_) => findings.push(format!("{name} does not say what report.json says")),
             // Reported with the manifest check.
-            Err(_) => {}
+            None => {}
         }
     }
     findings

@@ -136,6 +136,10 @@ enum Command {
         /// Write the report bundle (reports plus a SHA-256 manifest) into this directory.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Replace the earlier bundle in the `--out` directory (without it, a directory that
+        /// is not new or empty is refused before the run).
+        #[arg(long, requires = "out")]
+        force: bool,
         /// Format of the report printed on standard output.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
@@ -276,6 +280,7 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             seed,
             expectations,
             out,
+            force,
             format,
             filter,
             timeout_ms,
@@ -286,7 +291,7 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             cases,
             seed,
             expectations,
-            out,
+            out.map(|dir| (dir, force)),
             format,
             filter,
             timeout_ms,
@@ -686,12 +691,16 @@ fn certify_cmd(
     cases: u32,
     seed: u64,
     expectations: Option<PathBuf>,
-    out: Option<PathBuf>,
+    out: Option<(PathBuf, bool)>,
     format: Format,
     filter: Option<String>,
     timeout_ms: u64,
     judging: Judging,
 ) -> Result<ExitCode, Usage> {
+    // A bundle directory that would be refused is refused before a long run, not after it.
+    if let Some((dir, force)) = &out {
+        bundle::check_destination(dir, *force).map_err(|e| Usage(e.to_string()))?;
+    }
     let expectations = match expectations {
         Some(path) => {
             let text =
@@ -743,8 +752,8 @@ fn certify_cmd(
         Format::Junit => report.to_junit(),
     };
     outn!("{text}");
-    if let Some(dir) = out {
-        bundle::write(&report, &dir).map_err(|e| Usage(e.to_string()))?;
+    if let Some((dir, force)) = out {
+        bundle::write(&report, &dir, force).map_err(|e| Usage(e.to_string()))?;
         eprintln!("report bundle written to {}", dir.display());
     }
     Ok(match report.verdict {

@@ -365,13 +365,13 @@ fn bundles_verify_and_catch_tampering() {
     };
     let report = run(&Reference, &cfg);
     let dir = tempfile::tempdir().expect("temp dir");
-    bundle::write(&report, dir.path()).expect("bundle written");
+    bundle::write(&report, dir.path(), false).expect("bundle written");
     let back = bundle::verify(dir.path()).expect("a fresh bundle verifies");
     assert_eq!(back, report);
 
     let check = |mutate: &dyn Fn(&std::path::Path), expect: &str| {
         let d = tempfile::tempdir().expect("temp dir");
-        bundle::write(&report, d.path()).expect("bundle written");
+        bundle::write(&report, d.path(), false).expect("bundle written");
         mutate(d.path());
         let err = bundle::verify(d.path())
             .expect_err("tampering is caught")

@@ -214,7 +214,7 @@ fn verify_recomputes_the_verdict_and_totals_of_an_edited_bundle() {
     ];
     for (what, edit) in edits {
         let dir = tempfile::tempdir().expect("a temporary directory");
-        bundle::write(&report, dir.path()).expect("written");
+        bundle::write(&report, dir.path(), false).expect("written");
         assert!(
             bundle::verify(dir.path()).is_ok(),
             "a fresh bundle verifies"
