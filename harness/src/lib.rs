@@ -18,3 +18,4 @@ pub mod pattern;
 pub mod protocol;
 pub mod report;
 pub mod runner;
+pub mod sandbox;

@@ -4,6 +4,8 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
+use crate::sandbox::Sandbox;
+
 use ge_spec::{Backend, Observation, Scenario, TableCase};
 
 use crate::judging::Judging;
@@ -126,9 +128,9 @@ impl Verdict {
 /// (RAM-backed: creating and removing a directory there costs microseconds, on a disk
 /// filesystem about a tenth of a millisecond, which dominated the weights fuzz targets), else
 /// under the system's temporary directory.
-pub fn sandbox(scenario: &Scenario) -> std::io::Result<Option<tempfile::TempDir>> {
+pub fn sandbox(scenario: &Scenario) -> std::io::Result<Sandbox> {
     if !matches!(scenario, Scenario::Weights(_)) {
-        return Ok(None);
+        return Ok(Sandbox::none());
     }
     static ROOT: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
     let root = ROOT.get_or_init(|| {
@@ -139,16 +141,12 @@ pub fn sandbox(scenario: &Scenario) -> std::io::Result<Option<tempfile::TempDir>
             std::env::temp_dir()
         }
     });
-    tempfile::Builder::new()
-        .prefix("ge-sandbox-")
-        .tempdir_in(root)
-        .or_else(|_| tempfile::tempdir())
-        .map(Some)
+    Sandbox::new_in(root)
 }
 
-/// The path of an optional sandbox; the empty path stands for "no sandbox".
-pub fn sandbox_path(dir: &Option<tempfile::TempDir>) -> &Path {
-    dir.as_ref().map_or(Path::new(""), |d| d.path())
+/// The path of a sandbox; the empty path stands for "no sandbox".
+pub fn sandbox_path(dir: &Sandbox) -> &Path {
+    dir.path()
 }
 
 /// How the message of a backend that panicked starts.

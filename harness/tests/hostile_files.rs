@@ -151,3 +151,110 @@ fn verify_reads_a_hostile_bundle_without_hanging() {
         );
     }
 }
+
+/// The reference, but each weights answer leaves something foreign in the sandbox.
+#[cfg(unix)]
+struct Leaves(&'static str);
+
+#[cfg(unix)]
+impl ge_spec::Backend for Leaves {
+    fn name(&self) -> &str {
+        "leaves"
+    }
+
+    fn capabilities(&self) -> std::collections::BTreeSet<ge_spec::Capability> {
+        [ge_spec::Capability::Weights].into_iter().collect()
+    }
+
+    fn weights(
+        &self,
+        scenario: &ge_spec::vocab::WeightsScenario,
+        sandbox: &Path,
+    ) -> ge_spec::Answer<ge_spec::vocab::WeightsObservation> {
+        let o = Reference.weights(scenario, sandbox)?;
+        let trap = sandbox.join("trap");
+        match self.0 {
+            "fifo" => {
+                let _ = rustix::fs::mknodat(
+                    rustix::fs::CWD,
+                    &trap,
+                    rustix::fs::FileType::Fifo,
+                    rustix::fs::Mode::from_raw_mode(0o644),
+                    0,
+                );
+            }
+            "sparse" => {
+                if let Ok(f) = std::fs::File::create(&trap) {
+                    let _ = f.set_len(3 << 30);
+                }
+            }
+            _ => {}
+        }
+        Ok(o)
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn foreign_files_in_the_sandbox_fail_the_trial_without_hanging() {
+    use ge_conformance::report::Outcome;
+    for what in ["fifo", "sparse"] {
+        let report = within(Duration::from_secs(120), move || {
+            let cfg = Config {
+                cases: 2,
+                filter: Some("weights-modes/".into()),
+                ..Config::default()
+            };
+            certify(&Leaves(what), &cfg, &mut |_, _, _| {}).expect("a run")
+        });
+        // WGT-005 and WGT-007 are the suite's own clauses: a deviation at level documented.
+        let failed: Vec<_> = report
+            .trials
+            .iter()
+            .filter(|t| matches!(t.outcome, Outcome::Fail | Outcome::Deviation))
+            .collect();
+        assert!(!failed.is_empty(), "{what}");
+        for t in failed {
+            let m = t.message.clone().unwrap_or_default();
+            assert!(
+                m.contains("trap is a FIFO") || m.contains("trap is a file of"),
+                "{what}: {}: {m}",
+                t.name
+            );
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_mount_in_the_sandbox_is_left_and_never_deleted_through() {
+    let outside = tempfile::tempdir().expect("a temporary directory");
+    std::fs::write(outside.path().join("precious"), "keep me").expect("write");
+    let root = tempfile::tempdir().expect("a temporary directory");
+    let sandbox = ge_conformance::sandbox::Sandbox::new_in(root.path()).expect("a sandbox");
+    let mnt = sandbox.path().join("mnt");
+    std::fs::create_dir(&mnt).expect("mkdir");
+    let mounted = std::process::Command::new("mount")
+        .args(["--bind"])
+        .arg(outside.path())
+        .arg(&mnt)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("skipped: this test needs to bind-mount a directory (root, and mount(8))");
+        return;
+    }
+    let found = ge_conformance::sandbox::walk(sandbox.path());
+    assert!(
+        matches!(&found["mnt"], ge_conformance::sandbox::Entry::Foreign(w) if w.contains("mount")),
+        "{found:?}"
+    );
+    assert!(!found.contains_key("mnt/precious"), "{found:?}");
+    let left = ge_conformance::sandbox::remove(sandbox.path());
+    let _ = std::process::Command::new("umount").arg(&mnt).status();
+    assert!(left.contains(&"mnt".to_owned()), "{left:?}");
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("precious")).expect("still there"),
+        "keep me"
+    );
+}

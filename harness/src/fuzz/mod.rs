@@ -461,7 +461,7 @@ pub fn weights_fs(data: &[u8]) -> Verdict {
         return Verdict::Reject;
     }
     let scenario = ge_spec::Scenario::Weights(s.clone());
-    let Ok(Some(dir)) = crate::runner::sandbox(&scenario) else {
+    let Ok(dir) = crate::runner::sandbox(&scenario) else {
         return Verdict::Reject;
     };
     let Ok(Ok(ge_spec::Observation::Weights(o))) =

@@ -9,7 +9,7 @@
 use ge_spec::vocab::weights::resolve_in_sandbox;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ge_spec::vocab::weights::{
     decode_hex, NodeType, SetupStep, WeightsObservation, WeightsScenario, WorkPathEnv,
@@ -22,6 +22,7 @@ use super::diagnostics::{self, Expected as ExpectedDiagnostic};
 use super::options::{Context, Reading, Values};
 use super::Violation;
 use crate::judging::Judging;
+use crate::sandbox::Entry;
 
 /// The options a load acts on.
 const KEYS: [OptionKey; 2] = [OptionKey::ExternalWeight, OptionKey::ExternalWeightDir];
@@ -693,38 +694,6 @@ fn unreachable_node(name: &str) -> ge_spec::vocab::weights::NodeConversion {
     }
 }
 
-/// One entry of the sandbox, as found on disk without following links.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Entry {
-    Dir,
-    File(Vec<u8>),
-    Link(PathBuf),
-}
-
-fn walk(dir: &Path, prefix: &str, out: &mut BTreeMap<String, Entry>) {
-    let Ok(read) = fs::read_dir(dir) else { return };
-    for entry in read.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let r = if prefix.is_empty() {
-            name
-        } else {
-            format!("{prefix}/{name}")
-        };
-        let path = entry.path();
-        let Ok(meta) = fs::symlink_metadata(&path) else {
-            continue;
-        };
-        if meta.file_type().is_symlink() {
-            out.insert(r, Entry::Link(fs::read_link(&path).unwrap_or_default()));
-        } else if meta.is_dir() {
-            out.insert(r.clone(), Entry::Dir);
-            walk(&path, &r, out);
-        } else {
-            out.insert(r, Entry::File(fs::read(&path).unwrap_or_default()));
-        }
-    }
-}
-
 /// What the setup steps leave in the sandbox: path -> entry (parents included).
 fn planted(scenario: &WeightsScenario, sandbox: &Path) -> BTreeMap<String, Entry> {
     let mut out = BTreeMap::new();
@@ -825,8 +794,9 @@ pub fn check_sandbox(
     let mut v = Vec::new();
     let o = observation;
     let e = expected(profile, scenario);
-    let mut found = BTreeMap::new();
-    walk(sandbox, "", &mut found);
+    // Walked without trusting it: links not followed, only regular files opened, no mount
+    // entered (crate::sandbox).
+    let found = crate::sandbox::walk(sandbox);
     let plants = planted(scenario, sandbox);
     let temporary = matches!(e.tier, Some(t) if t != Tier::User);
     let user_dir = if e.tier == Some(Tier::User) {
@@ -928,6 +898,14 @@ pub fn check_sandbox(
     let dir = e.dir.clone().filter(|_| !e.refused && e.mode != 0);
     for (path, entry) in &found {
         if plants.contains_key(path) {
+            continue;
+        }
+        if let Entry::Foreign(what) = entry {
+            let inside = dir.as_deref().is_some_and(|d| under(path, d));
+            v.push(Violation::new(
+                if inside { "WGT-005" } else { "WGT-007" },
+                format!("{path} is {what}: a backend leaves only weight files and directories"),
+            ));
             continue;
         }
         let allowed_dir = matches!(entry, Entry::Dir)

@@ -1,0 +1,308 @@
+//! The weights sandbox, handled without trusting what a backend left in it: walked without
+//! following links or opening anything but regular files, read with a size cap, and removed
+//! without ever crossing into a file system mounted inside it.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The largest file read back from a sandbox: twice the weights a scenario may hold
+/// ([`ge_spec::vocab::weights::MAX_WEIGHT_BYTES`]), room for any alignment padding. A larger
+/// file is reported, not read.
+pub const MAX_SANDBOX_FILE: u64 = 2 * ge_spec::vocab::weights::MAX_WEIGHT_BYTES;
+
+/// One entry of the sandbox, as found on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    /// A directory.
+    Dir,
+    /// A regular file and its bytes.
+    File(Vec<u8>),
+    /// A symbolic link and its target, not followed.
+    Link(PathBuf),
+    /// Something a sandbox must not hold, or the harness cannot inspect: what it is.
+    Foreign(String),
+}
+
+/// True when `path` is the root of a mount (Linux's `statx` says so), or lies on another
+/// device than `dev`: the harness neither looks nor deletes past it.
+fn is_mount(path: &Path, meta: &fs::Metadata, dev: u64) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if meta.dev() != dev {
+            return true;
+        }
+    }
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{statx, AtFlags, StatxAttributes, StatxFlags, CWD};
+        if let Ok(r) = statx(
+            CWD,
+            path,
+            AtFlags::NO_AUTOMOUNT | AtFlags::SYMLINK_NOFOLLOW,
+            StatxFlags::empty(),
+        ) {
+            if r.stx_attributes_mask.contains(StatxAttributes::MOUNT_ROOT)
+                && r.stx_attributes.contains(StatxAttributes::MOUNT_ROOT)
+            {
+                return true;
+            }
+        }
+    }
+    let _ = (path, meta, dev);
+    false
+}
+
+fn device(meta: &fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        meta.dev()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        0
+    }
+}
+
+/// Reads a regular file without following a link or blocking, at most
+/// [`MAX_SANDBOX_FILE`] bytes.
+fn read_regular(path: &Path) -> Result<Vec<u8>, String> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use rustix::fs::OFlags;
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags((OFlags::NOFOLLOW | OFlags::NONBLOCK).bits() as i32);
+    }
+    let file = options
+        .open(path)
+        .map_err(|e| format!("a file the harness cannot read ({e})"))?;
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file once opened".to_owned());
+    }
+    if meta.len() > MAX_SANDBOX_FILE {
+        return Err(format!(
+            "a file of {} bytes, more than any weight file can be ({MAX_SANDBOX_FILE})",
+            meta.len()
+        ));
+    }
+    crate::input::read_capped(file, MAX_SANDBOX_FILE, "")
+        .map_err(|_| format!("a file that grew past {MAX_SANDBOX_FILE} bytes while it was read"))
+}
+
+/// Every entry under `root`, by sandbox-relative path (`a/b`), without following links,
+/// opening only regular files, and not entering a mount.
+pub fn walk(root: &Path) -> std::collections::BTreeMap<String, Entry> {
+    let mut out = std::collections::BTreeMap::new();
+    if let Ok(meta) = fs::symlink_metadata(root) {
+        walk_in(root, "", device(&meta), &mut out);
+    }
+    out
+}
+
+fn walk_in(
+    dir: &Path,
+    prefix: &str,
+    dev: u64,
+    out: &mut std::collections::BTreeMap<String, Entry>,
+) {
+    let Ok(read) = fs::read_dir(dir) else { return };
+    for entry in read.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let r = if prefix.is_empty() {
+            name
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let path = entry.path();
+        let Ok(meta) = fs::symlink_metadata(&path) else {
+            continue;
+        };
+        let kind = meta.file_type();
+        let found = if kind.is_symlink() {
+            Entry::Link(fs::read_link(&path).unwrap_or_default())
+        } else if kind.is_dir() {
+            if is_mount(&path, &meta, dev) {
+                Entry::Foreign("a mount point (another file system mounted in the sandbox)".into())
+            } else if fs::read_dir(&path).is_err() {
+                Entry::Foreign("a directory the harness cannot read".into())
+            } else {
+                out.insert(r.clone(), Entry::Dir);
+                walk_in(&path, &r, dev, out);
+                continue;
+            }
+        } else if kind.is_file() {
+            match read_regular(&path) {
+                Ok(bytes) => Entry::File(bytes),
+                Err(why) => Entry::Foreign(why),
+            }
+        } else {
+            Entry::Foreign(special_kind(&kind).to_owned())
+        };
+        out.insert(r, found);
+    }
+}
+
+fn special_kind(kind: &fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_block_device() || kind.is_char_device() {
+            return "a device file";
+        }
+    }
+    let _ = kind;
+    "neither a file, a directory nor a link"
+}
+
+/// Removes `root` and everything under it that the harness may remove: links as links, never
+/// what they point at; directories a backend made unreadable are opened up first (they are the
+/// harness's own); a mount inside is left in place, never deleted through. Returns the
+/// sandbox-relative paths left behind.
+pub fn remove(root: &Path) -> Vec<String> {
+    let mut left = Vec::new();
+    if let Ok(meta) = fs::symlink_metadata(root) {
+        remove_in(root, "", device(&meta), &mut left);
+    }
+    left
+}
+
+fn remove_in(path: &Path, rel: &str, dev: u64, left: &mut Vec<String>) {
+    let Ok(meta) = fs::symlink_metadata(path) else {
+        return;
+    };
+    if !meta.file_type().is_dir() {
+        if fs::remove_file(path).is_err() {
+            left.push(rel.to_owned());
+        }
+        return;
+    }
+    if !rel.is_empty() && is_mount(path, &meta, dev) {
+        left.push(rel.to_owned());
+        return;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = fs::set_permissions(path, fs::Permissions::from_mode(0o700));
+    }
+    if let Ok(read) = fs::read_dir(path) {
+        for entry in read.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let child = if rel.is_empty() {
+                name
+            } else {
+                format!("{rel}/{name}")
+            };
+            remove_in(&entry.path(), &child, dev, left);
+        }
+    }
+    if fs::remove_dir(path).is_err() && !left.iter().any(|l| l.starts_with(rel)) {
+        left.push(if rel.is_empty() {
+            ".".into()
+        } else {
+            rel.to_owned()
+        });
+    }
+}
+
+/// A sandbox directory for one weights trial. Dropping it removes it with [`remove`], never
+/// crossing into a mount; what could not be removed is left, and named on standard error.
+#[derive(Debug, Default)]
+pub struct Sandbox {
+    dir: Option<PathBuf>,
+}
+
+impl Sandbox {
+    /// A new, empty sandbox directory under `root` (or the system's temporary directory).
+    pub fn new_in(root: &Path) -> std::io::Result<Sandbox> {
+        let dir = tempfile::Builder::new()
+            .prefix("ge-sandbox-")
+            .tempdir_in(root)
+            .or_else(|_| tempfile::tempdir())?;
+        Ok(Sandbox {
+            dir: Some(dir.keep()),
+        })
+    }
+
+    /// No sandbox: the capabilities that never touch a file system.
+    pub fn none() -> Sandbox {
+        Sandbox::default()
+    }
+
+    /// Its path; the empty path stands for "no sandbox".
+    pub fn path(&self) -> &Path {
+        self.dir.as_deref().unwrap_or(Path::new(""))
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        if let Some(dir) = self.dir.take() {
+            let left = remove(&dir);
+            if !left.is_empty() {
+                eprintln!(
+                    "[ge-conformance] the sandbox {} keeps what the harness may not remove: {}",
+                    dir.display(),
+                    left.join(", ")
+                );
+            }
+        }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn foreign_entries_are_named_and_never_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        std::os::unix::fs::symlink("/dev/zero", dir.path().join("zero")).unwrap();
+        let sparse = fs::File::create(dir.path().join("sparse")).unwrap();
+        sparse.set_len(MAX_SANDBOX_FILE + 1).unwrap();
+        fs::write(dir.path().join("small"), b"abc").unwrap();
+        let found = walk(dir.path());
+        assert_eq!(found["fifo"], Entry::Foreign("a FIFO".into()));
+        assert_eq!(found["zero"], Entry::Link("/dev/zero".into()));
+        assert!(matches!(&found["sparse"], Entry::Foreign(w) if w.contains("bytes")));
+        assert_eq!(found["small"], Entry::File(b"abc".to_vec()));
+    }
+
+    #[test]
+    fn a_locked_directory_is_reported_and_still_removed() {
+        let root = tempfile::tempdir().unwrap();
+        let sandbox = Sandbox::new_in(root.path()).unwrap();
+        let locked = sandbox.path().join("locked");
+        fs::create_dir(&locked).unwrap();
+        fs::write(locked.join("inside"), b"x").unwrap();
+        fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+        let path = sandbox.path().to_path_buf();
+        // As root every directory is readable; otherwise the walk names it.
+        if fs::read_dir(&locked).is_err() {
+            assert!(matches!(&walk(&path)["locked"], Entry::Foreign(_)));
+        }
+        drop(sandbox);
+        assert!(!path.exists(), "the sandbox is gone");
+    }
+}
