@@ -240,6 +240,13 @@ struct Usage(String);
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Interrupted (Ctrl-C, SIGTERM, SIGHUP), the harness stops every backend it started with
+    // it: they run in process groups of their own, which the terminal's signal does not reach.
+    let _ = ctrlc::set_handler(|| {
+        protocol::stop_all_backends();
+        eprintln!("interrupted: every backend was stopped");
+        std::process::exit(130);
+    });
     match run(cli) {
         Ok(code) => code,
         Err(Usage(msg)) => {

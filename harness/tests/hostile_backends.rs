@@ -222,3 +222,53 @@ fn endless_inputs_are_refused_by_their_cap() {
     let (code, _) = cli_within(&["serve-reference"], Some("/dev/zero"));
     assert_eq!(code, Some(0));
 }
+
+#[cfg(unix)]
+#[test]
+fn an_interrupted_harness_stops_its_backend() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let pidfile = dir.path().join("backend.pid");
+    // The backend hangs on every request, so the run is still going when it is interrupted.
+    let backend = format!(
+        "exec:python3 {} hang request -- {}",
+        shim("misbehave.py"),
+        reference_server()
+    );
+    let mut harness = std::process::Command::new(env!("CARGO_BIN_EXE_ge-conformance"))
+        .args(["certify", "--timeout-ms", "60000", "--backend", &backend])
+        .env("MISBEHAVE_PIDFILE", &pidfile)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start the harness");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !pidfile.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Past the hello: the first request is hanging now.
+    std::thread::sleep(Duration::from_millis(500));
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .expect("the backend started")
+        .trim()
+        .parse()
+        .expect("a pid");
+    let harness_pid = rustix::process::Pid::from_raw(harness.id() as i32).expect("a pid");
+    rustix::process::kill_process(harness_pid, rustix::process::Signal::TERM)
+        .expect("signal the harness");
+    let status = within(Duration::from_secs(20), move || harness.wait()).expect("it ends");
+    assert_eq!(status.code(), Some(130));
+    let stat = PathBuf::from(format!("/proc/{pid}/stat"));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let alive = || {
+        std::fs::read_to_string(&stat)
+            .map(|s| !s.contains(") Z "))
+            .unwrap_or(false)
+    };
+    while alive() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !alive(),
+        "the backend {pid} outlived the interrupted harness"
+    );
+}

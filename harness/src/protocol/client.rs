@@ -41,6 +41,37 @@ pub const MAX_BLANK_LINES: usize = 64;
 /// at most [`MAX_LINE`] bytes).
 const LINE_QUEUE: usize = 4;
 
+/// The process groups of the backends running now, so that an interrupted harness can stop
+/// them ([`stop_all_backends`]). A group is listed from its start until just before its leader
+/// is reaped, so a listed id is never another process's.
+static LIVE_GROUPS: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
+
+fn live_groups() -> MutexGuard<'static, BTreeSet<u32>> {
+    LIVE_GROUPS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Kills the process group of every backend running now. The command-line tool calls it when
+/// it is interrupted (Ctrl-C, SIGTERM), so no backend outlives it.
+pub fn stop_all_backends() {
+    for &id in live_groups().iter() {
+        kill_group(id);
+    }
+}
+
+fn kill_group(id: u32) {
+    #[cfg(unix)]
+    if let Some(pid) = i32::try_from(id)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+    #[cfg(not(unix))]
+    let _ = id;
+}
+
 /// The panic payload an [`ExecBackend`] unwinds with when a request fails for a reason that is
 /// not the engine's answer (timeout, crash, garbage, ...). [`crate::runner::ask`] turns it into a
 /// failure carrying the message; it never reaches the panic hook (it is raised with
@@ -402,6 +433,7 @@ impl ExecBackend {
         let mut child = command
             .spawn()
             .map_err(|e| (format!("cannot run `{program}`: {e}"), false))?;
+        live_groups().insert(child.id());
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -793,13 +825,9 @@ fn has_exited(child: &Child) -> bool {
 /// good after a timeout, one more at each restart. The group is signalled before the leader is
 /// reaped, while its id cannot have been reused.
 fn kill(child: &mut Child) {
-    #[cfg(unix)]
-    if let Some(pid) = i32::try_from(child.id())
-        .ok()
-        .and_then(rustix::process::Pid::from_raw)
-    {
-        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-    }
+    // Killed here, so no longer the interrupt handler's to kill; unlisted before it is reaped.
+    live_groups().remove(&child.id());
+    kill_group(child.id());
     let _ = child.kill();
     let _ = child.wait();
 }

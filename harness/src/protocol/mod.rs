@@ -10,7 +10,9 @@ pub mod client;
 pub mod messages;
 mod serve;
 
-pub use client::{split_command_line, BrokenBackend, ExecBackend, StderrLog, DEFAULT_TIMEOUT};
+pub use client::{
+    split_command_line, stop_all_backends, BrokenBackend, ExecBackend, StderrLog, DEFAULT_TIMEOUT,
+};
 pub use messages::{BackendMessage, HarnessMessage, PROTOCOL_VERSION};
 pub use serve::{answer, serve, serve_profiles};
 
