@@ -182,6 +182,7 @@ pub fn compare(judging: &Judging, backend: &dyn Backend, scenario: &Scenario) ->
             o,
             runner::sandbox_path(&theirs),
         ));
+        violations.extend(oracle::weights::beside(&theirs));
     }
     let mut problems: Vec<Problem> = violations
         .into_iter()

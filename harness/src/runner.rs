@@ -282,7 +282,9 @@ pub fn run_case(judging: &Judging, backend: &dyn Backend, case: &TableCase) -> V
             if let (ge_spec::Scenario::Weights(s), ge_spec::Observation::Weights(o)) =
                 (&case.case.scenario, &observation)
             {
-                let found = oracle::weights::check_sandbox(judging, s, o, sandbox_path(&sandbox));
+                let mut found =
+                    oracle::weights::check_sandbox(judging, s, o, sandbox_path(&sandbox));
+                found.extend(oracle::weights::beside(&sandbox));
                 if !found.is_empty() {
                     let mut problems = verdict.problems().to_vec();
                     problems.extend(

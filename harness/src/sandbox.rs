@@ -216,22 +216,33 @@ fn remove_in(path: &Path, rel: &str, dev: u64, left: &mut Vec<String>) {
     }
 }
 
-/// A sandbox directory for one weights trial. Dropping it removes it with [`remove`], never
-/// crossing into a mount; what could not be removed is left, and named on standard error.
+/// The name of the sandbox inside the private directory that holds it.
+const SANDBOX_NAME: &str = "sandbox";
+
+/// A sandbox directory for one weights trial, alone in a private directory of its own, so that
+/// a write beside it (`<sandbox>/../x`) is seen ([`Sandbox::written_beside`]). Dropping it
+/// removes both with [`remove`], never crossing into a mount; what could not be removed is
+/// left, and named on standard error.
 #[derive(Debug, Default)]
 pub struct Sandbox {
+    /// The private directory; the sandbox is its only entry.
+    outer: Option<PathBuf>,
+    /// `outer/sandbox`.
     dir: Option<PathBuf>,
 }
 
 impl Sandbox {
     /// A new, empty sandbox directory under `root` (or the system's temporary directory).
     pub fn new_in(root: &Path) -> std::io::Result<Sandbox> {
-        let dir = tempfile::Builder::new()
+        let outer = tempfile::Builder::new()
             .prefix("ge-sandbox-")
             .tempdir_in(root)
             .or_else(|_| tempfile::tempdir())?;
+        let dir = outer.path().join(SANDBOX_NAME);
+        fs::create_dir(&dir)?;
         Ok(Sandbox {
-            dir: Some(dir.keep()),
+            outer: Some(outer.keep()),
+            dir: Some(dir),
         })
     }
 
@@ -244,11 +255,30 @@ impl Sandbox {
     pub fn path(&self) -> &Path {
         self.dir.as_deref().unwrap_or(Path::new(""))
     }
+
+    /// What appeared beside the sandbox, in the private directory that holds it: a backend
+    /// that wrote outside the sandbox through `..`.
+    pub fn written_beside(&self) -> Vec<String> {
+        let Some(outer) = &self.outer else {
+            return Vec::new();
+        };
+        let mut beside: Vec<String> = fs::read_dir(outer)
+            .map(|read| {
+                read.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| n != SANDBOX_NAME)
+                    .collect()
+            })
+            .unwrap_or_default();
+        beside.sort();
+        beside
+    }
 }
 
 impl Drop for Sandbox {
     fn drop(&mut self) {
-        if let Some(dir) = self.dir.take() {
+        self.dir = None;
+        if let Some(dir) = self.outer.take() {
             let left = remove(&dir);
             if !left.is_empty() {
                 eprintln!(

@@ -183,6 +183,9 @@ impl ge_spec::Backend for Leaves {
                     0,
                 );
             }
+            "beside" => {
+                let _ = std::fs::write(sandbox.join("../escaped"), b"x");
+            }
             "sparse" => {
                 if let Ok(f) = std::fs::File::create(&trap) {
                     let _ = f.set_len(3 << 30);
@@ -196,9 +199,9 @@ impl ge_spec::Backend for Leaves {
 
 #[cfg(unix)]
 #[test]
-fn foreign_files_in_the_sandbox_fail_the_trial_without_hanging() {
+fn foreign_files_in_or_beside_the_sandbox_are_reported_without_hanging() {
     use ge_conformance::report::Outcome;
-    for what in ["fifo", "sparse"] {
+    for what in ["fifo", "sparse", "beside"] {
         let report = within(Duration::from_secs(120), move || {
             let cfg = Config {
                 cases: 2,
@@ -217,7 +220,9 @@ fn foreign_files_in_the_sandbox_fail_the_trial_without_hanging() {
         for t in failed {
             let m = t.message.clone().unwrap_or_default();
             assert!(
-                m.contains("trap is a FIFO") || m.contains("trap is a file of"),
+                m.contains("trap is a FIFO")
+                    || m.contains("trap is a file of")
+                    || m.contains("../escaped was written beside the sandbox"),
                 "{what}: {}: {m}",
                 t.name
             );

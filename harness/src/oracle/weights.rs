@@ -694,6 +694,21 @@ fn unreachable_node(name: &str) -> ge_spec::vocab::weights::NodeConversion {
     }
 }
 
+/// What a backend wrote beside its sandbox (through `..`), in the private directory holding
+/// it: a WGT-007 violation each, since nothing outside the chosen directory may be created.
+pub fn beside(sandbox: &crate::sandbox::Sandbox) -> Vec<Violation> {
+    sandbox
+        .written_beside()
+        .into_iter()
+        .map(|name| {
+            Violation::new(
+                "WGT-007",
+                format!("../{name} was written beside the sandbox, outside it"),
+            )
+        })
+        .collect()
+}
+
 /// What the setup steps leave in the sandbox: path -> entry (parents included).
 fn planted(scenario: &WeightsScenario, sandbox: &Path) -> BTreeMap<String, Entry> {
     let mut out = BTreeMap::new();
