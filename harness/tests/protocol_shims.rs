@@ -140,6 +140,16 @@ fn garbage_is_reported() {
 }
 
 #[test]
+fn a_line_past_the_cap_is_reported() {
+    check_misbehaviour(
+        "huge-line",
+        "ge.featureBaseRefreshable",
+        "a line longer than 67108864 bytes",
+        true,
+    );
+}
+
+#[test]
 fn a_wrong_id_is_reported() {
     check_misbehaviour(
         "wrong-id",

@@ -14,6 +14,7 @@ line contains TRIGGER, where it misbehaves as MODE says:
     error         answers a protocol error (the session stays in step)
     blank-flood   writes blank lines, forever, instead of an answer
     extra-line    relays the answer, then writes it a second time
+    huge-line     answers one line longer than the protocol allows (64 MiB)
 
 With MISBEHAVE_PIDFILE set, it appends its process id to that file when it starts.
 """
@@ -53,6 +54,13 @@ def main():
                 while True:
                     sys.stdout.write("\n" * 1024)
                     sys.stdout.flush()
+            if mode == "huge-line":
+                chunk = "x" * (1 << 20)
+                for _ in range(65):
+                    sys.stdout.write(chunk)
+                sys.stdout.write("\n")
+                sys.stdout.flush()
+                continue
             if mode == "error":
                 rid = line.split('"id":', 1)[1].split(",", 1)[0]
                 sys.stdout.write('{"type":"error","id":%s,"message":"misbehave: refused"}\n' % rid)
