@@ -3,8 +3,10 @@
 //! asked for, and one that leaves a helper process behind. Each test runs under a hard limit
 //! of its own, so a regression fails fast instead of hanging the test run.
 
+mod common;
+use common::{reference_server, shim, within};
+
 use std::path::PathBuf;
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use ge_conformance::backends;
@@ -13,30 +15,6 @@ use ge_conformance::protocol::{BrokenBackend, ExecBackend};
 use ge_conformance::report::{Outcome, Report};
 use ge_spec::vocab::OptionsScenario;
 use ge_spec::{Backend, Profile};
-
-fn shim(name: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/shims")
-        .join(name);
-    shell_quote(&path.to_string_lossy())
-}
-
-fn reference_server() -> String {
-    format!(
-        "{} serve-reference",
-        shell_quote(env!("CARGO_BIN_EXE_ge-conformance"))
-    )
-}
-
-/// Runs `f` on a thread of its own and fails the test if it takes longer than `limit`.
-fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx.recv_timeout(limit)
-        .unwrap_or_else(|_| panic!("did not end within {limit:?}: the harness blocked"))
-}
 
 /// Certifies the trials whose name contains `filter` through `exec:command`.
 fn certify_through(command: &str, filter: &str, timeout: Duration) -> Report {

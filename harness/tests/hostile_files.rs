@@ -2,8 +2,10 @@
 //! never writes through a planted link nor over a user's files, concurrent runs never mix
 //! their files, and `verify` reads a hostile bundle (FIFOs, links to devices) without hanging.
 
+mod common;
+use common::within;
+
 use std::path::Path;
-use std::sync::mpsc;
 use std::time::Duration;
 
 use ge_conformance::bundle::{self, BundleError};
@@ -18,16 +20,6 @@ fn report() -> Report {
         ..Config::default()
     };
     certify(&Reference, &cfg, &mut |_, _, _| {}).expect("a run")
-}
-
-/// Runs `f` on a thread of its own and fails the test if it takes longer than `limit`.
-fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx.recv_timeout(limit)
-        .unwrap_or_else(|_| panic!("did not end within {limit:?}"))
 }
 
 fn refusal(r: Result<(), BundleError>) -> String {

@@ -3,27 +3,15 @@
 //! and the run goes on to its report, with the backend's standard error kept. A backend that
 //! never greets, however often it is started, is a set-up error with its reason.
 
-use std::path::PathBuf;
+mod common;
+use common::{reference_server, shim};
+
 use std::time::Duration;
 
 use ge_conformance::backends;
 use ge_conformance::certify::{self, shell_quote, Config};
 use ge_conformance::report::{Outcome, Report, Standing};
 use ge_spec::{Profile, Spec};
-
-fn shim(name: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/shims")
-        .join(name);
-    shell_quote(&path.to_string_lossy())
-}
-
-fn reference_server() -> String {
-    format!(
-        "{} serve-reference",
-        shell_quote(env!("CARGO_BIN_EXE_ge-conformance"))
-    )
-}
 
 /// Certifies the options cases of the tables (not the property) through `exec:command`.
 fn certify_cases(command: &str, timeout: Duration) -> (Report, String) {
