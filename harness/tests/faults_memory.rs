@@ -45,6 +45,14 @@ enum Fault {
     HideReusedOutputs,
     /// Under policy 1, reports one cleanup group for all memset outputs.
     MergeSeparateGroups,
+    /// Under policy 0, cleans each memset operator's outputs on their own, as policy 1 does.
+    SeparateUnderPolicy0,
+    /// Under policy 1, reports each operator's cleanup region as its first output only.
+    ShortSeparateRegions,
+    /// With reuse off, still lets the memory of listed inputs and outputs be reused.
+    ListsOverrideDisable,
+    /// Plans listed outputs whatever their size, without the 32-byte error (inputs are checked).
+    AcceptMisalignedOutputs,
 }
 
 #[derive(Debug)]
@@ -216,6 +224,57 @@ impl Backend for Faulty {
                 }
                 Ok(obs)
             }
+            Fault::SeparateUnderPolicy0 => {
+                let mut s = without(scenario, "ge.exec.atomicCleanPolicy");
+                s.options
+                    .session
+                    .insert("ge.exec.atomicCleanPolicy".into(), "1".into());
+                let mut obs = reference(&s)?;
+                obs.warnings = reference(scenario)?.warnings;
+                Ok(obs)
+            }
+            Fault::ShortSeparateRegions => {
+                let mut obs = reference(scenario)?;
+                let separate = obs.cleanup.len() > 1;
+                for group in obs
+                    .cleanup
+                    .iter_mut()
+                    .filter(|g| separate && g.tensors.len() > 1)
+                {
+                    let first = scenario.tensors.iter().find(|t| t.name == group.tensors[0]);
+                    if let (Some(t), Some(&at)) = (first, obs.offsets.get(&group.tensors[0])) {
+                        group.offset = at;
+                        group.size = t.size;
+                    }
+                }
+                Ok(obs)
+            }
+            Fault::ListsOverrideDisable => {
+                let listed = [
+                    "ge.exec.inputReuseMemIndexes",
+                    "ge.exec.outputReuseMemIndexes",
+                ]
+                .iter()
+                .any(|k| scenario.options.graph.contains_key(*k));
+                if listed {
+                    let mut obs = reference(&without(scenario, "ge.exec.disableReuseMemory"))?;
+                    obs.warnings = reference(scenario)?.warnings;
+                    Ok(obs)
+                } else {
+                    reference(scenario)
+                }
+            }
+            Fault::AcceptMisalignedOutputs => {
+                let mut s = scenario.clone();
+                for t in &mut s.tensors {
+                    if matches!(t.role, Role::Output { .. }) {
+                        t.size = aligned(t.size).unwrap_or(t.size);
+                    }
+                }
+                let mut obs = reference(&s)?;
+                repeak(scenario, &mut obs);
+                Ok(obs)
+            }
             Fault::IgnoreRunMismatch => {
                 let mut obs = reference(scenario)?;
                 obs.errors.retain(|e| e.clause != "ORI-011");
@@ -242,6 +301,10 @@ impl Backend for Faulty {
 #[case::hide_reused_inputs(Fault::HideReusedInputs, "IRM-012")]
 #[case::hide_reused_outputs(Fault::HideReusedOutputs, "ORM-012")]
 #[case::merge_separate_groups(Fault::MergeSeparateGroups, "ACP-011")]
+#[case::separate_under_policy_0(Fault::SeparateUnderPolicy0, "ACP-010")]
+#[case::short_separate_regions(Fault::ShortSeparateRegions, "ACP-013")]
+#[case::lists_override_disable(Fault::ListsOverrideDisable, "DRM-012")]
+#[case::accept_misaligned_outputs(Fault::AcceptMisalignedOutputs, "ORM-011")]
 fn each_fault_is_caught_by_its_clause(#[case] fault: Fault, #[case] clause: &str) {
     let caught = caught_clauses(
         &Judging::failing(Profile::Documented, clause),

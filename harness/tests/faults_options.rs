@@ -32,6 +32,11 @@ enum Fault {
     /// Treats an unmet restriction (run mode, shape, product, input count, companion option)
     /// as an error that rejects the option.
     RestrictionRejects,
+    /// Drops the whole list of `key` when one of its indexes is out of range (warning kept).
+    DropWholeList(&'static str),
+    /// Reports every diagnostic without its subject: the text's checks are made, the form is not
+    /// the vocabulary's.
+    NoSubjects,
 }
 
 #[derive(Debug)]
@@ -124,6 +129,18 @@ impl Backend for Faulty {
                 }
             }
             Fault::Silence(clause) => o.warnings.retain(|w| w.clause != *clause),
+            Fault::DropWholeList(clause) => {
+                for w in o.warnings.iter().filter(|w| w.clause == *clause) {
+                    if let Some(e) = w.key.as_ref().and_then(|k| o.effective.get_mut(k)) {
+                        e.value.clear();
+                    }
+                }
+            }
+            Fault::NoSubjects => {
+                for d in o.errors.iter_mut().chain(o.warnings.iter_mut()) {
+                    d.subject = Default::default();
+                }
+            }
             Fault::DropPassthrough => o.passthrough.clear(),
             Fault::WrongDefault(key, value) => {
                 if let Some(e) = o.effective.get_mut(key.as_str()) {
@@ -231,6 +248,10 @@ impl Backend for Faulty {
 #[case::passthrough_dropped(Fault::DropPassthrough, "OPT-004")]
 #[case::lists_not_canonical(Fault::NoCanonicalOrder, "OPT-007")]
 #[case::restriction_rejects(Fault::RestrictionRejects, "OPT-008")]
+#[case::ewd_accepts_nul(Fault::Accept("EWD-004"), "EWD-004")]
+#[case::irm_drops_whole_list(Fault::DropWholeList("IRM-003"), "IRM-005")]
+#[case::orm_drops_whole_list(Fault::DropWholeList("ORM-003"), "ORM-005")]
+#[case::diagnostics_without_subject(Fault::NoSubjects, "OPT-012")]
 fn fault_is_caught_by_its_clause(#[case] fault: Fault, #[case] clause: &str) {
     let caught = caught_clauses(
         &Judging::failing(Profile::Documented, clause),

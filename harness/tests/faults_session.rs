@@ -70,6 +70,8 @@ enum Fault {
     OversizedScriptSilent,
     /// The cap on events is off by one: 100,001 events run (as if the last were absent).
     EventCapOffByOne,
+    /// A refresh refused because the option is 0 gets no error.
+    RefusalUnreported,
 }
 
 #[derive(Debug)]
@@ -280,6 +282,7 @@ impl Faulty {
             }
             Fault::RefusedRefreshWithoutResult => obs.refreshes.retain(|r| r.ok),
             Fault::OversizedScriptSilent => obs.errors.retain(|d| d.clause != "SES-020"),
+            Fault::RefusalUnreported => obs.errors.retain(|d| d.clause != "FBR-011"),
             _ => {}
         }
         obs
@@ -337,6 +340,7 @@ fn reference_is_caught_by_nothing() {
 #[case::refused_refresh_without_result(Fault::RefusedRefreshWithoutResult, "SES-019")]
 #[case::oversized_script_silent(Fault::OversizedScriptSilent, "SES-020")]
 #[case::event_cap_off_by_one(Fault::EventCapOffByOne, "SES-020")]
+#[case::refusal_unreported(Fault::RefusalUnreported, "FBR-015")]
 fn fault_is_caught(#[case] fault: Fault, #[case] clause: &str) {
     let caught = caught_clauses(
         &Judging::failing(Profile::Documented, clause),
