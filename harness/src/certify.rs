@@ -559,6 +559,8 @@ pub fn certify(
         seed: cfg.seed,
         case_budget: cfg.cases,
         filter: cfg.filter.clone(),
+        upstream_source: (cfg.judging.profile == ge_spec::Profile::Upstream)
+            .then(|| crate::divergence::pinned(Spec::embedded())),
     };
     Ok(Report::new(meta, trials, stale, expired))
 }

@@ -2,7 +2,7 @@
 //! the documented behaviour, built from the `upstream` entries of the clause catalogue, in
 //! Markdown for people and JSON for tools (`ge-conformance divergence`).
 
-use ge_spec::Spec;
+use ge_spec::{Evidence, Spec};
 use serde::Serialize;
 
 /// One clause where the profiles differ.
@@ -18,6 +18,16 @@ pub struct Row {
     pub upstream: String,
     /// How many cases check the clause under the upstream profile only.
     pub upstream_cases: usize,
+    /// Where GE's source shows the upstream behaviour, at the pinned commit.
+    pub source: Vec<Evidence>,
+}
+
+/// The pinned GE source as `owner/name@commit`, or `unpinned` for tables without a pin.
+pub fn pinned(spec: &Spec) -> String {
+    spec.upstream_pin().map_or_else(
+        || "unpinned".to_owned(),
+        |p| format!("{}@{}", p.repository, p.commit),
+    )
 }
 
 /// The rows of the map, by clause ID.
@@ -38,6 +48,11 @@ pub fn rows(spec: &Spec) -> Vec<Row> {
                 .cases_for(&c.id)
                 .filter(|tc| tc.case.profile == Some(ge_spec::Profile::Upstream))
                 .count(),
+            source: c
+                .upstream
+                .as_ref()
+                .map(|u| u.source.clone())
+                .unwrap_or_default(),
         })
         .collect()
 }
@@ -52,23 +67,34 @@ pub fn markdown(spec: &Spec) -> String {
     let rows = rows(spec);
     let mut out = String::new();
     out.push_str("# Where upstream GE departs from its documentation\n\n");
-    out.push_str(&format!("{} clause(s) diverge.\n\n", rows.len()));
-    out.push_str("| clause | option | documented | upstream |\n|---|---|---|---|\n");
+    out.push_str(&format!(
+        "{} clause(s) diverge. Checked against {}: the evidence column gives the file, lines \
+         and function at that commit.\n\n",
+        rows.len(),
+        pinned(spec)
+    ));
+    out.push_str("| clause | option | documented | upstream | evidence |\n|---|---|---|---|---|\n");
     for r in &rows {
+        let evidence: Vec<String> = r.source.iter().map(|e| cell(&e.to_string())).collect();
         out.push_str(&format!(
-            "| {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} |\n",
             r.clause,
             cell(&r.option),
             cell(&r.documented),
-            cell(&r.upstream)
+            cell(&r.upstream),
+            evidence.join("<br>")
         ));
     }
     out
 }
 
-/// The map as pretty-printed JSON: an array of rows.
+/// The map as pretty-printed JSON: `{ "upstream": { repository, commit }, "clauses": [rows] }`.
 pub fn json(spec: &Spec) -> String {
-    serde_json::to_string_pretty(&rows(spec)).unwrap_or_default()
+    let map = serde_json::json!({
+        "upstream": spec.upstream_pin(),
+        "clauses": rows(spec),
+    });
+    serde_json::to_string_pretty(&map).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -82,7 +108,21 @@ mod tests {
         for r in rows {
             assert!(!r.documented.is_empty() && !r.upstream.is_empty(), "{r:?}");
             assert!(r.upstream_cases > 0, "{r:?}");
+            assert!(!r.source.is_empty(), "{r:?}");
         }
+    }
+
+    #[test]
+    fn both_forms_name_the_pinned_commit_and_the_evidence() {
+        let spec = Spec::embedded();
+        let commit = &spec.upstream_pin().expect("pinned").commit;
+        let md = markdown(spec);
+        assert!(md.contains(commit.as_str()), "{md}");
+        let first = &rows(spec)[0].source[0];
+        assert!(md.contains(&cell(&first.to_string())), "{md}");
+        let json: serde_json::Value = serde_json::from_str(&json(spec)).expect("JSON");
+        assert_eq!(json["upstream"]["commit"], commit.as_str());
+        assert_eq!(json["clauses"][0]["source"][0]["file"], first.file.as_str());
     }
 
     #[test]

@@ -524,6 +524,10 @@ fn explain(id: &str) -> Result<ExitCode, Usage> {
     }
     if let Some(u) = &clause.upstream {
         out!("\nUpstream GE departs from this: {}", u.behaviour);
+        out!("Evidence at {}:", ge_conformance::divergence::pinned(spec));
+        for e in &u.source {
+            out!("  {e}");
+        }
     }
     let cases: Vec<_> = spec.cases_for(id).collect();
     out!("\nCases ({}):", cases.len());

@@ -214,6 +214,10 @@ pub struct Meta {
     /// The filter the run was restricted to: a partial run, never a certification.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filter: Option<String>,
+    /// Under the upstream profile, the GE source it was checked against, `owner/name@commit`
+    /// (the tables' `upstream.toml`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream_source: Option<String>,
 }
 
 /// Counts of outcomes.
@@ -437,7 +441,7 @@ impl Report {
         );
         let _ = writeln!(
             out,
-            "spec tables {}  profile {}  level {}  seed {}  scenarios per property {}{}",
+            "spec tables {}  profile {}  level {}  seed {}  scenarios per property {}{}{}",
             &m.spec_digest[..16.min(m.spec_digest.len())],
             m.profile,
             m.level,
@@ -446,6 +450,10 @@ impl Report {
             m.filter
                 .as_ref()
                 .map(|f| format!("  filter {f:?} (partial run)"))
+                .unwrap_or_default(),
+            m.upstream_source
+                .as_ref()
+                .map(|u| format!("\nupstream profile checked against GE source {u}"))
                 .unwrap_or_default()
         );
         let _ = writeln!(out);
@@ -549,6 +557,9 @@ impl Report {
         let _ = writeln!(out, "| verdict | **{}** |", self.verdict.as_str());
         let _ = writeln!(out, "| level | {} |", m.level);
         let _ = writeln!(out, "| profile | {} |", m.profile);
+        if let Some(u) = &m.upstream_source {
+            let _ = writeln!(out, "| upstream GE source | `{}` |", md(u));
+        }
         let _ = writeln!(out, "| suite | {} {} |", m.suite, m.suite_version);
         let _ = writeln!(out, "| spec tables (SHA-256) | `{}` |", m.spec_digest);
         let _ = writeln!(
@@ -644,7 +655,7 @@ impl Report {
                 })
                 .count();
             let _ = writeln!(out, "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\">", cap, trials.len());
-            let _ = writeln!(out, "    <properties><property name=\"spec_digest\" value=\"{}\"/><property name=\"backend\" value=\"{}\"/><property name=\"profile\" value=\"{}\"/><property name=\"level\" value=\"{}\"/><property name=\"verdict\" value=\"{}\"/><property name=\"seed\" value=\"{}\"/>{}</properties>", xml(&self.meta.spec_digest), xml(&self.meta.backend), self.meta.profile, self.meta.level, xml(self.verdict.as_str()), self.meta.seed, self.meta.filter.as_ref().map(|f| format!("<property name=\"filter\" value=\"{}\"/>", xml(f))).unwrap_or_default());
+            let _ = writeln!(out, "    <properties><property name=\"spec_digest\" value=\"{}\"/><property name=\"backend\" value=\"{}\"/><property name=\"profile\" value=\"{}\"/><property name=\"level\" value=\"{}\"/><property name=\"verdict\" value=\"{}\"/><property name=\"seed\" value=\"{}\"/>{}{}</properties>", xml(&self.meta.spec_digest), xml(&self.meta.backend), self.meta.profile, self.meta.level, xml(self.verdict.as_str()), self.meta.seed, self.meta.filter.as_ref().map(|f| format!("<property name=\"filter\" value=\"{}\"/>", xml(f))).unwrap_or_default(), self.meta.upstream_source.as_ref().map(|u| format!("<property name=\"upstream_source\" value=\"{}\"/>", xml(u))).unwrap_or_default());
             for trial in trials {
                 let _ = write!(
                     out,

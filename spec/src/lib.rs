@@ -23,6 +23,12 @@
 //! | `restrictions` | no | `run_mode`, `shape`, `products`, `depends_on`, `min_inputs` |
 //! | `section` | yes | the section of the source text |
 //!
+//! ## `upstream.toml`: the GE source the upstream profile rests on
+//!
+//! One `[upstream]` table: `repository` (`owner/name`) and `commit` (40 hexadecimal digits). Every
+//! `source` of an `upstream` entry refers to lines at that commit; required whenever a clause has
+//! an `upstream` entry.
+//!
 //! ## `clauses/*.toml`: one `[[clause]]` per checkable statement
 //!
 //! | field | required | meaning |
@@ -37,7 +43,7 @@
 //! | `section` | yes | the section of the source text it rests on |
 //! | `subject` | no | the subject fields (see [`diag::Subject`]) that diagnostics citing the clause carry; only these are compared |
 //! | `reported_under` | no | the clause that calls for the diagnostics citing this one, when another does (a value rule is reported under `OPT-005`) |
-//! | `upstream` | no | `{ behaviour }`: what the open-source GE implementation does instead, on clauses where it departs from this one |
+//! | `upstream` | no | `{ behaviour, source }`: what the open-source GE implementation does instead, on clauses where it departs from this one; `source` lists the places in GE's code that show it, `[{ file, function, lines }]` at the commit `upstream.toml` pins (at least one) |
 //!
 //! ## Conformance levels
 //!
@@ -111,7 +117,7 @@ pub use diag::{Diagnostic, Part, Subject};
 pub use option::{Level, OptionKey, Product, RunMode, ShapeKind, Source};
 pub use profile::Profile;
 pub use tables::{
-    Case, Clause, Grammar, LoadError, LoadErrors, OptionSpec, Origin, Spec, Strength, TableCase,
-    Upstream,
+    Case, Clause, Evidence, Grammar, LoadError, LoadErrors, OptionSpec, Origin, Spec, Strength,
+    TableCase, Upstream, UpstreamPin,
 };
 pub use vocab::{Capability, Observation, OptionMaps, Scenario};

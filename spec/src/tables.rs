@@ -223,6 +223,70 @@ impl Clause {
 pub struct Upstream {
     /// What upstream does instead, in one line of our own words.
     pub behaviour: String,
+    /// Where in GE's source, at the commit pinned in `upstream.toml`, the behaviour is decided:
+    /// locations only, never GE's code. At least one; the loader refuses an entry without.
+    #[serde(default)]
+    pub source: Vec<Evidence>,
+}
+
+/// One place in GE's source that an `upstream` entry rests on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Evidence {
+    /// The file, relative to the repository's root, for example
+    /// `compiler/graph/build/memory/block_mem_assigner.cc`.
+    pub file: String,
+    /// The function (or, for a table of values, the variable) the lines belong to.
+    pub function: String,
+    /// The line range at the pinned commit: `N` or `N-M`, or several separated by `, `.
+    pub lines: String,
+}
+
+impl Evidence {
+    /// What is wrong with the location's form, if anything.
+    fn problem(&self) -> Option<String> {
+        let file = self.file.trim();
+        if file.is_empty() || self.function.trim().is_empty() {
+            return Some("names no file or no function".into());
+        }
+        if file.starts_with('/') || file.split('/').any(|part| part == ".." || part.is_empty()) {
+            return Some(format!(
+                "file `{}` is not a path inside the repository",
+                self.file
+            ));
+        }
+        let number =
+            |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) && !t.starts_with('0');
+        let range = |r: &str| match r.split_once('-') {
+            None => number(r),
+            Some((a, b)) => {
+                number(a) && number(b) && a.parse::<u64>().ok() <= b.parse::<u64>().ok()
+            }
+        };
+        let ok = self.lines.split(", ").all(range);
+        (!ok).then(|| {
+            format!(
+                "lines `{}` of {} are not `N` or `N-M` with N <= M (several separated by `, `)",
+                self.lines, self.file
+            )
+        })
+    }
+}
+
+impl std::fmt::Display for Evidence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{} ({})", self.file, self.lines, self.function)
+    }
+}
+
+/// The GE source the upstream profile was checked against (`tables/upstream.toml`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpstreamPin {
+    /// The repository, as `owner/name` on its forge.
+    pub repository: String,
+    /// The commit every `upstream` entry's `source` refers to: 40 hexadecimal digits.
+    pub commit: String,
 }
 
 /// One conformance case.
@@ -273,6 +337,13 @@ struct ClausesFile {
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+struct UpstreamFile {
+    /// The pinned GE source.
+    upstream: UpstreamPin,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct CasesFile {
     /// One row per case.
     case: Vec<Case>,
@@ -315,7 +386,7 @@ pub enum LoadError {
         message: String,
     },
     /// A file sits where no table kind is expected.
-    #[error("{file}: not a table file (expected options.toml, clauses/*.toml or cases/*.toml)")]
+    #[error("{file}: not a table file (expected options.toml, upstream.toml, clauses/*.toml or cases/*.toml)")]
     StrayFile {
         /// The file.
         file: String,
@@ -359,6 +430,9 @@ pub enum LoadError {
         /// The missing clause ID.
         clause: String,
     },
+    /// `upstream.toml` is wrong or missing.
+    #[error("upstream.toml: {0}")]
+    Upstream(String),
     /// A clause no case checks.
     #[error("clause {id} has no case")]
     UncoveredClause {
@@ -386,6 +460,7 @@ pub struct Spec {
     options: BTreeMap<OptionKey, OptionSpec>,
     clauses: BTreeMap<String, Clause>,
     cases: Vec<TableCase>,
+    upstream: Option<UpstreamPin>,
     digest: String,
 }
 
@@ -444,6 +519,7 @@ impl Spec {
         let mut clauses: BTreeMap<String, Clause> = BTreeMap::new();
         let mut cases = Vec::new();
         let mut seen_options_file = false;
+        let mut upstream: Option<UpstreamPin> = None;
         for (path, text) in &files {
             hasher.update((path.len() as u64).to_le_bytes());
             hasher.update(path.as_bytes());
@@ -466,6 +542,19 @@ impl Spec {
                                 )));
                             }
                         }
+                    }
+                    Err(e) => errors.push(parse_err(e)),
+                }
+            } else if *path == "upstream.toml" {
+                match toml::from_str::<UpstreamFile>(text) {
+                    Ok(file) => {
+                        let commit = &file.upstream.commit;
+                        if commit.len() != 40 || !commit.bytes().all(|b| b.is_ascii_hexdigit()) {
+                            errors.push(LoadError::Upstream(format!(
+                                "commit `{commit}` is not 40 hexadecimal digits"
+                            )));
+                        }
+                        upstream = Some(file.upstream);
                     }
                     Err(e) => errors.push(parse_err(e)),
                 }
@@ -581,6 +670,11 @@ impl Spec {
         }
         check_profiles(&clauses, &cases, &mut errors);
         check_reporting(&clauses, &cases, &mut errors);
+        if upstream.is_none() && clauses.values().any(Clause::diverges) {
+            errors.push(LoadError::Upstream(
+                "clauses have `upstream` entries but no upstream.toml pins the GE commit their sources refer to".into(),
+            ));
+        }
         if errors.is_empty() {
             let digest = hasher
                 .finalize()
@@ -591,6 +685,7 @@ impl Spec {
                 options,
                 clauses,
                 cases,
+                upstream,
                 digest,
             })
         } else {
@@ -632,6 +727,12 @@ impl Spec {
     /// The clauses where the upstream implementation departs from the documented behaviour.
     pub fn divergent_clauses(&self) -> impl Iterator<Item = &Clause> {
         self.clauses.values().filter(|c| c.diverges())
+    }
+
+    /// The GE commit the `upstream` entries were checked against, when the tables pin one (they
+    /// must whenever a clause has an `upstream` entry).
+    pub fn upstream_pin(&self) -> Option<&UpstreamPin> {
+        self.upstream.as_ref()
     }
 
     /// The cases that check `clause`.
@@ -694,6 +795,18 @@ fn check_profiles(
                 errors.push(LoadError::BadClause {
                     id: id.clone(),
                     why: "the upstream behaviour is empty".into(),
+                });
+            }
+            if up.source.is_empty() {
+                errors.push(LoadError::BadClause {
+                    id: id.clone(),
+                    why: "the upstream entry cites no `source` in GE's code".into(),
+                });
+            }
+            for problem in up.source.iter().filter_map(Evidence::problem) {
+                errors.push(LoadError::BadClause {
+                    id: id.clone(),
+                    why: format!("upstream source: {problem}"),
                 });
             }
         }
@@ -989,6 +1102,7 @@ pub fn schemas() -> Vec<(&'static str, serde_json::Value)> {
         ("options-table.schema.json", one::<OptionsFile>()),
         ("clauses-table.schema.json", one::<ClausesFile>()),
         ("cases-table.schema.json", one::<CasesFile>()),
+        ("upstream-table.schema.json", one::<UpstreamFile>()),
         ("scenario.schema.json", one::<Scenario>()),
         (
             "observation.schema.json",

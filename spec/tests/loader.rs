@@ -23,9 +23,20 @@ scenario = { capability = "options" }
 expect = { errors = [] }
 "#;
 
+const PIN: &str = r#"# the pinned GE source
+[upstream]
+repository = "owner/ge"
+commit = "0123456789abcdef0123456789abcdef01234567"
+"#;
+
+/// Loads `options.toml`, `upstream.toml` (unless `extra` brings its own; `-` as its text leaves
+/// it out) and `extra`.
 fn load(extra: &[(&str, &str)]) -> Result<Spec, Vec<LoadError>> {
     let mut files = vec![("options.toml", OPTIONS)];
-    files.extend_from_slice(extra);
+    if !extra.iter().any(|(p, _)| *p == "upstream.toml") {
+        files.push(("upstream.toml", PIN));
+    }
+    files.extend(extra.iter().copied().filter(|(_, text)| *text != "-"));
     Spec::from_files(files).map_err(|e| e.0)
 }
 
@@ -310,7 +321,7 @@ strength = "MUST"
 origin = "documented"
 section = "s"
 source = "p"
-upstream = { behaviour = "Upstream does something else." }
+upstream = { behaviour = "Upstream does something else.", source = [{ file = "src/a.cc", function = "Decide", lines = "10-20" }] }
 "#;
 
 const PROFILE_CASES: &str = r#"
@@ -399,6 +410,110 @@ fn an_unknown_profile_or_upstream_field_is_refused() {
     ])
     .unwrap_err();
     assert!(matches!(&errors[0], LoadError::Parse { .. }), "{errors:?}");
+}
+
+#[test]
+fn an_upstream_entry_without_its_source_is_refused() {
+    let load_with = |clause: &str| {
+        load(&[("clauses/a.toml", clause), ("cases/t.toml", PROFILE_CASES)]).map(|s| {
+            let up = s.clause("OPT-001").and_then(|c| c.upstream.clone());
+            (up, s.upstream_pin().cloned())
+        })
+    };
+    let (up, pin) = load_with(DIVERGENT_CLAUSE).expect("the entry with a source loads");
+    let source = &up.expect("an upstream entry").source;
+    assert_eq!(source[0].to_string(), "src/a.cc:10-20 (Decide)");
+    assert_eq!(pin.expect("the pin").repository, "owner/ge");
+
+    let with_source = r#", source = [{ file = "src/a.cc", function = "Decide", lines = "10-20" }]"#;
+    let no_source = DIVERGENT_CLAUSE.replace(with_source, "");
+    assert_ne!(no_source, DIVERGENT_CLAUSE);
+    let errors = load_with(&no_source).unwrap_err();
+    assert!(
+        bad_clause(&errors, "OPT-001", "cites no `source`"),
+        "{errors:?}"
+    );
+    let empty = DIVERGENT_CLAUSE.replace(with_source, ", source = []");
+    let errors = load_with(&empty).unwrap_err();
+    assert!(
+        bad_clause(&errors, "OPT-001", "cites no `source`"),
+        "{errors:?}"
+    );
+
+    for good in ["7", "1-2, 5", "10-20, 30-31"] {
+        let clause = DIVERGENT_CLAUSE.replace("\"10-20\"", &format!("{good:?}"));
+        assert!(load_with(&clause).is_ok(), "{good}");
+    }
+    for bad in [
+        "20-10",
+        "ten",
+        "010",
+        "",
+        "1-",
+        "-1",
+        "1,,2",
+        "1,2",
+        "3 (absent)",
+    ] {
+        let clause = DIVERGENT_CLAUSE.replace("\"10-20\"", &format!("{bad:?}"));
+        let errors = load_with(&clause).unwrap_err();
+        assert!(
+            bad_clause(&errors, "OPT-001", "not `N` or `N-M`"),
+            "{bad}: {errors:?}"
+        );
+    }
+    for bad in ["/etc/a.cc", "../a.cc", "", "a//b.cc"] {
+        let clause = DIVERGENT_CLAUSE.replace("\"src/a.cc\"", &format!("{bad:?}"));
+        let errors = load_with(&clause).unwrap_err();
+        assert!(
+            bad_clause(&errors, "OPT-001", "upstream source"),
+            "{bad}: {errors:?}"
+        );
+    }
+}
+
+#[test]
+fn upstream_entries_need_the_pinned_commit() {
+    let files = |pin: &'static str| {
+        [
+            ("clauses/a.toml", DIVERGENT_CLAUSE),
+            ("cases/t.toml", PROFILE_CASES),
+            ("upstream.toml", pin),
+        ]
+    };
+    let errors = load(&files("-")).unwrap_err();
+    assert!(
+        errors
+            .iter()
+            .any(|e| matches!(e, LoadError::Upstream(why) if why.contains("no upstream.toml"))),
+        "{errors:?}"
+    );
+    let short = "[upstream]\nrepository = \"o/ge\"\ncommit = \"abc\"\n";
+    let errors = load(&files(short)).unwrap_err();
+    assert!(
+        errors
+            .iter()
+            .any(|e| matches!(e, LoadError::Upstream(why) if why.contains("40 hexadecimal"))),
+        "{errors:?}"
+    );
+    // Tables without any upstream entry need no pin.
+    let plain = [
+        ("clauses/a.toml", CLAUSE),
+        ("cases/t.toml", CASE),
+        ("upstream.toml", "-"),
+    ];
+    assert!(load(&plain).is_ok());
+}
+
+#[test]
+fn the_embedded_tables_pin_the_ge_commit_and_every_entry_cites_it() {
+    let pin = Spec::embedded().upstream_pin().expect("a pin");
+    assert_eq!(pin.repository, "hicann/ge");
+    assert_eq!(pin.commit.len(), 40);
+    for clause in Spec::embedded().divergent_clauses() {
+        let up = clause.upstream.as_ref().expect("divergent");
+        assert!(!up.source.is_empty(), "{} has no source", clause.id);
+    }
 }
 
 #[test]
