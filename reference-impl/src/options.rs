@@ -59,7 +59,10 @@ pub struct Values {
     pub reuse_zero_copy: bool,
     /// `ge.exec.staticMemoryPolicy` (0, 2, 3 or 4).
     pub static_memory_policy: u8,
-    /// `ge.exec.outputReuseInputMemIndexes` as (input, output) pairs, ascending by input.
+    /// `ge.exec.outputReuseInputMemIndexes` as (input, output) pairs, ascending by input. Only
+    /// pairs whose indexes fit 32 bits: under the upstream profile a value set at session or
+    /// global level is not range-checked (ORI-002's upstream entry), and a pair beyond 32 bits
+    /// names no tensor.
     pub output_reuse_input: Vec<(u32, u32)>,
     /// `ge.exec.outputReuseMemIndexes` in force (ascending; out-of-range indexes dropped).
     pub output_reuse: Vec<u32>,
@@ -120,7 +123,7 @@ enum Parsed {
     Enum(String),
     Int(u64),
     Indexes(Vec<u32>),
-    Pairs(Vec<(u32, u32)>),
+    Pairs(Vec<(u64, u64)>),
     Path(String),
 }
 
@@ -341,17 +344,14 @@ impl Parser<'_> {
                     .subject(Subject::pair(segment)));
             }
             // Both fit a u32 count here.
-            let (input, output) = (
-                input.unwrap_or_default() as u32,
-                output.unwrap_or_default() as u32,
-            );
+            let (input, output) = (input.unwrap_or_default(), output.unwrap_or_default());
             if !outputs.insert(output) {
                 return Err(self
                     .diag(
                         self.clause(4),
                         format!("{key}: output {output} is named in two pairs"),
                     )
-                    .subject(Subject::output(output)));
+                    .subject(Subject::output(output as u32)));
             }
             if !inputs.insert(input) {
                 return Err(self
@@ -359,7 +359,7 @@ impl Parser<'_> {
                         self.clause(5),
                         format!("{key}: input {input} is named in two pairs"),
                     )
-                    .subject(Subject::input(input)));
+                    .subject(Subject::input(input as u32)));
             }
             pairs.push((input, output));
         }
@@ -404,15 +404,41 @@ fn keys_by_name() -> [OptionKey; 12] {
 }
 
 /// Under the upstream profile, whether a value set at `level`, where the documentation does not
-/// list it, is used anyway (OPT-002's upstream entry). The three index options are read from the
-/// graph's own map only, so elsewhere they stay ignored (OPT-010).
+/// list it, is used anyway (OPT-002's upstream entry). The two index lists are read from the
+/// graph's own map only, so elsewhere they stay ignored; the pairs are read through the context
+/// at every level (OPT-010's upstream entry).
 fn upstream_uses(key: OptionKey) -> bool {
     !matches!(
         key,
-        OptionKey::InputReuseMemIndexes
-            | OptionKey::OutputReuseMemIndexes
-            | OptionKey::OutputReuseInputMemIndexes
+        OptionKey::InputReuseMemIndexes | OptionKey::OutputReuseMemIndexes
     )
+}
+
+/// Under the upstream profile, whether an ignored value set at `level` draws the level warning:
+/// GE's session list names the two index lists, so a session value is ignored silently
+/// (OPT-010's upstream entry).
+fn upstream_warns_ignored(key: OptionKey, level: Level) -> bool {
+    !(level == Level::Session
+        && matches!(
+            key,
+            OptionKey::InputReuseMemIndexes | OptionKey::OutputReuseMemIndexes
+        ))
+}
+
+/// Under the upstream profile, whether the value set at `level` is validated at all: GE checks
+/// only the value its lookup finds for atomicCleanPolicy and externalWeight (graph, then session,
+/// then global), and for disableReuseMemory the session check sees the session value over the
+/// global one (ACP-001, EXW-001 and DRM-001's upstream entries). A masked value is never read.
+fn upstream_reads(key: OptionKey, level: Level, maps: &OptionMaps) -> bool {
+    let set = |l: Level| maps.at(l).contains_key(key.as_str());
+    match key {
+        OptionKey::AtomicCleanPolicy | OptionKey::ExternalWeight => Level::ALL
+            .into_iter()
+            .filter(|l| *l > level)
+            .all(|l| !set(l)),
+        OptionKey::DisableReuseMemory => !(level == Level::Global && set(Level::Session)),
+        _ => true,
+    }
 }
 
 /// Resolves `maps` in `ctx` against `spec`, under `profile`.
@@ -450,6 +476,9 @@ pub fn resolve_with(spec: &Spec, profile: Profile, maps: &OptionMaps, ctx: Conte
                 && ((!listed && key != OptionKey::AtomicCleanPolicy)
                     || key == OptionKey::ExternalWeightDir);
             let levels: Vec<_> = row.levels.iter().map(|l| l.as_str()).collect();
+            if ignored && upstream && !upstream_warns_ignored(key, level) {
+                continue;
+            }
             if ignored {
                 obs.warnings.push(
                     Diagnostic::new("OPT-002", format!("{key} takes effect at {} level(s) only; the value set at {level} level is ignored", levels.join(" and ")))
@@ -472,6 +501,9 @@ pub fn resolve_with(spec: &Spec, profile: Profile, maps: &OptionMaps, ctx: Conte
                         .level(level)
                         .value(raw.as_str()),
                 );
+            }
+            if upstream && !upstream_reads(key, level, maps) {
+                continue;
             }
             let mut parser = Parser {
                 spec: row,
@@ -521,9 +553,12 @@ pub fn resolve_with(spec: &Spec, profile: Profile, maps: &OptionMaps, ctx: Conte
         }
     }
     obs.effective = effective.into_iter().collect();
-    let mut restricted = Vec::new();
-    restriction_warnings(spec, &obs.effective, ctx, &mut restricted);
-    obs.warnings.extend(restricted);
+    if !upstream {
+        // OPT-008's upstream entry: GE gives none of these warnings when options are set.
+        let mut restricted = Vec::new();
+        restriction_warnings(spec, &obs.effective, ctx, &mut restricted);
+        obs.warnings.extend(restricted);
+    }
     let values = typed_values(&parsed);
     obs.canonicalize();
     Resolution {
@@ -652,15 +687,20 @@ fn typed_values(parsed: &BTreeMap<OptionKey, (Parsed, Level)>) -> Values {
                 v.static_memory_policy = s.parse().unwrap_or(0)
             }
             (OptionKey::OutputReuseInputMemIndexes, Parsed::Pairs(p)) => {
-                v.output_reuse_input = p.clone()
+                v.output_reuse_input = p
+                    .iter()
+                    .filter_map(|&(i, o)| Some((u32::try_from(i).ok()?, u32::try_from(o).ok()?)))
+                    .collect()
             }
             (OptionKey::OutputReuseMemIndexes, Parsed::Indexes(l)) => v.output_reuse = l.clone(),
             (OptionKey::ExternalWeight, Parsed::Enum(s)) => {
                 v.external_weight = s.parse().unwrap_or(0)
             }
             (OptionKey::ExternalWeightDir, Parsed::Path(p)) => {
-                // An empty directory (upstream accepts one) is the same as none.
-                v.external_weight_dir = (!p.is_empty()).then(|| p.clone())
+                // An empty directory (upstream accepts one) is the same as none. A NUL byte
+                // (upstream keeps one, EWD-004's entry) ends the path the system sees.
+                let p = p.split('\0').next().unwrap_or_default();
+                v.external_weight_dir = (!p.is_empty()).then(|| p.to_owned())
             }
             (OptionKey::InputBatchCpy, Parsed::Enum(s)) => v.batch_copy = s == "1",
             (OptionKey::FeatureBaseRefreshable, Parsed::Enum(s)) => {

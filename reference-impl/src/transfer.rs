@@ -11,6 +11,8 @@ use ge_spec::{Answer, Diagnostic, OptionKey, Part, Profile, Spec, Subject};
 
 use crate::options::{self, Context};
 
+mod upstream;
+
 /// Plans the host-to-device transfer of the user inputs of one run, under `profile`.
 pub fn plan(profile: Profile, scenario: &TransferScenario) -> Answer<TransferObservation> {
     Ok(plan_observation(profile, scenario))
@@ -59,6 +61,11 @@ pub fn plan_observation(profile: Profile, scenario: &TransferScenario) -> Transf
     }
 
     let values = &resolution.values;
+    if profile == Profile::Upstream {
+        upstream::plan(scenario, values, &mut obs);
+        obs.canonicalize();
+        return obs;
+    }
     let spec = Spec::embedded();
     // IFS-003, IFS-004 (restrictions from the options table), IFS-012 (threshold 0).
     let fusion_on =
@@ -117,21 +124,6 @@ pub fn plan_observation(profile: Profile, scenario: &TransferScenario) -> Transf
     if batch_on && remaining.len() >= 2 {
         obs.batched = remaining;
     } else {
-        if profile == Profile::Upstream && batch_on && remaining.len() == 1 {
-            // IBC-013 upstream: the lone copy is a plain copy, and upstream says so.
-            obs.warnings.push(
-                Diagnostic::new(
-                    "IBC-013",
-                    format!(
-                        "{} is on, but only host input {} is left after fusion: it is copied on its own",
-                        OptionKey::InputBatchCpy,
-                        remaining[0]
-                    ),
-                )
-                .key(OptionKey::InputBatchCpy.as_str())
-                .subject(Subject::input(remaining[0])),
-            );
-        }
         obs.direct = remaining;
     }
     obs.canonicalize();

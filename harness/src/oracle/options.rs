@@ -674,8 +674,13 @@ fn parse_upstream(
             "2" => Ok((Meaning::Number(2), Vec::new())),
             _ => Err(diag("EXW-001")),
         },
-        // DRM-001 upstream: the graph level looks for an exact `1` only.
-        OptionKey::DisableReuseMemory if level == Level::Graph => Ok((switch(), Vec::new())),
+        // DRM-001 upstream: at compile the value found is checked; an empty graph value passes
+        // as unset (reuse stays on).
+        OptionKey::DisableReuseMemory if level == Level::Graph => match raw {
+            "" | "0" => Ok((Meaning::Number(0), Vec::new())),
+            "1" => Ok((Meaning::Number(1), Vec::new())),
+            _ => Err(diag("DRM-001")),
+        },
         // RZC-001, IBC-001 upstream: never validated, exactly `1` turns it on.
         OptionKey::ReuseZeroCopyMemory | OptionKey::InputBatchCpy => Ok((switch(), Vec::new())),
         // SMP-001 upstream: `1` is `2`, anything but 1 to 4 is 0.
@@ -696,14 +701,16 @@ fn parse_upstream(
             }
             Some((false, n)) => Ok((Meaning::Number(n), Vec::new())),
         },
+        // IRM-005 / ORM-005 upstream: a dynamic-shape graph never reads the list (its form is
+        // still checked).
         OptionKey::InputReuseMemIndexes | OptionKey::OutputReuseMemIndexes => {
-            upstream_indexes(key, raw, count_of(key, ctx), diag)
+            let read = ctx.shape == ShapeKind::Static;
+            upstream_indexes(key, raw, count_of(key, ctx), read, diag)
         }
-        OptionKey::OutputReuseInputMemIndexes => upstream_pairs(raw, ctx, diag),
-        // OPT-003 upstream: an empty directory counts as not set.
-        OptionKey::ExternalWeightDir if raw.is_empty() => {
-            Ok((Meaning::Path(String::new()), Vec::new()))
-        }
+        OptionKey::OutputReuseInputMemIndexes => upstream_pairs(raw, ctx, level, diag),
+        // OPT-003 and EWD-004 upstream: never validated (empty counts as not set, a NUL byte
+        // is kept).
+        OptionKey::ExternalWeightDir => Ok((Meaning::Path(raw.to_owned()), Vec::new())),
         _ => parse_strict(row, level, raw, ctx),
     }
 }
@@ -715,6 +722,7 @@ fn upstream_indexes(
     key: OptionKey,
     raw: &str,
     count: Option<u32>,
+    read: bool,
     diag: impl Fn(&str) -> Diagnostic,
 ) -> Result<(Meaning, Vec<Diagnostic>), Diagnostic> {
     let bad = || diag(&clause(key, 4));
@@ -746,6 +754,9 @@ fn upstream_indexes(
         if !seen.insert(v) {
             return Err(bad().subject(Subject::index(v)));
         }
+        if !read {
+            continue;
+        }
         if count.is_none_or(|c| v < u64::from(c)) {
             kept.insert(v);
         } else {
@@ -756,11 +767,13 @@ fn upstream_indexes(
 }
 
 /// ORI-003 / ORI-006 upstream: segments without a comma are skipped silently; a side holding
-/// `-`, or a pair that does not read as two 32-bit numbers, is skipped with a warning;
-/// duplicates stay; an index of a pair that survives out of range is an error.
+/// `-`, or a pair that does not read as two 64-bit numbers (`std::stoul`), is skipped with a
+/// warning; duplicates stay; at graph level an index of a pair that survives out of range is an
+/// error (other levels are only checked at run time, ORI-002's upstream entry).
 fn upstream_pairs(
     raw: &str,
     ctx: Context,
+    level: Level,
     diag: impl Fn(&str) -> Diagnostic,
 ) -> Result<(Meaning, Vec<Diagnostic>), Diagnostic> {
     let mut warnings = Vec::new();
@@ -773,8 +786,10 @@ fn upstream_pairs(
             warnings.push(diag("ORI-006").subject(Subject::pair(seg)));
             continue;
         }
+        // stoul: whitespace, an optional sign (a `-` never gets here), digits; past 2^64 - 1
+        // it throws. `strtol` saturates, so an overflow is told by the digits' own value.
         let read = |side: &str| match strtol(side) {
-            Some((false, n)) if i32::try_from(n).is_ok() => Some(n),
+            Some((false, n)) if n < u64::MAX || fits_u64(side) => Some(n),
             _ => None,
         };
         let (Some(a), Some(b)) = (read(left), read(right)) else {
@@ -783,7 +798,7 @@ fn upstream_pairs(
         };
         pairs.push((a, b, seg));
     }
-    for &(a, b, seg) in &pairs {
+    for &(a, b, seg) in pairs.iter().filter(|_| level == Level::Graph) {
         let outside = ctx.inputs.is_some_and(|c| a >= u64::from(c))
             || ctx.outputs.is_some_and(|c| b >= u64::from(c));
         if outside {
@@ -796,15 +811,42 @@ fn upstream_pairs(
     ))
 }
 
+/// Whether the digits of `side` (after whitespace and a sign) spell a number below 2^64.
+fn fits_u64(side: &str) -> bool {
+    let digits: String = side
+        .trim_start_matches(|c: char| c.is_ascii() && c_space(c as u8))
+        .trim_start_matches('+')
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse::<u64>().is_ok()
+}
+
 /// Under the upstream profile, whether a value set where the documentation does not list it is
-/// used anyway (OPT-002's upstream entry): all but the three index options (OPT-010).
+/// used anyway (OPT-002's upstream entry): all but the two index lists, which only the graph's
+/// own map feeds (OPT-010's upstream entry; the pairs are read through the context).
 fn upstream_uses(key: OptionKey) -> bool {
     !matches!(
         key,
-        OptionKey::InputReuseMemIndexes
-            | OptionKey::OutputReuseMemIndexes
-            | OptionKey::OutputReuseInputMemIndexes
+        OptionKey::InputReuseMemIndexes | OptionKey::OutputReuseMemIndexes
     )
+}
+
+/// Under the upstream profile, whether a value is read at all: for atomicCleanPolicy and
+/// externalWeight only the one GE's lookup finds (graph, then session, then global); for
+/// disableReuseMemory a global value under a session one is never checked (ACP-001, EXW-001,
+/// DRM-001's upstream entries).
+fn upstream_reads(key: OptionKey, level: Level, maps: &OptionMaps) -> bool {
+    let set = |l: Level| maps.at(l).contains_key(key.as_str());
+    match key {
+        OptionKey::AtomicCleanPolicy | OptionKey::ExternalWeight => match level {
+            Level::Global => !set(Level::Session) && !set(Level::Graph),
+            Level::Session => !set(Level::Graph),
+            Level::Graph => true,
+        },
+        OptionKey::DisableReuseMemory => level != Level::Global || !set(Level::Session),
+        _ => true,
+    }
 }
 
 impl Reading {
@@ -859,6 +901,11 @@ impl Reading {
                     && used
                     && ((!listed && key != OptionKey::AtomicCleanPolicy)
                         || key == OptionKey::ExternalWeightDir);
+                if !used && upstream && level == Level::Session {
+                    // OPT-010 upstream: GE's session list names the two index lists, so a
+                    // session value is dropped without a word.
+                    continue;
+                }
                 if !used {
                     // OPT-002: ignored, with a warning; the text only says it has no effect.
                     warnings.push(
@@ -920,6 +967,9 @@ impl Reading {
                         permitted.rejected = true;
                     }
                 }
+                if upstream && !upstream_reads(key, level, maps) {
+                    continue;
+                }
                 let parsed = if upstream {
                     parse_upstream(row, level, raw, ctx)
                 } else {
@@ -976,7 +1026,10 @@ impl Reading {
             optional_warnings,
             passthrough: passthrough.into_iter().collect(),
         };
-        reading.restriction_warnings(spec, ctx);
+        if !upstream {
+            // OPT-008 upstream: GE gives none of these warnings when options are set.
+            reading.restriction_warnings(spec, ctx);
+        }
         reading.errors.sort();
         reading.warnings.sort();
         reading
@@ -1184,14 +1237,24 @@ fn values_of(outcomes: &BTreeMap<OptionKey, Option<Meaning>>) -> Values {
         input_reuse: set(OptionKey::InputReuseMemIndexes),
         reuse_zero_copy: num(OptionKey::ReuseZeroCopyMemory, 0) == 1,
         static_memory_policy: num(OptionKey::StaticMemoryPolicy, 0),
+        // A pair past 32 bits names no tensor (only upstream, where session and global values
+        // are not range-checked, keeps one).
         output_reuse_input: match outcomes.get(&OptionKey::OutputReuseInputMemIndexes) {
-            Some(Some(Meaning::Pairs(p))) => p.clone(),
+            Some(Some(Meaning::Pairs(p))) => p
+                .iter()
+                .filter(|(i, o)| u32::try_from(*i).is_ok() && u32::try_from(*o).is_ok())
+                .copied()
+                .collect(),
             _ => BTreeSet::new(),
         },
         output_reuse: set(OptionKey::OutputReuseMemIndexes),
         external_weight: num(OptionKey::ExternalWeight, 0),
+        // The system sees a path up to its first NUL byte (kept only upstream, EWD-004).
         external_weight_dir: match outcomes.get(&OptionKey::ExternalWeightDir) {
-            Some(Some(Meaning::Path(p))) if !p.is_empty() => Some(p.clone()),
+            Some(Some(Meaning::Path(p))) => {
+                let p = p.split('\0').next().unwrap_or_default();
+                (!p.is_empty()).then(|| p.to_owned())
+            }
             _ => None,
         },
         batch_copy: num(OptionKey::InputBatchCpy, 0) == 1,

@@ -15,6 +15,8 @@ use super::options::{Context, Reading, Values};
 use super::Violation;
 use crate::judging::Judging;
 
+mod upstream;
+
 /// Which group of a plan an input was put in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Group {
@@ -233,6 +235,21 @@ fn judge_under(
         ));
     }
 
+    if profile == Profile::Upstream {
+        // GE's plan is one answer: compare the groups, the span and the run's warnings.
+        let (violations, run_warnings) = upstream::judge(scenario, obs, values);
+        out.extend(violations);
+        warnings.extend(run_warnings.iter().map(Expected::exact));
+        out.extend(diagnostics::compare(
+            spec,
+            "warnings",
+            &warnings,
+            &obs.warnings,
+            false,
+        ));
+        return out;
+    }
+
     let size_of = |i: &u32| sizes.get(i).map(|(s, _)| *s);
 
     // Fusion.
@@ -392,14 +409,6 @@ fn judge_under(
                     "the one host input left, {}, must be copied on its own",
                     left[0]
                 ),
-            ));
-        }
-        if profile == Profile::Upstream && left.len() == 1 {
-            // IBC-013 upstream: the lone copy is a plain copy, and upstream warns so.
-            warnings.push(Expected::exact(
-                &Diagnostic::new("IBC-013", "")
-                    .key(OptionKey::InputBatchCpy.as_str())
-                    .subject(Subject::input(left[0])),
             ));
         }
     }

@@ -3,7 +3,7 @@
 //! look for an exact `1`, values never validated). Each rule cites the clause whose `upstream`
 //! entry describes it.
 
-use ge_spec::{Diagnostic, Level, OptionKey, Subject};
+use ge_spec::{Diagnostic, Level, OptionKey, ShapeKind, Subject};
 
 use super::{Parsed, Parser};
 
@@ -49,6 +49,25 @@ fn lenient(text: &str) -> Option<(bool, u64)> {
         n.saturating_mul(10).saturating_add(u64::from(d - b'0'))
     });
     Some((negative, magnitude))
+}
+
+/// A pair side read as C++'s `std::stoul` reads it (64-bit `unsigned long`): leading whitespace,
+/// an optional `+`, then the digits there are; trailing text is ignored. `None` when no digit
+/// follows or the number is past 2^64 - 1 (GE catches the exception and skips the pair).
+fn unsigned_long(text: &str) -> Option<u64> {
+    let bytes = text.as_bytes();
+    let mut i = bytes.iter().take_while(|b| c_space(**b)).count();
+    if bytes.get(i) == Some(&b'+') {
+        i += 1;
+    }
+    let digits = bytes[i..].iter().take_while(|b| b.is_ascii_digit());
+    let mut any = false;
+    let mut n: u64 = 0;
+    for d in digits {
+        any = true;
+        n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+    }
+    any.then_some(n)
 }
 
 /// An index-list item under upstream's rule: a 32-bit integer whose characters after the first
@@ -97,7 +116,18 @@ impl Parser<'_> {
                     ),
                 )),
             },
-            OptionKey::DisableReuseMemory if self.level == Level::Graph => Ok(switch(raw)),
+            // DRM-001 upstream: at compile FE checks the value it finds; an empty graph value
+            // passes as unset and leaves reuse on.
+            OptionKey::DisableReuseMemory if self.level == Level::Graph => match raw {
+                "" | "0" => Ok(Parsed::Enum("0".into())),
+                "1" => Ok(Parsed::Enum("1".into())),
+                _ => Err(self.diag(
+                    self.clause(1),
+                    format!(
+                        "{key} = {raw:?} at graph level is not empty, `0` or `1`; compiling the graph fails"
+                    ),
+                )),
+            },
             OptionKey::ReuseZeroCopyMemory | OptionKey::InputBatchCpy => Ok(switch(raw)),
             OptionKey::StaticMemoryPolicy => Ok(Parsed::Enum(
                 match raw {
@@ -124,7 +154,9 @@ impl Parser<'_> {
                     ),
                 )),
             },
-            OptionKey::ExternalWeightDir if raw.is_empty() => Ok(Parsed::Path(String::new())),
+            // EWD-004 upstream: never validated; a NUL byte is kept (the system sees the text
+            // before it).
+            OptionKey::ExternalWeightDir => Ok(Parsed::Path(raw.to_owned())),
             _ => self.parse(),
         }
     }
@@ -197,6 +229,11 @@ impl Parser<'_> {
             }
             // Non-negative and within i32 here, so it fits a u32.
             let index = u32::try_from(index).unwrap_or(u32::MAX);
+            if self.ctx.shape == ShapeKind::Dynamic {
+                // IRM-005 / ORM-005 upstream: on a dynamic-shape graph the list is checked for
+                // form only and never read: no index takes effect, none is warned about.
+                continue;
+            }
             if count.is_none_or(|c| index < c) {
                 kept.push(index);
             } else {
@@ -208,8 +245,9 @@ impl Parser<'_> {
     }
 
     /// ORI upstream: lenient. Empty segments and segments without a comma are skipped silently;
-    /// a side with `-`, an unreadable or overflowing pair is skipped with a warning; duplicates
-    /// are kept; an index of a surviving pair out of range rejects the option.
+    /// a side with `-`, an unreadable pair or one past 64 bits is skipped with a warning;
+    /// duplicates are kept; an index of a surviving pair out of range rejects the option, but
+    /// only at graph level (ORI-002's upstream entry: other levels are checked at run time).
     fn upstream_pairs(&mut self) -> Result<Parsed, Diagnostic> {
         let key = self.spec.key;
         let mut pairs = Vec::new();
@@ -230,19 +268,15 @@ impl Parser<'_> {
                 skip(self, "has a side with `-`");
                 continue;
             }
-            let read = |side: &str| match lenient(side) {
-                Some((false, n)) => u32::try_from(n).ok().filter(|n| i32::try_from(*n).is_ok()),
-                _ => None,
-            };
-            let (Some(input), Some(output)) = (read(left), read(right)) else {
-                skip(self, "is not two readable 32-bit numbers");
+            let (Some(input), Some(output)) = (unsigned_long(left), unsigned_long(right)) else {
+                skip(self, "is not two readable 64-bit numbers");
                 continue;
             };
             pairs.push((input, output, segment));
         }
-        for (input, output, segment) in &pairs {
-            let outside = self.ctx.inputs.is_some_and(|c| *input >= c)
-                || self.ctx.outputs.is_some_and(|c| *output >= c);
+        for (input, output, segment) in pairs.iter().filter(|_| self.level == Level::Graph) {
+            let outside = self.ctx.inputs.is_some_and(|c| *input >= u64::from(c))
+                || self.ctx.outputs.is_some_and(|c| *output >= u64::from(c));
             if outside {
                 let counts = format!(
                     "{} input(s), {} output(s)",
@@ -257,7 +291,7 @@ impl Parser<'_> {
                     .subject(Subject::pair(*segment)));
             }
         }
-        let mut pairs: Vec<(u32, u32)> = pairs.into_iter().map(|(i, o, _)| (i, o)).collect();
+        let mut pairs: Vec<(u64, u64)> = pairs.into_iter().map(|(i, o, _)| (i, o)).collect();
         pairs.sort_unstable();
         Ok(Parsed::Pairs(pairs))
     }
@@ -286,5 +320,15 @@ mod tests {
             assert!(index_item(bad).is_err(), "{bad:?}");
         }
         assert_eq!(index_item("-3"), Ok(-3));
+    }
+
+    #[test]
+    fn pair_sides_read_like_stoul() {
+        assert_eq!(unsigned_long("2147483648"), Some(2_147_483_648));
+        assert_eq!(unsigned_long(" +7x"), Some(7));
+        assert_eq!(unsigned_long("18446744073709551615"), Some(u64::MAX));
+        assert_eq!(unsigned_long("18446744073709551616"), None);
+        assert_eq!(unsigned_long("x1"), None);
+        assert_eq!(unsigned_long(""), None);
     }
 }
