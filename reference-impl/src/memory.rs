@@ -63,7 +63,10 @@ pub fn observe(profile: Profile, scenario: &MemoryScenario) -> MemoryObservation
         return obs;
     }
     let values = resolution.values;
-    obs.errors = misaligned_reuse(scenario, &values);
+    // IRM-011 / ORM-011 upstream: GE checks no size of a listed input or output.
+    if profile != Profile::Upstream {
+        obs.errors = misaligned_reuse(scenario, &values);
+    }
     if !obs.errors.is_empty() {
         obs.canonicalize();
         return obs;

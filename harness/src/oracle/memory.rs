@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use ge_spec::vocab::memory::{
     aligned, Alias, MemoryObservation, MemoryScenario, Role, Tensor, ALIGNMENT,
 };
-use ge_spec::{Diagnostic, OptionKey, Spec, Subject};
+use ge_spec::{Diagnostic, OptionKey, Profile, Spec, Subject};
 
 use super::diagnostics::{self, Expected};
 use super::options::{Context, Reading, Values};
@@ -76,12 +76,20 @@ pub fn judge(
     let reading = Reading::new(judging.profile, &scenario.options, context(scenario));
     let planned = !observation.offsets.is_empty() || observation.peak_bytes != 0;
     super::under_readings(judging, &reading, &KEYS, planned, |values, rejected| {
-        judge_under(scenario, observation, &reading, values, rejected)
+        judge_under(
+            judging.profile,
+            scenario,
+            observation,
+            &reading,
+            values,
+            rejected,
+        )
     })
 }
 
 /// Judges the observation with the options read as `values` (`rejected`: some option is).
 fn judge_under(
+    profile: Profile,
     scenario: &MemoryScenario,
     observation: &MemoryObservation,
     reading: &Reading,
@@ -114,7 +122,12 @@ fn judge_under(
         require_no_plan(observation, "an option was rejected", &mut out);
         return out;
     }
-    let misaligned = misaligned_reuse(scenario, values);
+    // IRM-011 / ORM-011 upstream: GE checks no size of a listed input or output.
+    let misaligned = if profile == Profile::Upstream {
+        Vec::new()
+    } else {
+        misaligned_reuse(scenario, values)
+    };
     let planned = !observation.offsets.is_empty();
     if !misaligned.is_empty() && !planned {
         errors(&misaligned, &mut out);
