@@ -71,8 +71,22 @@ pub fn observe(profile: Profile, scenario: &MemoryScenario) -> MemoryObservation
         obs.canonicalize();
         return obs;
     }
-    let offsets = place(scenario, &values);
-    fill_plan(scenario, &values, &offsets, &mut obs);
+    // ORI-010 upstream: GE's planners never read the pairs; each half is planned like any
+    // other input or output, the pairs stay in force for the run's address check.
+    let planned = match profile {
+        Profile::Documented => values.clone(),
+        Profile::Upstream => Values {
+            output_reuse_input: Vec::new(),
+            ..values.clone()
+        },
+    };
+    let offsets = place(scenario, &planned);
+    fill_plan(scenario, &planned, &offsets, &mut obs);
+    obs.aliases = values
+        .output_reuse_input
+        .iter()
+        .map(|&(input, output)| Alias { input, output })
+        .collect();
     obs.errors.extend(run_errors(scenario, &values));
     obs.canonicalize();
     obs

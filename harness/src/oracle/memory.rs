@@ -149,7 +149,7 @@ fn judge_under(
         ));
     }
     errors(&run_mismatches(scenario, values), &mut out);
-    Plan::new(scenario, values, observation, &mut out).check(&mut out);
+    Plan::new(profile, scenario, values, observation, &mut out).check(&mut out);
     out
 }
 
@@ -255,6 +255,7 @@ struct Plan<'a> {
 
 impl<'a> Plan<'a> {
     fn new(
+        profile: Profile,
         scenario: &'a MemoryScenario,
         values: &'a Values,
         obs: &'a MemoryObservation,
@@ -284,7 +285,13 @@ impl<'a> Plan<'a> {
             }
         }
         let mut partner = vec![None; tensors.len()];
-        for &(i, o) in &values.output_reuse_input {
+        // ORI-010 upstream: GE's planners never read the pairs; each half is planned like any
+        // other input or output, and the pair is only checked at run time.
+        let planned_pairs = values
+            .output_reuse_input
+            .iter()
+            .filter(|_| profile == Profile::Documented);
+        for &(i, o) in planned_pairs {
             let (Ok(i), Ok(o)) = (u32::try_from(i), u32::try_from(o)) else {
                 continue;
             };
