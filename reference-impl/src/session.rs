@@ -6,7 +6,8 @@
 //!   rejected option stops the script before its first event (SES-016, SES-017);
 //! - feature memory is taken at load and given back at unload (SES-018): a block of its own
 //!   (`graph-<id>/feature`) or a shared pool (`static-pool`, `dynamic-pool`) chosen by
-//!   `ge.exec.staticMemoryPolicy` and the graph's shape (SMP-010..014);
+//!   `ge.exec.staticMemoryPolicy` and the graph's shape (SMP-010..014): the session's policy,
+//!   or upstream the graph's own (SMP-015);
 //! - the zero-copy I/O area is a block of its own (`graph-<id>/io`), allocated per execution or
 //!   once per load by `ge.exec.reuseZeroCopyMemory` (RZC-010..013);
 //! - refreshes never touch the trace; their result follows `ge.featureBaseRefreshable`
@@ -89,6 +90,19 @@ pub fn effective_policy(profile: Profile, policy: u8, env: Option<&str>) -> u8 {
         (true, false) => 2,
         (false, true) => 3,
         (false, false) => 0,
+    }
+}
+
+/// The policy value that decides where one graph's feature memory comes from (SMP-015), before
+/// `GE_USE_STATIC_MEMORY` is combined with it: the session's (`session`, from its global and
+/// session maps) under the documented profile; upstream, the graph's own resolution (`graph`:
+/// its graph-level value first, then the session's, then the global one), since GE reads the
+/// policy through the context that holds the graph's options while it loads the graph
+/// (SMP-015's upstream entry).
+pub fn graph_policy(profile: Profile, session: u8, graph: u8) -> u8 {
+    match profile {
+        Profile::Documented => session,
+        Profile::Upstream => graph,
     }
 }
 
@@ -367,11 +381,7 @@ pub fn run(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObserv
         return Ok(obs);
     }
 
-    let policy = effective_policy(
-        profile,
-        session.values.static_memory_policy,
-        scenario.ge_use_static_memory.as_deref(),
-    );
+    let env = scenario.ge_use_static_memory.as_deref();
     let mut run = Run {
         trace: Vec::new(),
         refreshes: Vec::new(),
@@ -394,6 +404,12 @@ pub fn run(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObserv
                     .as_ref()
                     .map(|r| r.values.clone())
                     .unwrap_or_default();
+                let own = graph_policy(
+                    profile,
+                    session.values.static_memory_policy,
+                    values.static_memory_policy,
+                );
+                let policy = effective_policy(profile, own, env);
                 run.load(
                     step,
                     *graph,
