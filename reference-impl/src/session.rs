@@ -135,6 +135,7 @@ struct Graph {
 }
 
 struct Run {
+    profile: Profile,
     trace: Vec<TraceEntry>,
     refreshes: Vec<RefreshResult>,
     errors: Vec<Diagnostic>,
@@ -225,6 +226,21 @@ impl Run {
                 );
                 false
             }
+            Some(graph)
+                if self.profile == Profile::Upstream && graph.shape == ShapeKind::Dynamic =>
+            {
+                // FBR-014 upstream: a dynamic-shape graph refuses every update, the first
+                // included, before the size or the option is looked at.
+                self.errors.push(
+                    Diagnostic::new(
+                        "FBR-014",
+                        format!("graph {id} has a dynamic shape; its feature base cannot be set"),
+                    )
+                    .key(OptionKey::FeatureBaseRefreshable.as_str())
+                    .subject(Subject::step(step)),
+                );
+                false
+            }
             Some(graph) if bytes < graph.feature => {
                 let need = graph.feature;
                 self.refuse(
@@ -238,7 +254,10 @@ impl Run {
                 // FBR-014: on a dynamic-shape graph the option does nothing; the default rule
                 // holds.
                 let refreshable = graph.refreshable && graph.shape == ShapeKind::Static;
-                if graph.base_set && !refreshable {
+                // FBR-012 upstream: once loaded, a graph that is not refreshable refuses every
+                // update, the first included (GE's one setting happens before load).
+                let set_before = graph.base_set || self.profile == Profile::Upstream;
+                if set_before && !refreshable {
                     let clause = if graph.shape == ShapeKind::Static {
                         "FBR-011"
                     } else {
@@ -383,6 +402,7 @@ pub fn run(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObserv
 
     let env = scenario.ge_use_static_memory.as_deref();
     let mut run = Run {
+        profile,
         trace: Vec::new(),
         refreshes: Vec::new(),
         errors: Vec::new(),

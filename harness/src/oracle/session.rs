@@ -751,25 +751,33 @@ fn judge_with(
                 }
             },
             SessionEvent::Refresh { graph, bytes } => {
-                let (ok, clause) = match model.graphs.get_mut(graph) {
-                    None => (false, "SES-012"),
-                    Some(g) if *bytes < g.feature => (false, "FBR-013"),
+                // (accepted, the clause deciding the result, the clause the refusal names)
+                let (ok, clause, refusal) = match model.graphs.get_mut(graph) {
+                    None => (false, "SES-012", "SES-012"),
+                    // FBR-014 upstream: a dynamic-shape graph refuses every update, before the
+                    // size or the option is looked at.
+                    Some(g) if profile == Profile::Upstream && g.shape == ShapeKind::Dynamic => {
+                        (false, "FBR-014", "FBR-014")
+                    }
+                    Some(g) if *bytes < g.feature => (false, "FBR-013", "FBR-013"),
                     Some(g) => {
                         let refreshable = g.refreshable && g.shape == ShapeKind::Static;
-                        let decision = match (refreshable, g.base_set, g.shape) {
-                            (true, _, _) => (true, "FBR-010"),
-                            (false, false, _) => (true, "FBR-012"),
-                            (false, true, ShapeKind::Static) => (false, "FBR-011"),
-                            (false, true, ShapeKind::Dynamic) => (false, "FBR-014"),
+                        let decision = match (refreshable, g.base_set, g.shape, profile) {
+                            (true, _, _, _) => (true, "FBR-010", ""),
+                            // FBR-012 upstream: once loaded, every update is refused, the
+                            // first included; it is the first that departs.
+                            (false, false, _, Profile::Upstream) => (false, "FBR-012", "FBR-011"),
+                            (false, false, _, Profile::Documented) => (true, "FBR-012", ""),
+                            (false, true, ShapeKind::Static, _) => (false, "FBR-011", "FBR-011"),
+                            (false, true, ShapeKind::Dynamic, _) => (false, "FBR-014", "FBR-014"),
                         };
-                        if decision.0 {
-                            g.base_set = true;
-                        }
+                        // Documented: the base is set; upstream: the first update was tried.
+                        g.base_set = true;
                         decision
                     }
                 };
                 if !ok {
-                    refusals.insert(step, clause);
+                    refusals.insert(step, refusal);
                 }
                 refreshes.push((step, *graph, ok, clause));
                 StepKind::Refresh
