@@ -6,7 +6,8 @@
 //!   rejected option stops the script before its first event (SES-016, SES-017);
 //! - feature memory is taken at load and given back at unload (SES-018): a block of its own
 //!   (`graph-<id>/feature`) or a shared pool (`static-pool`, `dynamic-pool`) chosen by
-//!   `ge.exec.staticMemoryPolicy` and the graph's shape (SMP-010..014);
+//!   `ge.exec.staticMemoryPolicy` and the graph's shape (SMP-010..014): the session's policy,
+//!   or upstream the graph's own (SMP-015);
 //! - the zero-copy I/O area is a block of its own (`graph-<id>/io`), allocated per execution or
 //!   once per load by `ge.exec.reuseZeroCopyMemory` (RZC-010..013);
 //! - refreshes never touch the trace; their result follows `ge.featureBaseRefreshable`
@@ -92,6 +93,19 @@ pub fn effective_policy(profile: Profile, policy: u8, env: Option<&str>) -> u8 {
     }
 }
 
+/// The policy value that decides where one graph's feature memory comes from (SMP-015), before
+/// `GE_USE_STATIC_MEMORY` is combined with it: the session's (`session`, from its global and
+/// session maps) under the documented profile; upstream, the graph's own resolution (`graph`:
+/// its graph-level value first, then the session's, then the global one), since GE reads the
+/// policy through the context that holds the graph's options while it loads the graph
+/// (SMP-015's upstream entry).
+pub fn graph_policy(profile: Profile, session: u8, graph: u8) -> u8 {
+    match profile {
+        Profile::Documented => session,
+        Profile::Upstream => graph,
+    }
+}
+
 /// Which pool, if any, serves a graph of `shape` under `policy` (SMP-010, SMP-011, SMP-014).
 fn pool_for(policy: u8, shape: ShapeKind) -> Option<PoolKind> {
     match (policy, shape) {
@@ -121,6 +135,7 @@ struct Graph {
 }
 
 struct Run {
+    profile: Profile,
     trace: Vec<TraceEntry>,
     refreshes: Vec<RefreshResult>,
     errors: Vec<Diagnostic>,
@@ -211,6 +226,21 @@ impl Run {
                 );
                 false
             }
+            Some(graph)
+                if self.profile == Profile::Upstream && graph.shape == ShapeKind::Dynamic =>
+            {
+                // FBR-014 upstream: a dynamic-shape graph refuses every update, the first
+                // included, before the size or the option is looked at.
+                self.errors.push(
+                    Diagnostic::new(
+                        "FBR-014",
+                        format!("graph {id} has a dynamic shape; its feature base cannot be set"),
+                    )
+                    .key(OptionKey::FeatureBaseRefreshable.as_str())
+                    .subject(Subject::step(step)),
+                );
+                false
+            }
             Some(graph) if bytes < graph.feature => {
                 let need = graph.feature;
                 self.refuse(
@@ -224,7 +254,10 @@ impl Run {
                 // FBR-014: on a dynamic-shape graph the option does nothing; the default rule
                 // holds.
                 let refreshable = graph.refreshable && graph.shape == ShapeKind::Static;
-                if graph.base_set && !refreshable {
+                // FBR-012 upstream: once loaded, a graph that is not refreshable refuses every
+                // update, the first included (GE's one setting happens before load).
+                let set_before = graph.base_set || self.profile == Profile::Upstream;
+                if set_before && !refreshable {
                     let clause = if graph.shape == ShapeKind::Static {
                         "FBR-011"
                     } else {
@@ -367,12 +400,9 @@ pub fn run(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObserv
         return Ok(obs);
     }
 
-    let policy = effective_policy(
-        profile,
-        session.values.static_memory_policy,
-        scenario.ge_use_static_memory.as_deref(),
-    );
+    let env = scenario.ge_use_static_memory.as_deref();
     let mut run = Run {
+        profile,
         trace: Vec::new(),
         refreshes: Vec::new(),
         errors: Vec::new(),
@@ -394,6 +424,12 @@ pub fn run(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObserv
                     .as_ref()
                     .map(|r| r.values.clone())
                     .unwrap_or_default();
+                let own = graph_policy(
+                    profile,
+                    session.values.static_memory_policy,
+                    values.static_memory_policy,
+                );
+                let policy = effective_policy(profile, own, env);
                 run.load(
                     step,
                     *graph,

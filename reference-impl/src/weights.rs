@@ -106,21 +106,36 @@ fn on_disk(sandbox: &Path, parts: &[String]) -> PathBuf {
     parts.iter().fold(sandbox.to_path_buf(), |p, c| p.join(c))
 }
 
-/// The mode-2 layout of `weights` (in graph order): the offset of each, and the file length.
-/// Identical contents are stored once, at the offset of their first occurrence (EXW-015).
-pub fn combined_layout(weights: &[&[u8]]) -> Option<(Vec<u64>, u64)> {
+/// The mode-2 layout of `weights` (name and bytes, in graph order) under `profile`: the offset
+/// of each, in the order given, and the file length (EXW-015).
+///
+/// Documented: weights are stored in graph order, each distinct content once at the next
+/// multiple of 512, and the file ends where the last stored weight ends. Upstream (EXW-015's
+/// upstream entry): they are stored in the order of the constants' node names, compared
+/// bytewise (a stable sort, so equal names keep graph order; the vocabulary's names are unique),
+/// and every stored weight is padded with zeros to a multiple of 512, the last one too. Either
+/// way identical contents are stored once, at the offset of the first in storing order.
+pub fn combined_layout(profile: Profile, weights: &[(&str, &[u8])]) -> Option<(Vec<u64>, u64)> {
+    let mut order: Vec<usize> = (0..weights.len()).collect();
+    if profile == Profile::Upstream {
+        order.sort_by(|&a, &b| weights[a].0.as_bytes().cmp(weights[b].0.as_bytes()));
+    }
     let mut first: BTreeMap<&[u8], u64> = BTreeMap::new();
-    let mut offsets = Vec::with_capacity(weights.len());
+    let mut offsets = vec![0u64; weights.len()];
     let mut end = 0u64;
-    for w in weights {
+    for i in order {
+        let w = weights[i].1;
         if let Some(&at) = first.get(w) {
-            offsets.push(at);
+            offsets[i] = at;
             continue;
         }
         let at = end.checked_next_multiple_of(COMBINED_ALIGNMENT)?;
         end = at.checked_add(w.len() as u64)?;
         first.insert(w, at);
-        offsets.push(at);
+        offsets[i] = at;
+    }
+    if profile == Profile::Upstream {
+        end = end.checked_next_multiple_of(COMBINED_ALIGNMENT)?;
     }
     Some((offsets, end))
 }
@@ -527,14 +542,11 @@ fn write_weights(
         }
         return true;
     }
-    let views: Vec<&[u8]> = weights.iter().map(|w| w.bytes.as_slice()).collect();
-    let padded = combined_layout(&views).and_then(|(offsets, end)| match profile {
-        // EXW-015 upstream: each weight is padded to a multiple of 512, the last one too.
-        Profile::Upstream => end
-            .checked_next_multiple_of(COMBINED_ALIGNMENT)
-            .map(|end| (offsets, end)),
-        Profile::Documented => Some((offsets, end)),
-    });
+    let views: Vec<(&str, &[u8])> = weights
+        .iter()
+        .map(|w| (w.name.as_str(), w.bytes.as_slice()))
+        .collect();
+    let padded = combined_layout(profile, &views);
     let Some((offsets, end)) = padded else {
         obs.errors.push(
             Diagnostic::new("WGT-002", "the combined file would be too large")

@@ -429,23 +429,26 @@ pub fn weights_paths(data: &[u8]) -> Verdict {
             );
         }
     }
-    let blobs: Vec<Vec<u8>> = s
+    let blobs: Vec<(&str, Vec<u8>)> = s
         .constants
         .iter()
         .filter_map(|c| {
             c.hex
                 .as_deref()
                 .and_then(|h| ge_spec::vocab::weights::decode_hex(h).ok())
+                .map(|b| (c.name.as_str(), b))
         })
         .collect();
-    let refs: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
-    if let Some((offsets, end)) = ge_reference::weights::combined_layout(&refs) {
-        for (w, at) in refs.iter().zip(&offsets) {
-            assert_eq!(at % 512, 0, "unaligned offset");
-            assert!(
-                at + w.len() as u64 <= end,
-                "weight past the end of the file"
-            );
+    let refs: Vec<(&str, &[u8])> = blobs.iter().map(|(n, b)| (*n, b.as_slice())).collect();
+    for profile in Profile::ALL {
+        if let Some((offsets, end)) = ge_reference::weights::combined_layout(profile, &refs) {
+            for ((_, w), at) in refs.iter().zip(&offsets) {
+                assert_eq!(at % 512, 0, "unaligned offset");
+                assert!(
+                    at + w.len() as u64 <= end,
+                    "weight past the end of the file"
+                );
+            }
         }
     }
     Verdict::Keep

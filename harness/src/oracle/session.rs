@@ -121,6 +121,14 @@ fn pools_policy(profile: Profile, policy: u8, env: Option<&str>) -> (u8, bool) {
 #[derive(Debug, Clone)]
 struct Graph {
     shape: ShapeKind,
+    /// The policy its feature memory follows, `GE_USE_STATIC_MEMORY` combined (SMP-015,
+    /// SMP-016).
+    policy: u8,
+    /// `GE_USE_STATIC_MEMORY` is what sets `policy` apart from the option alone.
+    env_decides: bool,
+    /// The graph's own policy (upstream) pools it where the session's would not, or the other
+    /// way round (SMP-015).
+    graph_decides: bool,
     feature: u64,
     io: u64,
     reuse: bool,
@@ -144,8 +152,9 @@ struct Want {
 }
 
 struct Model {
+    /// The session's policy (SMP-015): what an entry no loaded graph explains is blamed on.
     policy: u8,
-    /// `GE_USE_STATIC_MEMORY` would change the pools (SMP-016).
+    /// `GE_USE_STATIC_MEMORY` would change the session's pools (SMP-016).
     env_decides: bool,
     graphs: BTreeMap<u32, Graph>,
     pools: BTreeMap<bool, Pool>,
@@ -170,17 +179,14 @@ impl Model {
     }
 
     /// The clause that governs a graph's feature memory: SMP-016 when the environment variable
-    /// decides the pooling.
-    fn feature_clause(&self, shape: ShapeKind) -> &'static str {
-        self.pooling(feature_clause(self.policy, shape))
-    }
-
-    /// `clause`, a pooling choice, or SMP-016 when the environment variable decides it.
-    fn pooling(&self, clause: &'static str) -> &'static str {
-        if self.env_decides {
+    /// decides the pooling, SMP-015 when the graph's own policy does.
+    fn feature_clause(g: &Graph) -> &'static str {
+        if g.env_decides {
             "SMP-016"
+        } else if g.graph_decides {
+            "SMP-015"
         } else {
-            clause
+            feature_clause(g.policy, g.shape)
         }
     }
 
@@ -189,8 +195,8 @@ impl Model {
     }
 
     fn load(&mut self, id: u32, g: Graph, out: &mut Vec<Want>) {
-        if pooled(self.policy, g.shape) {
-            let clause = self.feature_clause(g.shape);
+        if pooled(g.policy, g.shape) {
+            let clause = Self::feature_clause(&g);
             let pool = self.pools.entry(Self::pool_key(g.shape)).or_default();
             pool.users.insert(id);
             if g.feature > pool.size {
@@ -217,7 +223,7 @@ impl Model {
                 TraceAction::Alloc,
                 format!("graph-{id}/feature"),
                 g.feature,
-                self.feature_clause(g.shape),
+                Self::feature_clause(&g),
             );
         }
         if g.reuse {
@@ -236,7 +242,7 @@ impl Model {
         let Some(g) = self.graphs.remove(&id) else {
             return;
         };
-        if pooled(self.policy, g.shape) {
+        if pooled(g.policy, g.shape) {
             let pool = self.pools.entry(Self::pool_key(g.shape)).or_default();
             pool.users.remove(&id);
             if pool.users.is_empty() {
@@ -255,7 +261,7 @@ impl Model {
                 TraceAction::Free,
                 format!("graph-{id}/feature"),
                 g.feature,
-                self.feature_clause(g.shape),
+                Self::feature_clause(&g),
             );
         }
         if g.reuse {
@@ -312,7 +318,7 @@ fn blame(
         }
         Block::Feature(_) if matches!(kind, StepKind::Execute(_)) => "SES-018",
         Block::Feature(id) => match info(id) {
-            Some(g) => model.feature_clause(g.shape),
+            Some(g) => Model::feature_clause(g),
             None => "SES-013",
         },
         Block::Io(id) => {
@@ -325,17 +331,27 @@ fn blame(
             }
         }
         Block::Pool(shape) => {
-            if model.policy == 0 {
-                return model.pooling("SMP-010");
+            // The step's graph decides by its own policy (SMP-015); otherwise the session's.
+            let g = graph.and_then(info);
+            let policy = g.map_or(model.policy, |g| g.policy);
+            let env_decides = g.map_or(model.env_decides, |g| g.env_decides);
+            let graph_decides = g.is_some_and(|g| g.graph_decides);
+            let pooling = |c: &'static str| match (env_decides, graph_decides) {
+                (true, _) => "SMP-016",
+                (false, true) => "SMP-015",
+                (false, false) => c,
+            };
+            if policy == 0 {
+                return pooling("SMP-010");
             }
             if matches!(kind, StepKind::Execute(_)) {
                 return "SES-018";
             }
-            if !pooled(model.policy, shape) {
-                return model.pooling("SMP-014");
+            if !pooled(policy, shape) {
+                return pooling("SMP-014");
             }
-            match graph.and_then(info) {
-                Some(g) if g.shape != shape => model.pooling("SMP-014"),
+            match g {
+                Some(g) if g.shape != shape => pooling("SMP-014"),
                 _ if matches!(kind, StepKind::Unload(_) | StepKind::End) => "SMP-013",
                 _ => "SMP-012",
             }
@@ -492,7 +508,8 @@ fn hygiene(scenario: &SessionScenario, obs: &SessionObservation, out: &mut Vec<V
     }
 }
 
-/// The option the pools follow (SMP-015: the session's).
+/// The option the pools follow (SMP-015: the session's; upstream each graph's own, whose reading
+/// has no alternatives).
 const SESSION_KEYS: [OptionKey; 1] = [OptionKey::StaticMemoryPolicy];
 /// The options each load acts on.
 const LOAD_KEYS: [OptionKey; 2] = [
@@ -636,11 +653,9 @@ fn judge_with(
 
     hygiene(scenario, obs, &mut out);
 
-    let (policy, env_decides) = pools_policy(
-        profile,
-        u8::try_from(session_alt.values.static_memory_policy).unwrap_or(0),
-        scenario.ge_use_static_memory.as_deref(),
-    );
+    let env = scenario.ge_use_static_memory.as_deref();
+    let session_policy = u8::try_from(session_alt.values.static_memory_policy).unwrap_or(0);
+    let (policy, env_decides) = pools_policy(profile, session_policy, env);
     let mut model = Model {
         policy,
         env_decides,
@@ -682,10 +697,21 @@ fn judge_with(
                         .as_ref()
                         .map(|a| a.values.clone())
                         .unwrap_or_else(|| session_alt.values.clone());
+                    // SMP-015: the session's policy; upstream, the graph's own resolution
+                    // (graph level first), as GE reads it while it loads the graph.
+                    let own = match profile {
+                        Profile::Documented => session_policy,
+                        Profile::Upstream => u8::try_from(values.static_memory_policy).unwrap_or(0),
+                    };
+                    let (policy, env_decides) = pools_policy(profile, own, env);
+                    let graph_decides = pooled(policy, *shape) != pooled(model.policy, *shape);
                     model.load(
                         *graph,
                         Graph {
                             shape: *shape,
+                            policy,
+                            env_decides,
+                            graph_decides,
                             feature: *feature_bytes,
                             io: *io_bytes,
                             reuse: values.reuse_zero_copy,
@@ -725,25 +751,33 @@ fn judge_with(
                 }
             },
             SessionEvent::Refresh { graph, bytes } => {
-                let (ok, clause) = match model.graphs.get_mut(graph) {
-                    None => (false, "SES-012"),
-                    Some(g) if *bytes < g.feature => (false, "FBR-013"),
+                // (accepted, the clause deciding the result, the clause the refusal names)
+                let (ok, clause, refusal) = match model.graphs.get_mut(graph) {
+                    None => (false, "SES-012", "SES-012"),
+                    // FBR-014 upstream: a dynamic-shape graph refuses every update, before the
+                    // size or the option is looked at.
+                    Some(g) if profile == Profile::Upstream && g.shape == ShapeKind::Dynamic => {
+                        (false, "FBR-014", "FBR-014")
+                    }
+                    Some(g) if *bytes < g.feature => (false, "FBR-013", "FBR-013"),
                     Some(g) => {
                         let refreshable = g.refreshable && g.shape == ShapeKind::Static;
-                        let decision = match (refreshable, g.base_set, g.shape) {
-                            (true, _, _) => (true, "FBR-010"),
-                            (false, false, _) => (true, "FBR-012"),
-                            (false, true, ShapeKind::Static) => (false, "FBR-011"),
-                            (false, true, ShapeKind::Dynamic) => (false, "FBR-014"),
+                        let decision = match (refreshable, g.base_set, g.shape, profile) {
+                            (true, _, _, _) => (true, "FBR-010", ""),
+                            // FBR-012 upstream: once loaded, every update is refused, the
+                            // first included; it is the first that departs.
+                            (false, false, _, Profile::Upstream) => (false, "FBR-012", "FBR-011"),
+                            (false, false, _, Profile::Documented) => (true, "FBR-012", ""),
+                            (false, true, ShapeKind::Static, _) => (false, "FBR-011", "FBR-011"),
+                            (false, true, ShapeKind::Dynamic, _) => (false, "FBR-014", "FBR-014"),
                         };
-                        if decision.0 {
-                            g.base_set = true;
-                        }
+                        // Documented: the base is set; upstream: the first update was tried.
+                        g.base_set = true;
                         decision
                     }
                 };
                 if !ok {
-                    refusals.insert(step, clause);
+                    refusals.insert(step, refusal);
                 }
                 refreshes.push((step, *graph, ok, clause));
                 StepKind::Refresh

@@ -591,10 +591,16 @@ fn judge_expected(
         }
     } else {
         let path = in_dir(&dir, &combined_name(profile, &scenario.root_graph));
+        // EXW-015: graph order; upstream stores in the order of the node names, bytewise
+        // (a stable sort; the names are unique).
+        let mut stored: Vec<&(String, NodeType, Vec<u8>)> = e.weights.iter().collect();
+        if profile == Profile::Upstream {
+            stored.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        }
         let mut first: BTreeMap<&[u8], u64> = BTreeMap::new();
         let mut end = 0u64;
         let mut buffer = Vec::new();
-        for (name, _, bytes) in &e.weights {
+        for (name, _, bytes) in stored {
             let at = match first.get(bytes.as_slice()) {
                 Some(&at) => at,
                 None => {

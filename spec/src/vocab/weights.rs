@@ -197,7 +197,8 @@ pub struct WeightsScenario {
     pub options: OptionMaps,
     /// Name of the root graph.
     pub root_graph: String,
-    /// The constant nodes, in graph order (the order of the combined file, EXW-015).
+    /// The constant nodes, in graph order (the order of the combined file under the documented
+    /// profile; upstream stores them in name order, EXW-015).
     #[serde(default)]
     pub constants: Vec<ConstNode>,
     /// `ASCEND_WORK_PATH`.
