@@ -87,7 +87,7 @@ pub fn observe(profile: Profile, scenario: &MemoryScenario) -> MemoryObservation
         .iter()
         .map(|&(input, output)| Alias { input, output })
         .collect();
-    obs.errors.extend(run_errors(scenario, &values));
+    obs.errors.extend(run_errors(profile, scenario, &values));
     obs.canonicalize();
     obs
 }
@@ -134,21 +134,28 @@ fn misaligned_reuse(scenario: &MemoryScenario, values: &Values) -> Vec<Diagnosti
     errors
 }
 
-/// ORI-011: the run's addresses of a pair differ.
-fn run_errors(scenario: &MemoryScenario, values: &Values) -> Vec<Diagnostic> {
+/// ORI-011: the run's addresses of a pair differ, or (upstream) one of them is not passed. GE
+/// skips the check when the run passes no input or no output at all (ORI-011 upstream).
+fn run_errors(profile: Profile, scenario: &MemoryScenario, values: &Values) -> Vec<Diagnostic> {
     let Some(run) = &scenario.run else {
         return Vec::new();
     };
+    let upstream = profile == Profile::Upstream;
+    if upstream && (run.inputs.is_empty() || run.outputs.is_empty()) {
+        return Vec::new();
+    }
     values
         .output_reuse_input
         .iter()
         .filter_map(|&(i, o)| {
-            let a = run.inputs.get(i as usize)?;
-            let b = run.outputs.get(o as usize)?;
-            (a != b).then(|| {
+            let a = run.inputs.get(i as usize);
+            let b = run.outputs.get(o as usize);
+            let fails = a != b || (upstream && a.is_none());
+            fails.then(|| {
+                let at = |x: Option<&u64>| x.map_or_else(|| "no address".to_owned(), |x| format!("{x:#x}"));
                 Diagnostic::new(
                     "ORI-011",
-                    format!("input {i} is passed at {a:#x} but its paired output {o} at {b:#x}; a pair must be passed at one address"),
+                    format!("input {i} is passed at {} but its paired output {o} at {}; a pair must be passed at one address", at(a), at(b)),
                 )
                 .key(OptionKey::OutputReuseInputMemIndexes.as_str())
                 .subject(Subject::alias(i, o))

@@ -148,7 +148,7 @@ fn judge_under(
             ),
         ));
     }
-    errors(&run_mismatches(scenario, values), &mut out);
+    errors(&run_mismatches(profile, scenario, values), &mut out);
     Plan::new(profile, scenario, values, observation, &mut out).check(&mut out);
     out
 }
@@ -200,15 +200,26 @@ fn misaligned_reuse(scenario: &MemoryScenario, values: &Values) -> Vec<Diagnosti
 }
 
 /// What ORI-011 calls for: one error per pair passed at two addresses.
-fn run_mismatches(scenario: &MemoryScenario, values: &Values) -> Vec<Diagnostic> {
+fn run_mismatches(profile: Profile, scenario: &MemoryScenario, values: &Values) -> Vec<Diagnostic> {
     let Some(run) = &scenario.run else {
         return Vec::new();
     };
+    // ORI-011 upstream: GE checks nothing when the run passes no input or no output, and a
+    // pair whose buffers are not both passed fails the run.
+    if profile == Profile::Upstream && (run.inputs.is_empty() || run.outputs.is_empty()) {
+        return Vec::new();
+    }
     values
         .output_reuse_input
         .iter()
         .filter_map(|&(i, o)| Some((u32::try_from(i).ok()?, u32::try_from(o).ok()?)))
-        .filter(|&(i, o)| run.inputs.get(i as usize) != run.outputs.get(o as usize))
+        .filter(|&(i, o)| {
+            let (a, b) = (run.inputs.get(i as usize), run.outputs.get(o as usize));
+            match profile {
+                Profile::Documented => a != b,
+                Profile::Upstream => a.is_none() || b.is_none() || a != b,
+            }
+        })
         .map(|(i, o)| {
             Diagnostic::new("ORI-011", "")
                 .key("ge.exec.outputReuseInputMemIndexes")

@@ -62,6 +62,21 @@ pub(super) fn plan(scenario: &TransferScenario, values: &Values, obs: &mut Trans
         // Candidates are at most 32 MiB each and a 32-bit count of them: the span fits.
         obs.fused_bytes = span(&mut sizes).unwrap_or(u64::MAX);
     }
+    // IFS-017 upstream: on the static asynchronous run every empty input is skipped with a
+    // warning before its placement or its merge is looked at.
+    for input in scenario
+        .inputs
+        .iter()
+        .filter(|i| static_async && i.size == 0)
+    {
+        obs.warnings.push(
+            Diagnostic::new(
+                "IFS-017",
+                format!("input {} holds no data: nothing is copied", input.index),
+            )
+            .subject(Subject::input(input.index)),
+        );
+    }
     let mut left = Vec::new();
     for input in &scenario.inputs {
         let candidate = merged && input.size <= threshold;
@@ -73,22 +88,10 @@ pub(super) fn plan(scenario: &TransferScenario, values: &Values, obs: &mut Trans
     }
 
     // An empty input left over is never copied (IFS-017, IBC-011 upstream); the vocabulary has no
-    // group for an input nothing is done for, so it is listed among the direct ones. The static
-    // asynchronous path warns on every run.
+    // group for an input nothing is done for, so it is listed among the direct ones.
     let (empty, sized): (Vec<&TransferInput>, Vec<&TransferInput>) =
         left.into_iter().partition(|i| i.size == 0);
-    for input in &empty {
-        obs.direct.push(input.index);
-        if static_async {
-            obs.warnings.push(
-                Diagnostic::new(
-                    "IFS-017",
-                    format!("input {} holds no data: nothing is copied", input.index),
-                )
-                .subject(Subject::input(input.index)),
-            );
-        }
-    }
+    obs.direct.extend(empty.iter().map(|i| i.index));
     let sized: Vec<u32> = sized.iter().map(|i| i.index).collect();
 
     // Batch copy: exactly `1` turns it on; the static path batches on the asynchronous run only

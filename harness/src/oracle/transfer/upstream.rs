@@ -61,18 +61,17 @@ fn plan(scenario: &TransferScenario, values: &Values) -> Plan {
     };
     let mut batchable = Vec::new();
     for input in &scenario.inputs {
+        // IFS-017 upstream: the static asynchronous run warns about every empty input, fused,
+        // on the device or left over.
+        if stat && run_async && input.size == 0 {
+            warnings.push(Diagnostic::new("IFS-017", "").subject(Subject::input(input.index)));
+        }
         let fused = merge && within(input.size);
         let group = match (input.placement, fused) {
             (Placement::Device, _) => (Group::OnDevice, "TRF-003"),
             (Placement::Host, true) => (Group::Fused, "IFS-016"),
-            (Placement::Host, false) if input.size == 0 => {
-                // IFS-017 upstream: never copied; listed among the direct ones.
-                if stat && run_async {
-                    warnings
-                        .push(Diagnostic::new("IFS-017", "").subject(Subject::input(input.index)));
-                }
-                (Group::Direct, "IFS-017")
-            }
+            // IFS-017 upstream: never copied; listed among the direct ones.
+            (Placement::Host, false) if input.size == 0 => (Group::Direct, "IFS-017"),
             (Placement::Host, false) => {
                 batchable.push(input.index);
                 (Group::Direct, "IBC-011")
