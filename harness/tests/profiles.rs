@@ -281,6 +281,20 @@ fn explain_shows_the_upstream_behaviour_and_profile_bound_cases() {
         stdout.contains("options-levels/acp-at-global-is-ignored [documented only]"),
         "{stdout}"
     );
+    // The evidence: the pinned commit, then each location of the entry's `source`.
+    let spec = Spec::embedded();
+    let pin = spec.upstream_pin().expect("pinned");
+    assert!(
+        stdout.contains(&format!("Evidence at {}@{}:", pin.repository, pin.commit)),
+        "{stdout}"
+    );
+    let up = spec
+        .clause("ACP-002")
+        .and_then(|c| c.upstream.as_ref())
+        .expect("an upstream entry");
+    for e in &up.source {
+        assert!(stdout.contains(&format!("  {e}")), "{e} missing from {stdout}");
+    }
 }
 
 #[test]
