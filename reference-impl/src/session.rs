@@ -7,7 +7,8 @@
 //! - feature memory is taken at load and given back at unload (SES-018): a block of its own
 //!   (`graph-<id>/feature`) or a shared pool (`static-pool`, `dynamic-pool`) chosen by
 //!   `ge.exec.staticMemoryPolicy` and the graph's shape (SMP-010..014): the session's policy,
-//!   or upstream the graph's own (SMP-015);
+//!   or upstream the graph's own (SMP-015); the documented pool is one block taken again at the
+//!   larger size, the upstream static pool a set of blocks that only grows (SMP-011, SMP-012);
 //! - the zero-copy I/O area is a block of its own (`graph-<id>/io`), allocated per execution or
 //!   once per load by `ge.exec.reuseZeroCopyMemory` (RZC-010..013);
 //! - refreshes never touch the trace; their result follows `ge.featureBaseRefreshable`
@@ -115,10 +116,26 @@ fn pool_for(policy: u8, shape: ShapeKind) -> Option<PoolKind> {
     }
 }
 
+/// The granule of the upstream static pool's blocks: 2 MiB (SMP-012's upstream entry).
+pub const POOL_GRANULE: u64 = 2 * 1024 * 1024;
+
+/// The bytes of the block the upstream static pool adds for a need no block it holds can cover
+/// (SMP-011, SMP-012 upstream): the whole need, rounded up to a multiple of [`POOL_GRANULE`]
+/// when it is larger than one granule. A need whose rounding does not fit in 64 bits is taken
+/// as it is (GE's sizes are signed 64-bit and never get there).
+pub fn upstream_pool_block(need: u64) -> u64 {
+    if need > POOL_GRANULE {
+        need.checked_next_multiple_of(POOL_GRANULE).unwrap_or(need)
+    } else {
+        need
+    }
+}
+
 #[derive(Debug, Default)]
 struct Pool {
-    /// Bytes held (0: not allocated).
-    size: u64,
+    /// The blocks held, in bytes (empty: not allocated). The documented pool holds at most one;
+    /// the upstream static pool one per need that did not fit the earlier ones.
+    blocks: Vec<u64>,
     /// Graphs that draw on it.
     users: BTreeSet<u32>,
 }
@@ -170,14 +187,26 @@ impl Run {
             );
         }
         match graph.pool {
+            Some(kind) if self.profile == Profile::Upstream && kind == PoolKind::Static => {
+                let pool = self.pools.entry(kind).or_default();
+                pool.users.insert(id);
+                // SMP-011, SMP-012 upstream: a need that fits a block already held takes
+                // nothing; otherwise one more block is added for the whole need, and nothing
+                // held is freed. (A need of 0 bytes fits anything: SES-015.)
+                if graph.feature > 0 && !pool.blocks.iter().any(|&b| b >= graph.feature) {
+                    let bytes = upstream_pool_block(graph.feature);
+                    pool.blocks.push(bytes);
+                    self.push(step, TraceAction::Alloc, kind.name().into(), bytes);
+                }
+            }
             Some(kind) => {
                 let pool = self.pools.entry(kind).or_default();
                 pool.users.insert(id);
-                let old = pool.size;
+                let old = pool.blocks.iter().copied().max().unwrap_or(0);
                 if graph.feature > old {
                     // SMP-011: the smaller pool goes first, then the pool is taken again at
                     // the size the new graph needs (SMP-012: exactly that size).
-                    pool.size = graph.feature;
+                    pool.blocks = vec![graph.feature];
                     self.push(step, TraceAction::Free, kind.name().into(), old);
                     self.push(step, TraceAction::Alloc, kind.name().into(), graph.feature);
                 }
@@ -299,9 +328,13 @@ impl Run {
                 let pool = self.pools.entry(kind).or_default();
                 pool.users.remove(&id);
                 if pool.users.is_empty() {
-                    // SMP-013: the pool goes with the last graph that draws on it.
-                    let size = std::mem::take(&mut pool.size);
-                    self.push(step, TraceAction::Free, kind.name().into(), size);
+                    // SMP-013: the pool goes with the last graph that draws on it, every block
+                    // it holds (upstream, largest first, as GE keeps them sorted).
+                    let mut blocks = std::mem::take(&mut pool.blocks);
+                    blocks.sort_unstable_by(|a, b| b.cmp(a));
+                    for size in blocks {
+                        self.push(step, TraceAction::Free, kind.name().into(), size);
+                    }
                 }
             }
             None => self.push(

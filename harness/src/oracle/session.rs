@@ -138,8 +138,30 @@ struct Graph {
 
 #[derive(Debug, Default)]
 struct Pool {
-    size: u64,
+    /// Blocks held, in bytes: at most one under the documented profile; upstream, the static
+    /// pool holds one per need that no earlier block covered (SMP-011, SMP-012).
+    blocks: Vec<u64>,
     users: BTreeSet<u32>,
+}
+
+/// 2 MiB: the upstream static pool rounds a block above this size up to a multiple of it
+/// (SMP-012's upstream entry).
+const GRANULE: u64 = 1 << 21;
+
+/// The block the upstream static pool adds for a need none of its blocks covers (SMP-011,
+/// SMP-012 upstream): the need, rounded up to a whole number of granules above one granule;
+/// taken as it is where the rounding would pass 64 bits.
+fn added_block(need: u64) -> u64 {
+    if need <= GRANULE {
+        return need;
+    }
+    need.div_ceil(GRANULE).checked_mul(GRANULE).unwrap_or(need)
+}
+
+/// Whether the shared pool of `shape` grows by added blocks under `profile` (the upstream static
+/// pool) rather than being taken again at the larger size.
+fn grows_by_blocks(profile: Profile, shape: ShapeKind) -> bool {
+    profile == Profile::Upstream && shape == ShapeKind::Static
 }
 
 /// One entry the clauses call for.
@@ -152,6 +174,8 @@ struct Want {
 }
 
 struct Model {
+    /// The profile judged: it decides how the static pool grows (SMP-011, SMP-012).
+    profile: Profile,
     /// The session's policy (SMP-015): what an entry no loaded graph explains is blamed on.
     policy: u8,
     /// `GE_USE_STATIC_MEMORY` would change the session's pools (SMP-016).
@@ -199,9 +223,24 @@ impl Model {
             let clause = Self::feature_clause(&g);
             let pool = self.pools.entry(Self::pool_key(g.shape)).or_default();
             pool.users.insert(id);
-            if g.feature > pool.size {
-                let old = pool.size;
-                pool.size = g.feature;
+            if grows_by_blocks(self.profile, g.shape) {
+                // Upstream: nothing held is freed; a need that no block covers adds one.
+                if !pool.blocks.iter().any(|&b| b >= g.feature) {
+                    let bytes = added_block(g.feature);
+                    if bytes > 0 {
+                        pool.blocks.push(bytes);
+                    }
+                    Self::want(
+                        out,
+                        TraceAction::Alloc,
+                        pool_name(g.shape).into(),
+                        bytes,
+                        clause,
+                    );
+                }
+            } else if g.feature > pool.blocks.iter().copied().max().unwrap_or(0) {
+                let old = pool.blocks.iter().copied().max().unwrap_or(0);
+                pool.blocks = vec![g.feature];
                 Self::want(
                     out,
                     TraceAction::Free,
@@ -246,14 +285,16 @@ impl Model {
             let pool = self.pools.entry(Self::pool_key(g.shape)).or_default();
             pool.users.remove(&id);
             if pool.users.is_empty() {
-                let size = std::mem::take(&mut pool.size);
-                Self::want(
-                    out,
-                    TraceAction::Free,
-                    pool_name(g.shape).into(),
-                    size,
-                    "SMP-013",
-                );
+                // Every block the pool holds goes with its last user.
+                for size in std::mem::take(&mut pool.blocks) {
+                    Self::want(
+                        out,
+                        TraceAction::Free,
+                        pool_name(g.shape).into(),
+                        size,
+                        "SMP-013",
+                    );
+                }
             }
         } else {
             Self::want(
@@ -440,11 +481,21 @@ fn option_diagnostics(
     (errors, warnings, optional)
 }
 
-/// Trace hygiene that holds whatever the script: names, sizes, steps, balance.
-fn hygiene(scenario: &SessionScenario, obs: &SessionObservation, out: &mut Vec<Violation>) {
+/// Trace hygiene that holds whatever the script: names, sizes, steps, balance. Every name holds
+/// at most one block at a time, except `static-pool` under the upstream profile, which may hold
+/// several, each freed with its own bytes (SES-010's upstream entry).
+fn hygiene(
+    profile: Profile,
+    scenario: &SessionScenario,
+    obs: &SessionObservation,
+    out: &mut Vec<Violation>,
+) {
     let end = scenario.events.len() as u64;
     let mut last = 0u32;
-    let mut held: BTreeMap<&str, u64> = BTreeMap::new();
+    let several = |name: &str| {
+        grows_by_blocks(profile, ShapeKind::Static) && name == pool_name(ShapeKind::Static)
+    };
+    let mut held: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
     for (i, e) in obs.trace.iter().enumerate() {
         let what = format!(
             "trace entry {i} ({} {} {} bytes at step {})",
@@ -478,33 +529,51 @@ fn hygiene(scenario: &SessionScenario, obs: &SessionObservation, out: &mut Vec<V
             ));
         }
         last = last.max(e.step);
+        let blocks = held.entry(&e.pool).or_default();
         match e.action {
             TraceAction::Alloc => {
-                if let Some(b) = held.insert(&e.pool, e.bytes) {
+                if let (false, Some(b)) = (several(&e.pool), blocks.first()) {
                     out.push(Violation::new(
                         "SES-010",
                         format!("{what}: `{}` is already held ({b} bytes)", e.pool),
                     ));
+                } else {
+                    blocks.push(e.bytes);
                 }
             }
-            TraceAction::Free => match held.remove(e.pool.as_str()) {
-                None => out.push(Violation::new(
+            TraceAction::Free => match blocks.iter().position(|&b| b == e.bytes) {
+                Some(i) => {
+                    blocks.swap_remove(i);
+                }
+                None if blocks.is_empty() => out.push(Violation::new(
                     "SES-010",
                     format!("{what}: `{}` is not held", e.pool),
                 )),
-                Some(b) if b != e.bytes => out.push(Violation::new(
-                    "SES-010",
-                    format!("{what}: `{}` was allocated with {b} bytes", e.pool),
-                )),
-                Some(_) => {}
+                None => {
+                    let sizes: Vec<String> = blocks.iter().map(u64::to_string).collect();
+                    out.push(Violation::new(
+                        "SES-010",
+                        format!(
+                            "{what}: `{}` was allocated with {} bytes",
+                            e.pool,
+                            sizes.join(" and ")
+                        ),
+                    ));
+                    // As before: the one block of the name counts as released.
+                    if !several(&e.pool) {
+                        blocks.clear();
+                    }
+                }
             },
         }
     }
-    for (name, bytes) in held {
-        out.push(Violation::new(
-            "SES-011",
-            format!("`{name}` ({bytes} bytes) is still held after the last trace entry"),
-        ));
+    for (name, blocks) in held {
+        for bytes in blocks {
+            out.push(Violation::new(
+                "SES-011",
+                format!("`{name}` ({bytes} bytes) is still held after the last trace entry"),
+            ));
+        }
     }
 }
 
@@ -651,12 +720,13 @@ fn judge_with(
         return out;
     }
 
-    hygiene(scenario, obs, &mut out);
+    hygiene(profile, scenario, obs, &mut out);
 
     let env = scenario.ge_use_static_memory.as_deref();
     let session_policy = u8::try_from(session_alt.values.static_memory_policy).unwrap_or(0);
     let (policy, env_decides) = pools_policy(profile, session_policy, env);
     let mut model = Model {
+        profile,
         policy,
         env_decides,
         graphs: BTreeMap::new(),
