@@ -591,7 +591,29 @@ fn write_weights(
         buffer[at..at + w.bytes.len()].copy_from_slice(&w.bytes);
     }
     let name = combined_file_name(profile, &scenario.root_graph);
-    if !write(&name, &buffer, obs) {
+    // EXW-015 upstream: GE opens the combined file for appending, so a regular file already of
+    // that name is kept and the weights go after its end; the documented profile replaces it.
+    let existing = match profile {
+        Profile::Upstream => match fs::symlink_metadata(dir_path.join(&name)) {
+            Ok(meta) if meta.is_file() => match fs::read(dir_path.join(&name)) {
+                Ok(old) => old,
+                Err(e) => {
+                    let rel = join(dir, &name);
+                    obs.errors.push(
+                        Diagnostic::new("WGT-008", format!("cannot read {rel}: {e}"))
+                            .subject(Subject::path(rel)),
+                    );
+                    return false;
+                }
+            },
+            _ => Vec::new(),
+        },
+        Profile::Documented => Vec::new(),
+    };
+    let base = existing.len() as u64;
+    let mut contents = existing;
+    contents.extend_from_slice(&buffer);
+    if !write(&name, &contents, obs) {
         return false;
     }
     for (w, &at) in weights.iter().zip(&offsets) {
@@ -599,7 +621,7 @@ fn write_weights(
             name: converted_node_name(profile, &w.name, &w.bytes),
             node_type: NodeType::FileConstant,
             file: Some(join(dir, &name)),
-            offset: Some(at),
+            offset: Some(base + at),
             length: Some(w.bytes.len() as u64),
         });
     }

@@ -631,14 +631,20 @@ fn judge_expected(
         if profile == Profile::Upstream {
             stored.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         }
+        // EXW-015 upstream: the combined file is opened for appending, so a file the setup
+        // planted at its path stays, and the first offset is its length.
+        let mut buffer = match profile {
+            Profile::Upstream => planted_file(scenario, &path).unwrap_or_default(),
+            Profile::Documented => Vec::new(),
+        };
+        let base = buffer.len() as u64;
         let mut first: BTreeMap<&[u8], u64> = BTreeMap::new();
-        let mut end = 0u64;
-        let mut buffer = Vec::new();
+        let mut end = base;
         for (name, _, bytes) in stored {
             let at = match first.get(bytes.as_slice()) {
                 Some(&at) => at,
                 None => {
-                    let at = end.div_ceil(ALIGN) * ALIGN;
+                    let at = base + (end - base).div_ceil(ALIGN) * ALIGN;
                     end = at + bytes.len() as u64;
                     first.insert(bytes, at);
                     buffer.resize(at as usize, 0);
@@ -669,7 +675,7 @@ fn judge_expected(
         }
         if profile == Profile::Upstream {
             // EXW-015 upstream: every weight is padded to a multiple of 512, the last one too.
-            end = end.div_ceil(ALIGN) * ALIGN;
+            end = base + (end - base).div_ceil(ALIGN) * ALIGN;
             buffer.resize(end as usize, 0);
         }
         if !converted.is_empty() {
@@ -770,6 +776,18 @@ fn planted(scenario: &WeightsScenario, sandbox: &Path) -> BTreeMap<String, Entry
         out.insert(parts.join("/"), entry);
     }
     out
+}
+
+/// The bytes of the regular file a setup step plants right at `path` (sandbox-relative), if any.
+fn planted_file(scenario: &WeightsScenario, path: &str) -> Option<Vec<u8>> {
+    scenario.setup.iter().find_map(|step| match step {
+        SetupStep::File { path: p, hex }
+            if resolve_in_sandbox(&[], p).map(|p| rel(&p)).as_deref() == Some(path) =>
+        {
+            decode_hex(hex).ok()
+        }
+        _ => None,
+    })
 }
 
 /// The backend named `found` as the weight directory where the tier's clause says `dir`.
