@@ -67,6 +67,26 @@ pub fn converted_node_name(profile: Profile, name: &str, bytes: &[u8]) -> String
     }
 }
 
+/// Whether modes 1 and 2 convert a constant holding `bytes` under `profile`. Upstream computes
+/// no hash for a constant whose weight is an empty tensor, so it is never collected for
+/// conversion: it stays Const/Constant under its own name, with no file and no place in the
+/// combined file (EXW-011's and EXW-014's upstream entries). A vocabulary constant with no bytes
+/// stands for such an empty tensor. The documented profile converts every constant.
+pub fn converts(profile: Profile, bytes: &[u8]) -> bool {
+    profile == Profile::Documented || !bytes.is_empty()
+}
+
+/// The node of a constant left as it is: same name and type, no file.
+fn kept(w: &Weight) -> NodeConversion {
+    NodeConversion {
+        name: w.name.clone(),
+        node_type: w.node_type,
+        file: None,
+        offset: None,
+        length: None,
+    }
+}
+
 /// Whether unloading the model removes the temporary weight directory under `profile`: the
 /// upstream online session API removes it when the session ends, not at model unload
 /// (EXW-019's upstream entry; EXW-021: the scenarios' unload keeps the session open).
@@ -151,6 +171,7 @@ enum Tier {
 
 struct Weight {
     name: String,
+    node_type: NodeType,
     bytes: Vec<u8>,
 }
 
@@ -229,6 +250,7 @@ fn check_scenario(
         match node.bytes(MAX_WEIGHT_BYTES) {
             Ok(bytes) => weights.push(Weight {
                 name: node.name.clone(),
+                node_type: node.node_type,
                 bytes,
             }),
             Err(m) => errors.push(bad(format!("constant {:?}: {m}", node.name))),
@@ -422,17 +444,7 @@ fn run(profile: Profile, scenario: &WeightsScenario, sandbox: &Path) -> WeightsO
     }
     let mode = values.external_weight;
     if mode == 0 {
-        obs.nodes = weights
-            .iter()
-            .zip(&scenario.constants)
-            .map(|(w, c)| NodeConversion {
-                name: w.name.clone(),
-                node_type: c.node_type,
-                file: None,
-                offset: None,
-                length: None,
-            })
-            .collect();
+        obs.nodes = weights.iter().map(kept).collect();
         return obs;
     }
     if mode == 2 {
@@ -528,6 +540,10 @@ fn write_weights(
     if mode == 1 {
         let mut done = BTreeSet::new();
         for w in weights {
+            if !converts(profile, &w.bytes) {
+                obs.nodes.push(kept(w));
+                continue;
+            }
             let name = weight_file_name(profile, &w.bytes);
             if done.insert(name.clone()) && !write(&name, &w.bytes, obs) {
                 return false;
@@ -542,6 +558,9 @@ fn write_weights(
         }
         return true;
     }
+    let (weights, left): (Vec<&Weight>, Vec<&Weight>) =
+        weights.iter().partition(|w| converts(profile, &w.bytes));
+    obs.nodes.extend(left.into_iter().map(kept));
     let views: Vec<(&str, &[u8])> = weights
         .iter()
         .map(|w| (w.name.as_str(), w.bytes.as_slice()))
@@ -572,7 +591,29 @@ fn write_weights(
         buffer[at..at + w.bytes.len()].copy_from_slice(&w.bytes);
     }
     let name = combined_file_name(profile, &scenario.root_graph);
-    if !write(&name, &buffer, obs) {
+    // EXW-015 upstream: GE opens the combined file for appending, so a regular file already of
+    // that name is kept and the weights go after its end; the documented profile replaces it.
+    let existing = match profile {
+        Profile::Upstream => match fs::symlink_metadata(dir_path.join(&name)) {
+            Ok(meta) if meta.is_file() => match fs::read(dir_path.join(&name)) {
+                Ok(old) => old,
+                Err(e) => {
+                    let rel = join(dir, &name);
+                    obs.errors.push(
+                        Diagnostic::new("WGT-008", format!("cannot read {rel}: {e}"))
+                            .subject(Subject::path(rel)),
+                    );
+                    return false;
+                }
+            },
+            _ => Vec::new(),
+        },
+        Profile::Documented => Vec::new(),
+    };
+    let base = existing.len() as u64;
+    let mut contents = existing;
+    contents.extend_from_slice(&buffer);
+    if !write(&name, &contents, obs) {
         return false;
     }
     for (w, &at) in weights.iter().zip(&offsets) {
@@ -580,7 +621,7 @@ fn write_weights(
             name: converted_node_name(profile, &w.name, &w.bytes),
             node_type: NodeType::FileConstant,
             file: Some(join(dir, &name)),
-            offset: Some(at),
+            offset: Some(base + at),
             length: Some(w.bytes.len() as u64),
         });
     }

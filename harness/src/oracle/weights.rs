@@ -57,6 +57,22 @@ fn converted_name(profile: Profile, name: &str, bytes: &[u8]) -> String {
     }
 }
 
+/// Whether modes 1 and 2 convert a constant holding `bytes` under `profile`: upstream gives an
+/// empty-tensor weight (no bytes, in the vocabulary) no hash, so it is never converted and stays
+/// Const/Constant under its own name (EXW-011's and EXW-014's upstream entries).
+fn converts(profile: Profile, bytes: &[u8]) -> bool {
+    profile == Profile::Documented || !bytes.is_empty()
+}
+
+/// The name the node of constant `name` carries after a mode-1 or mode-2 load under `profile`.
+fn name_after(profile: Profile, name: &str, bytes: &[u8]) -> String {
+    if converts(profile, bytes) {
+        converted_name(profile, name, bytes)
+    } else {
+        name.to_owned()
+    }
+}
+
 /// How the judge holds node names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Naming {
@@ -77,10 +93,10 @@ fn accepted_names(
 ) -> Vec<String> {
     match (mode, naming) {
         (0, _) => vec![name.to_owned()],
-        (_, Naming::Strict) => vec![converted_name(profile, name, bytes)],
+        (_, Naming::Strict) => vec![name_after(profile, name, bytes)],
         (_, Naming::EitherProfile) => Profile::ALL
             .iter()
-            .map(|&p| converted_name(p, name, bytes))
+            .map(|&p| name_after(p, name, bytes))
             .collect(),
     }
 }
@@ -551,8 +567,26 @@ fn judge_expected(
         return v;
     }
     let mut files: BTreeMap<String, (u64, String)> = BTreeMap::new();
+    // Constants the profile leaves as they are: same type, no file (upstream's empty tensors).
+    for (name, ty, bytes) in &e.weights {
+        if !converts(profile, bytes)
+            && node(name).is_some_and(|n| {
+                n.node_type != *ty || n.file.is_some() || n.offset.is_some() || n.length.is_some()
+            })
+        {
+            v.push(Violation::new(
+                mode_clause,
+                format!("{name} holds an empty tensor, so it must stay a {ty:?} without a file"),
+            ));
+        }
+    }
+    let converted: Vec<&(String, NodeType, Vec<u8>)> = e
+        .weights
+        .iter()
+        .filter(|w| converts(profile, &w.2))
+        .collect();
     if e.mode == 1 {
-        for (name, _, bytes) in &e.weights {
+        for &(name, _, bytes) in &converted {
             let path = in_dir(&dir, &weight_name(profile, bytes));
             let n = node(name)
                 .cloned()
@@ -593,18 +627,24 @@ fn judge_expected(
         let path = in_dir(&dir, &combined_name(profile, &scenario.root_graph));
         // EXW-015: graph order; upstream stores in the order of the node names, bytewise
         // (a stable sort; the names are unique).
-        let mut stored: Vec<&(String, NodeType, Vec<u8>)> = e.weights.iter().collect();
+        let mut stored = converted.clone();
         if profile == Profile::Upstream {
             stored.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         }
+        // EXW-015 upstream: the combined file is opened for appending, so a file the setup
+        // planted at its path stays, and the first offset is its length.
+        let mut buffer = match profile {
+            Profile::Upstream => planted_file(scenario, &path).unwrap_or_default(),
+            Profile::Documented => Vec::new(),
+        };
+        let base = buffer.len() as u64;
         let mut first: BTreeMap<&[u8], u64> = BTreeMap::new();
-        let mut end = 0u64;
-        let mut buffer = Vec::new();
+        let mut end = base;
         for (name, _, bytes) in stored {
             let at = match first.get(bytes.as_slice()) {
                 Some(&at) => at,
                 None => {
-                    let at = end.div_ceil(ALIGN) * ALIGN;
+                    let at = base + (end - base).div_ceil(ALIGN) * ALIGN;
                     end = at + bytes.len() as u64;
                     first.insert(bytes, at);
                     buffer.resize(at as usize, 0);
@@ -635,10 +675,10 @@ fn judge_expected(
         }
         if profile == Profile::Upstream {
             // EXW-015 upstream: every weight is padded to a multiple of 512, the last one too.
-            end = end.div_ceil(ALIGN) * ALIGN;
+            end = base + (end - base).div_ceil(ALIGN) * ALIGN;
             buffer.resize(end as usize, 0);
         }
-        if !e.weights.is_empty() {
+        if !converted.is_empty() {
             files.insert(path, (end, sha(&buffer)));
         }
     }
@@ -736,6 +776,18 @@ fn planted(scenario: &WeightsScenario, sandbox: &Path) -> BTreeMap<String, Entry
         out.insert(parts.join("/"), entry);
     }
     out
+}
+
+/// The bytes of the regular file a setup step plants right at `path` (sandbox-relative), if any.
+fn planted_file(scenario: &WeightsScenario, path: &str) -> Option<Vec<u8>> {
+    scenario.setup.iter().find_map(|step| match step {
+        SetupStep::File { path: p, hex }
+            if resolve_in_sandbox(&[], p).map(|p| rel(&p)).as_deref() == Some(path) =>
+        {
+            decode_hex(hex).ok()
+        }
+        _ => None,
+    })
 }
 
 /// The backend named `found` as the weight directory where the tier's clause says `dir`.
