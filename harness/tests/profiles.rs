@@ -293,7 +293,10 @@ fn explain_shows_the_upstream_behaviour_and_profile_bound_cases() {
         .and_then(|c| c.upstream.as_ref())
         .expect("an upstream entry");
     for e in &up.source {
-        assert!(stdout.contains(&format!("  {e}")), "{e} missing from {stdout}");
+        assert!(
+            stdout.contains(&format!("  {e}")),
+            "{e} missing from {stdout}"
+        );
     }
 }
 
