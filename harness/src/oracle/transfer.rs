@@ -139,16 +139,12 @@ fn judge_under(
     ));
     let mut warnings: Vec<Expected> = reading.warnings.iter().map(Expected::exact).collect();
     warnings.extend(reading.optional_warnings.iter().map(Expected::optional));
+    let compare_warnings =
+        |wanted: &[Expected]| diagnostics::compare(spec, "warnings", wanted, &obs.warnings, false);
 
     // TRF-001: nothing is planned when there are errors.
     if !wanted_errors.is_empty() || !obs.errors.is_empty() {
-        out.extend(diagnostics::compare(
-            spec,
-            "warnings",
-            &warnings,
-            &obs.warnings,
-            false,
-        ));
+        out.extend(compare_warnings(&warnings));
         if !(obs.fused.is_empty()
             && obs.direct.is_empty()
             && obs.batched.is_empty()
@@ -240,13 +236,7 @@ fn judge_under(
         let (violations, run_warnings) = upstream::judge(scenario, obs, values);
         out.extend(violations);
         warnings.extend(run_warnings.iter().map(Expected::exact));
-        out.extend(diagnostics::compare(
-            spec,
-            "warnings",
-            &warnings,
-            &obs.warnings,
-            false,
-        ));
+        out.extend(compare_warnings(&warnings));
         return out;
     }
 
@@ -412,12 +402,6 @@ fn judge_under(
             ));
         }
     }
-    out.extend(diagnostics::compare(
-        spec,
-        "warnings",
-        &warnings,
-        &obs.warnings,
-        false,
-    ));
+    out.extend(compare_warnings(&warnings));
     out
 }
