@@ -274,3 +274,53 @@ fn fault_is_caught_by_its_clause(#[case] fault: Fault, #[case] clause: &str) {
 fn the_reference_is_caught_by_nothing() {
     assert!(caught_clauses(&Judging::DEFAULT.strict(), &Reference, None).is_empty());
 }
+
+/// An upstream engine that stops at one refusal, as GE does, but not at GE's first: it keeps the
+/// last refusal of the documented list (OPT-011's upstream entry fixes which one comes first).
+#[derive(Debug)]
+struct StopsAtTheWrongRefusal;
+
+impl Backend for StopsAtTheWrongRefusal {
+    fn name(&self) -> &str {
+        "stops-at-the-wrong-refusal"
+    }
+
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        [Capability::Options].into_iter().collect()
+    }
+
+    fn options(&self, scenario: &OptionsScenario) -> Answer<OptionsObservation> {
+        let mut o = Reference::upstream().options(scenario)?;
+        let documented = Reference.options(scenario)?;
+        if documented.errors.len() > 1 {
+            o.errors = documented.errors.last().cloned().into_iter().collect();
+        }
+        Ok(o)
+    }
+}
+
+#[test]
+fn an_upstream_engine_stopping_at_the_wrong_refusal_is_caught() {
+    let caught = caught_clauses(
+        &Judging::new(Profile::Upstream, ge_spec::Conformance::Documented),
+        &StopsAtTheWrongRefusal,
+        Some(Capability::Options),
+    );
+    // The graph's featureBaseRefreshable is checked before its index lists: reporting the
+    // list's refusal alone misses the one GE gives.
+    let order = caught.get("OPT-011").cloned().unwrap_or_default();
+    assert!(
+        order
+            .iter()
+            .any(|c| c
+                .ends_with("first-failure-graph-addition-checks-fbr-before-the-lists-upstream")),
+        "caught by {caught:?}"
+    );
+    // The reference under the upstream profile stops at the right one.
+    assert!(caught_clauses(
+        &Judging::new(Profile::Upstream, ge_spec::Conformance::Strict),
+        &Reference::upstream(),
+        Some(Capability::Options),
+    )
+    .is_empty());
+}

@@ -559,6 +559,9 @@ pub fn resolve_with(spec: &Spec, profile: Profile, maps: &OptionMaps, ctx: Conte
         restriction_warnings(spec, &obs.effective, ctx, &mut restricted);
         obs.warnings.extend(restricted);
     }
+    if upstream {
+        upstream::stop_at_first_failure(&mut obs.errors, &mut obs.warnings);
+    }
     let values = typed_values(&parsed);
     obs.canonicalize();
     Resolution {

@@ -839,7 +839,14 @@ fn check_reporting(
             let mut problems = Vec::new();
             // SES-017: in a session every diagnostic about one load names its graph.
             let session = tc.capability() == Capability::Session;
-            check_pattern(expect, clauses, session, "", &mut problems);
+            // OPT-011 upstream: after GE's first failing check, a later refusal may be absent.
+            let first_failure = tc.case.profile == Some(Profile::Upstream)
+                && tc.case.clauses.iter().any(|c| c == "OPT-011");
+            let ctx = PatternContext {
+                session,
+                first_failure,
+            };
+            check_pattern(expect, clauses, ctx, "", &mut problems);
             for why in problems {
                 errors.push(LoadError::BadCase {
                     name: tc.full_name(),
@@ -884,10 +891,20 @@ fn check_reporting(
 const DIAGNOSTIC_PATTERN_FIELDS: [&str; 6] =
     ["clause", "key", "level", "value", "subject", "optional"];
 
+/// What decides which diagnostic patterns a case may hold.
+#[derive(Clone, Copy)]
+struct PatternContext {
+    /// A session case: a diagnostic may name its graph (SES-017).
+    session: bool,
+    /// An upstream case citing OPT-011: a refusal or warning after GE's first failing check may
+    /// be optional.
+    first_failure: bool,
+}
+
 fn check_pattern(
     pattern: &serde_json::Value,
     clauses: &BTreeMap<String, Clause>,
-    session: bool,
+    ctx: PatternContext,
     path: &str,
     problems: &mut Vec<String>,
 ) {
@@ -908,7 +925,7 @@ fn check_pattern(
                             check_diagnostic_pattern(
                                 item,
                                 clauses,
-                                session,
+                                ctx,
                                 &format!("{here}/{i}"),
                                 problems,
                             );
@@ -916,12 +933,12 @@ fn check_pattern(
                         continue;
                     }
                 }
-                check_pattern(value, clauses, session, &here, problems);
+                check_pattern(value, clauses, ctx, &here, problems);
             }
         }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                check_pattern(item, clauses, session, &format!("{path}/{i}"), problems);
+                check_pattern(item, clauses, ctx, &format!("{path}/{i}"), problems);
             }
         }
         _ => {}
@@ -931,7 +948,7 @@ fn check_pattern(
 fn check_diagnostic_pattern(
     item: &serde_json::Value,
     clauses: &BTreeMap<String, Clause>,
-    session: bool,
+    ctx: PatternContext,
     path: &str,
     problems: &mut Vec<String>,
 ) {
@@ -966,7 +983,7 @@ fn check_diagnostic_pattern(
         Some(Value::Object(subject)) => {
             for field in subject.keys() {
                 let defined = clause.subject.iter().any(|f| f == field);
-                if !(defined || session && field == "graph") {
+                if !(defined || ctx.session && field == "graph") {
                     problems.push(format!(
                         "the diagnostic at {path} names subject field `{field}`, which {} does not define (it defines: {})",
                         clause.id,
@@ -981,7 +998,7 @@ fn check_diagnostic_pattern(
     }
     match map.get("optional") {
         None | Some(Value::Bool(false)) => {}
-        Some(Value::Bool(true)) if clause.permits_only() => {}
+        Some(Value::Bool(true)) if clause.permits_only() || ctx.first_failure => {}
         Some(Value::Bool(true)) => problems.push(format!(
             "the diagnostic at {path} is optional, but {} is not a MAY clause: only what a clause permits may be absent",
             clause.id

@@ -684,3 +684,40 @@ fn the_embedded_documented_clauses_carry_a_source_and_suite_choices_no_strength(
         }
     }
 }
+
+#[test]
+fn only_an_upstream_case_citing_opt_011_may_leave_a_later_refusal_optional() {
+    // OPT-011 upstream: GE stops at its first failing check, so a refusal after it may be
+    // absent; anywhere else only a MAY clause permits an absent diagnostic.
+    let first_failure = DIVERGENT_CLAUSE.replace("OPT-001", "OPT-011");
+    let case = |profile: &str, cites: &str| {
+        format!(
+            r#"
+[[case]]
+name = "plain"
+clauses = ["OPT-001", "OPT-011"]
+scenario = {{ capability = "options" }}
+expect = {{ errors = [] }}
+
+[[case]]
+name = "first-failure"
+clauses = ["OPT-001", "{cites}"]
+profile = "{profile}"
+scenario = {{ capability = "options" }}
+expect = {{ errors = [{{ clause = "OPT-001", optional = true }}] }}
+"#
+        )
+    };
+    let tables = |cases: &str| {
+        load(&[
+            ("clauses/a.toml", CLAUSE),
+            ("clauses/b.toml", &first_failure),
+            ("cases/t.toml", cases),
+        ])
+    };
+    assert!(tables(&case("upstream", "OPT-011")).is_ok());
+    for refused in [case("documented", "OPT-011"), case("upstream", "OPT-001")] {
+        let errors = tables(&refused).unwrap_err();
+        assert!(bad_case(&errors, "not a MAY clause"), "{errors:?}");
+    }
+}

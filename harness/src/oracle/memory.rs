@@ -87,6 +87,11 @@ pub fn judge(
     })
 }
 
+/// Each of `wanted`, required exactly.
+fn exact(wanted: &[Diagnostic]) -> Vec<Expected> {
+    wanted.iter().map(Expected::exact).collect()
+}
+
 /// Judges the observation with the options read as `values` (`rejected`: some option is).
 fn judge_under(
     profile: Profile,
@@ -98,27 +103,24 @@ fn judge_under(
 ) -> Vec<Violation> {
     let spec = Spec::embedded();
     let mut out = Vec::new();
-    let mut warnings: Vec<Expected> = reading.warnings.iter().map(Expected::exact).collect();
-    warnings.extend(reading.optional_warnings.iter().map(Expected::optional));
     out.extend(diagnostics::compare(
         spec,
         "warnings",
-        &warnings,
+        &reading.expected_warnings(),
         &observation.warnings,
         false,
     ));
-    let errors = |wanted: &[Diagnostic], out: &mut Vec<Violation>| {
-        let expected: Vec<Expected> = wanted.iter().map(Expected::exact).collect();
+    let errors = |expected: &[Expected], out: &mut Vec<Violation>| {
         out.extend(diagnostics::compare(
             spec,
             "errors",
-            &expected,
+            expected,
             &observation.errors,
             false,
         ));
     };
     if rejected {
-        errors(&reading.errors, &mut out);
+        errors(&reading.expected_errors(), &mut out);
         require_no_plan(observation, "an option was rejected", &mut out);
         return out;
     }
@@ -130,7 +132,7 @@ fn judge_under(
     };
     let planned = !observation.offsets.is_empty();
     if !misaligned.is_empty() && !planned {
-        errors(&misaligned, &mut out);
+        errors(&exact(&misaligned), &mut out);
         require_no_plan(
             observation,
             "a listed input or output is misaligned",
@@ -148,7 +150,7 @@ fn judge_under(
             ),
         ));
     }
-    errors(&run_mismatches(profile, scenario, values), &mut out);
+    errors(&exact(&run_mismatches(profile, scenario, values)), &mut out);
     Plan::new(profile, scenario, values, observation, &mut out).check(&mut out);
     out
 }

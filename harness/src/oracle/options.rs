@@ -166,6 +166,9 @@ pub struct Reading {
     pub keys: BTreeMap<OptionKey, KeyReading>,
     /// The strict errors.
     pub errors: Vec<Diagnostic>,
+    /// Errors that may be given or not: upstream, the refusals after GE's first failing check
+    /// (OPT-011's upstream entry).
+    pub optional_errors: Vec<Diagnostic>,
     /// The strict warnings.
     pub warnings: Vec<Diagnostic>,
     /// Warnings a MAY clause permits (given or not).
@@ -822,6 +825,40 @@ fn fits_u64(side: &str) -> bool {
     digits.parse::<u64>().is_ok()
 }
 
+/// Where GE refuses the value `d` names, as (step, rank): the step is initialisation (0),
+/// session creation (1), graph addition (2), compilation (3) or build (4); the rank orders the
+/// checks across all steps (OPT-011's upstream entry). Session creation checks the session value
+/// over the global one; compilation and build check the value their lookup finds.
+fn ge_order(d: &Diagnostic) -> (u8, u8) {
+    use OptionKey::*;
+    let Some(key) = d.key.as_deref().and_then(|k| k.parse::<OptionKey>().ok()) else {
+        return (u8::MAX, u8::MAX);
+    };
+    match (key, d.level) {
+        (FeatureBaseRefreshable, Some(Level::Global)) => (0, 0),
+        (DisableReuseMemory, Some(Level::Global | Level::Session)) => (1, 1),
+        (FeatureBaseRefreshable, Some(Level::Session)) => (1, 2),
+        (FeatureBaseRefreshable, _) => (2, 3),
+        (InputReuseMemIndexes, _) => (2, 4),
+        (OutputReuseMemIndexes, _) => (2, 5),
+        (OutputReuseInputMemIndexes, _) => (2, 6),
+        (DisableReuseMemory, _) => (3, 7),
+        (AtomicCleanPolicy, _) => (3, 8),
+        _ => (4, 9),
+    }
+}
+
+/// The step that gives the level warnings (OPT-002) of values set at `level`, before its own
+/// checks: the global list at initialisation, the session list at session creation, the graph
+/// list at graph addition.
+fn step_of_level(level: Level) -> u8 {
+    match level {
+        Level::Global => 0,
+        Level::Session => 1,
+        Level::Graph => 2,
+    }
+}
+
 /// Under the upstream profile, whether a value set where the documentation does not list it is
 /// used anyway (OPT-002's upstream entry): all but the two index lists, which only the graph's
 /// own map feeds (OPT-010's upstream entry; the pairs are read through the context).
@@ -1022,17 +1059,57 @@ impl Reading {
             profile,
             keys,
             errors,
+            optional_errors: Vec::new(),
             warnings,
             optional_warnings,
             passthrough: passthrough.into_iter().collect(),
         };
-        if !upstream {
+        if upstream {
+            reading.first_failure();
+        } else {
             // OPT-008 upstream: GE gives none of these warnings when options are set.
             reading.restriction_warnings(spec, ctx);
         }
         reading.errors.sort();
         reading.warnings.sort();
         reading
+    }
+
+    /// The errors a backend is expected to give: the strict ones, and those it may give.
+    pub fn expected_errors(&self) -> Vec<Expected> {
+        let mut e: Vec<Expected> = self.errors.iter().map(Expected::exact).collect();
+        e.extend(self.optional_errors.iter().map(Expected::optional));
+        e
+    }
+
+    /// The warnings a backend is expected to give: the strict ones, and those it may give.
+    pub fn expected_warnings(&self) -> Vec<Expected> {
+        let mut e: Vec<Expected> = self.warnings.iter().map(Expected::exact).collect();
+        e.extend(self.optional_warnings.iter().map(Expected::optional));
+        e
+    }
+
+    /// OPT-011 upstream: GE checks in a fixed order and returns at the first failure. The first
+    /// refusal in that order is required; the later ones may be given (each is a refusal GE
+    /// makes once the earlier value is mended); a level warning (OPT-002) is required only when
+    /// GE reaches the step that gives it; any other warning comes after every check and may be
+    /// given or not.
+    fn first_failure(&mut self) {
+        let Some(first) = self.errors.iter().map(ge_order).min() else {
+            return;
+        };
+        let mut errors = std::mem::take(&mut self.errors);
+        errors.sort_by_key(ge_order);
+        let later = errors.split_off(1);
+        self.errors = errors;
+        self.optional_errors = later;
+        let (keep, optional): (Vec<_>, Vec<_>) = std::mem::take(&mut self.warnings)
+            .into_iter()
+            .partition(|w| {
+                w.clause == "OPT-002" && w.level.is_some_and(|l| step_of_level(l) <= first.0)
+            });
+        self.warnings = keep;
+        self.optional_warnings.extend(optional);
     }
 
     /// OPT-008: an explicitly set value other than the default, whose condition outside the
@@ -1434,10 +1511,29 @@ pub fn judge_reading(
         ));
     }
     // Diagnostics: the strict lists, MAY-permitted warnings optional.
-    let expected_errors: Vec<Expected> = reading.errors.iter().map(Expected::exact).collect();
-    let mut expected_warnings: Vec<Expected> =
-        reading.warnings.iter().map(Expected::exact).collect();
-    expected_warnings.extend(reading.optional_warnings.iter().map(Expected::optional));
+    let expected_errors = reading.expected_errors();
+    let expected_warnings = reading.expected_warnings();
+    // OPT-011 upstream: which refusal GE gives is a fact of its check order. An engine that
+    // reports refusals, none of them the first GE makes, stops where GE does not.
+    if let (Profile::Upstream, Some(first), false) = (
+        reading.profile,
+        reading.errors.first(),
+        obs.errors.is_empty(),
+    ) {
+        let same = |d: &&Diagnostic| {
+            d.clause == first.clause && d.key == first.key && d.level == first.level
+        };
+        if !obs.errors.iter().any(|d| same(&d)) {
+            out.push(Violation::new(
+                "OPT-011",
+                format!(
+                    "GE's first failing check refuses {} at {} level; the refusals reported are of checks it never reaches",
+                    first.key.as_deref().unwrap_or("?"),
+                    first.level.map_or("?".to_owned(), |l| l.to_string())
+                ),
+            ));
+        }
+    }
     out.extend(diagnostics::compare(
         spec,
         "errors",

@@ -449,15 +449,22 @@ fn extra(of: &[Diagnostic], base: &[Diagnostic]) -> Vec<Diagnostic> {
 }
 
 /// The options' diagnostics a session reports (SES-017): the session's, then what each load adds,
-/// naming its graph; as (errors, warnings, optional warnings).
+/// naming its graph; errors and warnings, each required or optional.
 fn option_diagnostics(
     scenario: &SessionScenario,
     session: &Reading,
     loads: &[Option<Reading>],
-) -> (Vec<Diagnostic>, Vec<Diagnostic>, Vec<Diagnostic>) {
-    let mut errors = session.errors.clone();
-    let mut warnings = session.warnings.clone();
-    let mut optional = session.optional_warnings.clone();
+) -> (Vec<Expected>, Vec<Expected>) {
+    let lists = |r: &Reading| {
+        [
+            r.errors.clone(),
+            r.optional_errors.clone(),
+            r.warnings.clone(),
+            r.optional_warnings.clone(),
+        ]
+    };
+    let base = lists(session);
+    let mut all = base.clone();
     for (event, r) in scenario.events.iter().zip(loads) {
         let (SessionEvent::Load { graph, .. }, Some(r)) = (event, r) else {
             continue;
@@ -466,19 +473,24 @@ fn option_diagnostics(
             subject: d.subject.clone().in_graph(*graph),
             ..d
         };
-        errors.extend(extra(&r.errors, &session.errors).into_iter().map(mark));
-        warnings.extend(extra(&r.warnings, &session.warnings).into_iter().map(mark));
-        optional.extend(
-            extra(&r.optional_warnings, &session.optional_warnings)
-                .into_iter()
-                .map(mark),
-        );
+        for ((list, of), base) in all.iter_mut().zip(lists(r)).zip(&base) {
+            list.extend(extra(&of, base).into_iter().map(mark));
+        }
     }
-    for list in [&mut errors, &mut warnings, &mut optional] {
+    for list in &mut all {
         list.sort();
         list.dedup();
     }
-    (errors, warnings, optional)
+    let [errors, optional_errors, warnings, optional_warnings] = all;
+    let expected = |required: Vec<Diagnostic>, optional: Vec<Diagnostic>| {
+        let mut e: Vec<Expected> = required.iter().map(Expected::exact).collect();
+        e.extend(optional.iter().map(Expected::optional));
+        e
+    };
+    (
+        expected(errors, optional_errors),
+        expected(warnings, optional_warnings),
+    )
 }
 
 /// Trace hygiene that holds whatever the script: names, sizes, steps, balance. Every name holds
@@ -697,9 +709,7 @@ fn judge_with(
         return out;
     };
     let spec = Spec::embedded();
-    let (option_errors, option_warnings, optional) = option_diagnostics(scenario, session, loads);
-    let mut warnings: Vec<Expected> = option_warnings.iter().map(Expected::exact).collect();
-    warnings.extend(optional.iter().map(Expected::optional));
+    let (option_errors, warnings) = option_diagnostics(scenario, session, loads);
     out.extend(diagnostics::compare(
         spec,
         "warnings",
@@ -709,11 +719,10 @@ fn judge_with(
     ));
     if session_alt.rejected || load_alts.iter().flatten().any(|a| a.rejected) {
         stops(&mut out, "SES-017", "an option is rejected");
-        let expected: Vec<Expected> = option_errors.iter().map(Expected::exact).collect();
         out.extend(diagnostics::compare(
             spec,
             "errors",
-            &expected,
+            &option_errors,
             &obs.errors,
             true,
         ));

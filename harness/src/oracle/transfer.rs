@@ -118,27 +118,29 @@ fn judge_under(
         .filter(|(_, n)| **n > 1)
         .map(|(i, _)| *i)
         .collect();
-    let mut wanted_errors: Vec<Diagnostic> = if rejected {
-        reading.errors.clone()
+    let mut wanted_errors: Vec<Expected> = if rejected {
+        reading.expected_errors()
     } else {
         Vec::new()
     };
     if count.is_none() {
-        wanted_errors.push(Diagnostic::new("TRF-002", "").subject(Subject::input(u32::MAX)));
+        wanted_errors.push(Expected::exact(
+            &Diagnostic::new("TRF-002", "").subject(Subject::input(u32::MAX)),
+        ));
     }
     for &i in &duplicates {
-        wanted_errors.push(Diagnostic::new("TRF-002", "").subject(Subject::input(i)));
+        wanted_errors.push(Expected::exact(
+            &Diagnostic::new("TRF-002", "").subject(Subject::input(i)),
+        ));
     }
-    let expected: Vec<Expected> = wanted_errors.iter().map(Expected::exact).collect();
     out.extend(diagnostics::compare(
         spec,
         "errors",
-        &expected,
+        &wanted_errors,
         &obs.errors,
         false,
     ));
-    let mut warnings: Vec<Expected> = reading.warnings.iter().map(Expected::exact).collect();
-    warnings.extend(reading.optional_warnings.iter().map(Expected::optional));
+    let mut warnings = reading.expected_warnings();
     let compare_warnings =
         |wanted: &[Expected]| diagnostics::compare(spec, "warnings", wanted, &obs.warnings, false);
 

@@ -18,7 +18,7 @@ use ge_spec::vocab::weights::{
 use ge_spec::{OptionKey, Profile, Spec};
 use sha2::{Digest, Sha256};
 
-use super::diagnostics::{self, Expected as ExpectedDiagnostic};
+use super::diagnostics;
 use super::options::{Context, Reading, Values};
 use super::Violation;
 use crate::judging::Judging;
@@ -427,24 +427,10 @@ fn judge_named(
 /// (WGT-009).
 fn option_diagnostics(reading: &Reading, e: &Expected, o: &WeightsObservation) -> Vec<Violation> {
     let spec = Spec::embedded();
-    let mut warnings: Vec<ExpectedDiagnostic> = reading
-        .warnings
-        .iter()
-        .map(ExpectedDiagnostic::exact)
-        .collect();
-    warnings.extend(
-        reading
-            .optional_warnings
-            .iter()
-            .map(ExpectedDiagnostic::optional),
-    );
+    let warnings = reading.expected_warnings();
     let mut v = diagnostics::compare(spec, "warnings", &warnings, &o.warnings, false);
     if e.refused && e.refusal == "WGT-009" {
-        let errors: Vec<ExpectedDiagnostic> = reading
-            .errors
-            .iter()
-            .map(ExpectedDiagnostic::exact)
-            .collect();
+        let errors = reading.expected_errors();
         v.extend(diagnostics::compare(
             spec, "errors", &errors, &o.errors, false,
         ));

@@ -98,6 +98,56 @@ fn index_item(item: &str) -> Result<i64, ()> {
     }
 }
 
+/// Where GE makes the check that refuses a value, as (step, order): initialisation (0),
+/// session creation (1), graph addition (2), compilation (3) and build (4), and the order of
+/// the checks across them (OPT-011's upstream entry). GE returns at the first failing check.
+fn check_order(key: OptionKey, level: Level) -> (u8, u8) {
+    match (key, level) {
+        (OptionKey::FeatureBaseRefreshable, Level::Global) => (0, 0),
+        (OptionKey::DisableReuseMemory, Level::Global | Level::Session) => (1, 1),
+        (OptionKey::FeatureBaseRefreshable, Level::Session) => (1, 2),
+        (OptionKey::FeatureBaseRefreshable, Level::Graph) => (2, 3),
+        (OptionKey::InputReuseMemIndexes, _) => (2, 4),
+        (OptionKey::OutputReuseMemIndexes, _) => (2, 5),
+        (OptionKey::OutputReuseInputMemIndexes, _) => (2, 6),
+        (OptionKey::DisableReuseMemory, Level::Graph) => (3, 7),
+        (OptionKey::AtomicCleanPolicy, _) => (3, 8),
+        _ => (4, 9),
+    }
+}
+
+/// The step whose entry check gives the level warnings (OPT-002) of `level`: the global list
+/// at initialisation, the session list at session creation, the graph list at graph addition,
+/// each before that step's own checks.
+fn warning_step(level: Level) -> u8 {
+    match level {
+        Level::Global => 0,
+        Level::Session => 1,
+        Level::Graph => 2,
+    }
+}
+
+/// OPT-011 upstream: GE stops at its first failing check. Of `errors` only the first in GE's
+/// order is reported; of `warnings` only the level warnings of the steps GE reaches (the
+/// reference gives no other warning once a check fails: the profile judges none of them). The
+/// values refused later stay rejected: each is refused once the earlier one is mended.
+pub(super) fn stop_at_first_failure(errors: &mut Vec<Diagnostic>, warnings: &mut Vec<Diagnostic>) {
+    let order = |d: &Diagnostic| {
+        let key = d.key.as_deref().and_then(|k| k.parse::<OptionKey>().ok());
+        match (key, d.level) {
+            (Some(key), Some(level)) => check_order(key, level),
+            _ => (u8::MAX, u8::MAX),
+        }
+    };
+    let Some(first) = errors.iter().min_by_key(|d| order(d)).cloned() else {
+        return;
+    };
+    let reached = order(&first).0;
+    *errors = vec![first];
+    warnings
+        .retain(|w| w.clause == "OPT-002" && w.level.is_some_and(|l| warning_step(l) <= reached));
+}
+
 impl Parser<'_> {
     /// Parses the value as upstream does; falls back to the documented grammar for the options
     /// where upstream checks exactly what the documentation says.
