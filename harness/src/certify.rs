@@ -258,9 +258,10 @@ fn key_of(p: &Problem) -> String {
     }
 }
 
-/// Runs the property of `capability`: `cfg.cases` generated scenarios, each judged by
-/// [`compare`]. Every distinct clause broken is reported once, with a counterexample shrunk for
-/// that clause; a breakdown of the backend is reported as it happened, unshrunk.
+/// Runs the property of `capability`: the boundary scenarios of its catalogue
+/// ([`crate::gen::boundaries`]), then `cfg.cases` generated scenarios, each judged by
+/// [`compare`]. Every distinct clause broken is reported once, with a counterexample (a random
+/// one shrunk for that clause); a breakdown of the backend is reported as it happened, unshrunk.
 pub fn run_property(backend: &dyn Backend, capability: Capability, cfg: &Config) -> TrialResult {
     let judging = &cfg.judging;
     let mut result = TrialResult::new(
@@ -279,6 +280,22 @@ pub fn run_property(backend: &dyn Backend, capability: Capability, cfg: &Config)
     let mut runner = TestRunner::new_with_rng(PtConfig::default(), seed_rng(cfg.seed, capability));
     let mut found: BTreeMap<String, Counterexample> = BTreeMap::new();
     let started = Instant::now();
+    // The boundary phase: every scenario of the catalogue, in order, before any random one.
+    // Each sets one thing at one edge, so it is its own smallest counterexample.
+    let boundaries = crate::gen::boundary_scenarios(capability);
+    result.scenarios += u32::try_from(boundaries.len()).unwrap_or(u32::MAX);
+    for scenario in &boundaries {
+        for p in compare(judging, backend, scenario) {
+            let key = key_of(&p);
+            found.entry(key).or_insert_with(|| Counterexample {
+                clauses: p.clauses.clone(),
+                deviation: p.deviation,
+                message: p.message.clone(),
+                scenario: serde_json::to_value(scenario).unwrap_or_default(),
+                reproducer: reproducer_for_scenario(judging, &cfg.backend_arg, scenario),
+            });
+        }
+    }
     for _ in 0..cfg.cases {
         // A copy of the runner before the draw replays the same scenario: each clause found in
         // it shrinks from the original, not from what shrinking for another clause left.

@@ -37,6 +37,36 @@ enum Fault {
     /// Reports every diagnostic without its subject: the text's checks are made, the form is not
     /// the vocabulary's.
     NoSubjects,
+    /// Reads every number in the value of `key` into 32 bits (integer width): `4294967296` is 0.
+    Width32(OptionKey),
+    /// Keeps the first eight items of the list `key` and drops the rest (length).
+    DropAfterEighth(OptionKey),
+    /// Skips the check of `key` at `level`: a value there that the reference refuses is taken
+    /// as not set (a check one level never exercises).
+    SkipCheckAt(OptionKey, Level),
+}
+
+/// `value` with every run of digits read into 32 bits, as `uint32_t` would hold it.
+fn width32(value: &str) -> String {
+    let mut out = String::new();
+    let mut digits = String::new();
+    let flush = |digits: &mut String, out: &mut String| {
+        if !digits.is_empty() {
+            let n = digits.parse::<u128>().map_or(0, |n| n % (1u128 << 32));
+            out.push_str(&n.to_string());
+            digits.clear();
+        }
+    };
+    for c in value.chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+        } else {
+            flush(&mut digits, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut digits, &mut out);
+    out
 }
 
 #[derive(Debug)]
@@ -58,6 +88,55 @@ impl Backend for Faulty {
     fn options(&self, scenario: &OptionsScenario) -> Answer<OptionsObservation> {
         let mut s = scenario.clone();
         match &self.0 {
+            Fault::Width32(key) => {
+                for level in Level::ALL {
+                    if let Some(v) = s.options.at_mut(level).get_mut(key.as_str()) {
+                        *v = width32(v);
+                    }
+                }
+            }
+            Fault::DropAfterEighth(key) => {
+                let sep = if *key == OptionKey::OutputReuseInputMemIndexes {
+                    '|'
+                } else {
+                    ','
+                };
+                for level in Level::ALL {
+                    if let Some(v) = s.options.at_mut(level).get_mut(key.as_str()) {
+                        *v = v
+                            .split(sep)
+                            .take(8)
+                            .collect::<Vec<_>>()
+                            .join(&sep.to_string());
+                    }
+                }
+            }
+            Fault::SkipCheckAt(key, level) => {
+                let k = key.as_str();
+                let narrower = Level::ALL
+                    .into_iter()
+                    .any(|l| l > *level && s.options.at(l).contains_key(k));
+                if let (Some(v), false) = (s.options.at(*level).get(k).cloned(), narrower) {
+                    let mut alone = OptionsScenario {
+                        options: Default::default(),
+                        ..s.clone()
+                    };
+                    alone.options.at_mut(*level).insert(k.to_owned(), v.clone());
+                    if !Reference.options(&alone)?.rejected.is_empty() {
+                        // Unchecked, the value goes into force as it is.
+                        s.options.at_mut(*level).remove(k);
+                        let mut o = Reference.options(&s)?;
+                        o.effective.insert(
+                            k.to_owned(),
+                            Effective {
+                                value: v,
+                                from: level_source(*level),
+                            },
+                        );
+                        return Ok(o);
+                    }
+                }
+            }
             Fault::Leak(key, level) => {
                 // Pretend the setting was made at a level where the option takes effect.
                 if let Some(v) = s.options.at_mut(*level).remove(key.as_str()) {
@@ -267,6 +346,56 @@ fn fault_is_caught_by_its_clause(#[case] fault: Fault, #[case] clause: &str) {
         "{fault:?} -> {clause} ({} failing case(s), e.g. {})",
         caught[clause].len(),
         caught[clause][0]
+    );
+}
+
+/// Faults of the classes the random scenarios reach rarely: the default certification (its
+/// table cases and the options property, whose boundary phase sets every option at every
+/// level to the numbers around each integer width and the lists to every length of the
+/// catalogue) fails each on the clause it breaks.
+#[rstest]
+#[case::ifs_read_into_32_bits(Fault::Width32(OptionKey::InputFusionSize), "IFS-001")]
+#[case::irm_index_read_into_32_bits(Fault::Width32(OptionKey::InputReuseMemIndexes), "IRM-004")]
+#[case::ori_index_read_into_32_bits(
+    Fault::Width32(OptionKey::OutputReuseInputMemIndexes),
+    "ORI-003"
+)]
+#[case::smp_read_into_32_bits(Fault::Width32(OptionKey::StaticMemoryPolicy), "SMP-001")]
+#[case::irm_drops_items_after_the_eighth(
+    Fault::DropAfterEighth(OptionKey::InputReuseMemIndexes),
+    "IRM-003"
+)]
+#[case::ori_drops_pairs_after_the_eighth(
+    Fault::DropAfterEighth(OptionKey::OutputReuseInputMemIndexes),
+    "ORI-003"
+)]
+#[case::fbr_unchecked_at_session_level(
+    Fault::SkipCheckAt(OptionKey::FeatureBaseRefreshable, Level::Session),
+    "FBR-001"
+)]
+#[case::drm_unchecked_at_global_level(
+    Fault::SkipCheckAt(OptionKey::DisableReuseMemory, Level::Global),
+    "DRM-001"
+)]
+fn boundary_fault_is_caught_by_the_default_certification(
+    #[case] fault: Fault,
+    #[case] clause: &str,
+) {
+    use ge_conformance::certify::{certify, Config};
+    let cfg = Config {
+        judging: Judging::failing(Profile::Documented, clause),
+        filter: Some("options".to_owned()),
+        ..Config::default()
+    };
+    let report = certify(&Faulty(fault.clone()), &cfg, &mut |_, _, _| {}).expect("a run");
+    let caught: BTreeSet<&str> = report
+        .trials
+        .iter()
+        .flat_map(|t| t.broken.iter().map(String::as_str))
+        .collect();
+    assert!(
+        caught.contains(clause),
+        "{fault:?} should be caught by {clause}; caught by {caught:?}"
     );
 }
 

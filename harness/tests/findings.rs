@@ -171,7 +171,7 @@ fn crash_files_are_read_through_their_target() {
 }
 
 #[test]
-fn the_corpus_has_seeds_for_every_target_from_the_tables() {
+fn the_corpus_has_seeds_for_every_target_from_the_tables_and_the_boundaries() {
     let dir = tempfile::tempdir().unwrap();
     let written = findings::write_corpus(Spec::embedded(), dir.path(), None).expect("writes");
     assert_eq!(written.len(), fuzz::TARGETS.len());
@@ -195,9 +195,14 @@ fn the_corpus_has_seeds_for_every_target_from_the_tables() {
         );
     }
     let differential = written.iter().find(|(t, _)| *t == "differential").unwrap();
+    let boundaries: usize = ge_spec::Capability::ALL
+        .into_iter()
+        .map(|c| ge_conformance::gen::boundary_scenarios(c).len())
+        .sum();
     assert_eq!(
-        differential.1, cases,
-        "every table case seeds the differential target"
+        differential.1,
+        cases + boundaries,
+        "every table case and every boundary scenario seeds the differential target"
     );
     let err = findings::write_corpus(Spec::embedded(), dir.path(), Some("nope")).unwrap_err();
     assert!(matches!(err, FindingError::UnknownTarget(_)), "{err}");

@@ -623,15 +623,28 @@ pub fn target(name: &str) -> Option<&'static Target> {
 }
 
 impl Target {
-    /// Seed inputs from the case tables: (file name, JSON bytes), one per case the target can
-    /// read, in table order. Scenario targets get the capability's scenario; `differential`
+    /// Seed inputs from the case tables and the boundary catalogue ([`crate::gen::boundaries`]):
+    /// (file name, JSON bytes), one per scenario the target can read, cases in table order first. Scenario targets get the capability's scenario; `differential`
     /// gets every case with its `capability` tag; `lists` only the option cases that set a
     /// list option. Cases whose scenario is over [`MAX_SEED_BYTES`] are left out.
     pub fn seeds(&self, spec: &Spec) -> Vec<(String, Vec<u8>)> {
         use ge_spec::Scenario;
         let mut out = Vec::new();
-        for case in spec.cases() {
-            let s = &case.case.scenario;
+        let cases = spec.cases().iter().map(|case| {
+            (
+                format!("{}__{}", case.table, case.case.name),
+                case.case.scenario.clone(),
+            )
+        });
+        // Then the boundary catalogue of every capability (`boundary__<capability>-<n>`).
+        let boundaries = ge_spec::Capability::ALL.into_iter().flat_map(|c| {
+            crate::gen::boundary_scenarios(c)
+                .into_iter()
+                .enumerate()
+                .map(move |(i, s)| (format!("boundary__{c}-{i:04}"), s))
+        });
+        for (name, scenario) in cases.chain(boundaries) {
+            let s = &scenario;
             let json = match (self.seeded_by, s) {
                 (None, _) => serde_json::to_vec(s),
                 (Some(c), _) if c != s.capability() => continue,
@@ -652,8 +665,13 @@ impl Target {
                 (_, Scenario::Weights(w)) => serde_json::to_vec(w),
             };
             match json {
-                Ok(bytes) if bytes.len() <= MAX_SEED_BYTES => {
-                    out.push((format!("{}__{}.json", case.table, case.case.name), bytes))
+                // A boundary scenario past what the target decodes (a list longer than its
+                // string cap) is left to the targets that read it.
+                Ok(bytes)
+                    if bytes.len() <= MAX_SEED_BYTES
+                        && (!name.starts_with("boundary__") || self.scenario(&bytes).is_some()) =>
+                {
+                    out.push((format!("{name}.json"), bytes))
                 }
                 _ => {}
             }

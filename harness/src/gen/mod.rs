@@ -1,6 +1,7 @@
 //! Scenario generators (proptest strategies), one module per capability. Property tests and the
 //! certify runner draw scenarios from here and compare any backend with the reference.
 
+pub mod boundaries;
 pub mod memory;
 pub mod options;
 pub mod session;
@@ -10,6 +11,17 @@ pub mod weights;
 use ge_spec::{Capability, Scenario};
 use proptest::prop_oneof;
 use proptest::strategy::{BoxedStrategy, Strategy};
+
+/// The boundary scenarios of `capability` ([`boundaries`]), judged before the random ones.
+pub fn boundary_scenarios(capability: Capability) -> Vec<Scenario> {
+    match capability {
+        Capability::Options => boundaries::options()
+            .into_iter()
+            .map(Scenario::Options)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
 
 /// The scenario generator of `capability` (`None` is kept for capabilities added later).
 pub fn scenarios(capability: Capability) -> Option<BoxedStrategy<Scenario>> {
