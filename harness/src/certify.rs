@@ -284,9 +284,12 @@ pub fn run_property(backend: &dyn Backend, capability: Capability, cfg: &Config)
     // Each sets one thing at one edge, so it is its own smallest counterexample.
     let boundaries = crate::gen::boundary_scenarios(capability);
     result.scenarios += u32::try_from(boundaries.len()).unwrap_or(u32::MAX);
-    for scenario in &boundaries {
+    'boundaries: for scenario in &boundaries {
         for p in compare(judging, backend, scenario) {
             let key = key_of(&p);
+            // A backend that broke down (a broken pipe, garbage, a timeout) is reported once;
+            // asking it the rest of the catalogue would only restart it again and again.
+            let broke = key.is_empty();
             found.entry(key).or_insert_with(|| Counterexample {
                 clauses: p.clauses.clone(),
                 deviation: p.deviation,
@@ -294,6 +297,9 @@ pub fn run_property(backend: &dyn Backend, capability: Capability, cfg: &Config)
                 scenario: serde_json::to_value(scenario).unwrap_or_default(),
                 reproducer: reproducer_for_scenario(judging, &cfg.backend_arg, scenario),
             });
+            if broke {
+                break 'boundaries;
+            }
         }
     }
     for _ in 0..cfg.cases {
