@@ -326,3 +326,76 @@ fn the_reference_is_caught_by_nothing() {
     );
     assert!(caught.is_empty(), "{caught:#?}");
 }
+
+/// Faults the random plans reach rarely, each a wrapper around the reference: the default
+/// certification (cases and the memory property, whose boundary phase plans tensors of every
+/// width and residue) fails each on the clause it breaks.
+#[derive(Debug, Clone, Copy)]
+enum Rare {
+    /// Keeps offsets in 32 bits (integer width): a tensor past 4 GiB lands back at the bottom.
+    Offsets32,
+    /// Checks a listed input's size against 16 bytes instead of 32 (residue): a 48-byte input
+    /// is planned without the error.
+    ResidueSixteen,
+}
+
+#[derive(Debug)]
+struct RareFault(Rare);
+
+impl Backend for RareFault {
+    fn name(&self) -> &str {
+        "rare-memory-fault"
+    }
+
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        [Capability::Memory].into_iter().collect()
+    }
+
+    fn memory(&self, scenario: &MemoryScenario) -> Answer<MemoryObservation> {
+        match self.0 {
+            Rare::Offsets32 => {
+                let mut obs = Reference.memory(scenario)?;
+                for offset in obs.offsets.values_mut() {
+                    *offset %= 1 << 32;
+                }
+                repeak(scenario, &mut obs);
+                Ok(obs)
+            }
+            Rare::ResidueSixteen => {
+                let mut s = scenario.clone();
+                for t in &mut s.tensors {
+                    if matches!(t.role, Role::Input { .. } | Role::Output { .. })
+                        && t.size % 16 == 0
+                    {
+                        t.size = aligned(t.size).unwrap_or(t.size);
+                    }
+                }
+                let mut obs = Reference.memory(&s)?;
+                repeak(scenario, &mut obs);
+                Ok(obs)
+            }
+        }
+    }
+}
+
+#[rstest]
+#[case::offsets_kept_in_32_bits(Rare::Offsets32, "DRM-011")]
+#[case::reuse_size_checked_at_16_bytes(Rare::ResidueSixteen, "IRM-011")]
+fn rare_fault_is_caught_by_the_default_certification(#[case] fault: Rare, #[case] clause: &str) {
+    use ge_conformance::certify::{certify, Config};
+    let cfg = Config {
+        judging: Judging::failing(Profile::Documented, clause),
+        filter: Some("memory".to_owned()),
+        ..Config::default()
+    };
+    let report = certify(&RareFault(fault), &cfg, &mut |_, _, _| {}).expect("a run");
+    let caught: BTreeSet<&str> = report
+        .trials
+        .iter()
+        .flat_map(|t| t.broken.iter().map(String::as_str))
+        .collect();
+    assert!(
+        caught.contains(clause),
+        "{fault:?} should be caught by {clause}; caught by {caught:?}"
+    );
+}

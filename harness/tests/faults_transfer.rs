@@ -276,3 +276,84 @@ fn each_fault_is_caught_by_its_clause(
         "the oracle should name {oracle_clause} for {fault:?}; it named {found:?}"
     );
 }
+
+/// Faults the random transfer scenarios reach rarely, each a wrapper around the reference: the
+/// default certification (cases and the transfer property, whose boundary phase has inputs of
+/// every width and fused totals past 64 MiB, 1 GiB and 4 GiB) fails each on the clause it
+/// breaks.
+#[derive(Debug, Clone, Copy)]
+enum Rare {
+    /// Reads input sizes into 32 bits (integer width): a 4 GiB + 1 input looks one byte long.
+    Sizes32,
+    /// Caps the fused buffer at 64 MiB (staging cap): inputs past it are copied alone.
+    StagingCap,
+}
+
+#[derive(Debug)]
+struct RareFault(Rare);
+
+impl Backend for RareFault {
+    fn name(&self) -> &str {
+        "rare-transfer-fault"
+    }
+
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        [Capability::Transfer].into_iter().collect()
+    }
+
+    fn transfer(&self, scenario: &TransferScenario) -> Answer<TransferObservation> {
+        match self.0 {
+            Rare::Sizes32 => {
+                let mut s = scenario.clone();
+                for input in &mut s.inputs {
+                    input.size %= 1 << 32;
+                }
+                Reference.transfer(&s)
+            }
+            Rare::StagingCap => {
+                const CAP: u64 = 64 << 20;
+                let mut obs = Reference.transfer(scenario)?;
+                let size = |i: u32| {
+                    scenario
+                        .inputs
+                        .iter()
+                        .find(|x| x.index == i)
+                        .map_or(0, |x| x.size)
+                };
+                while obs.fused_bytes > CAP {
+                    let Some(last) = obs.fused.pop() else { break };
+                    obs.fused_bytes -= size(last);
+                    obs.direct.push(last);
+                }
+                if obs.fused.len() == 1 {
+                    obs.direct.append(&mut obs.fused);
+                    obs.fused_bytes = 0;
+                }
+                obs.canonicalize();
+                Ok(obs)
+            }
+        }
+    }
+}
+
+#[rstest]
+#[case::sizes_read_into_32_bits(Rare::Sizes32, "IFS-011")]
+#[case::fused_buffer_capped_at_64_mib(Rare::StagingCap, "IFS-010")]
+fn rare_fault_is_caught_by_the_default_certification(#[case] fault: Rare, #[case] clause: &str) {
+    use ge_conformance::certify::{certify, Config};
+    let cfg = Config {
+        judging: Judging::failing(Profile::Documented, clause),
+        filter: Some("transfer".to_owned()),
+        ..Config::default()
+    };
+    let report = certify(&RareFault(fault), &cfg, &mut |_, _, _| {}).expect("a run");
+    let caught: BTreeSet<&str> = report
+        .trials
+        .iter()
+        .flat_map(|t| t.broken.iter().map(String::as_str))
+        .collect();
+    assert!(
+        caught.contains(clause),
+        "{fault:?} should be caught by {clause}; caught by {caught:?}"
+    );
+}

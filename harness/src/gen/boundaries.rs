@@ -2,11 +2,17 @@
 //! and lists hold, judged before any random scenario of a property and written into the fuzz
 //! corpus, so a region the random generators reach rarely is reached on every run.
 //!
-//! Today it covers the options capability, which every other capability reads its options
-//! through: every option set at every level to each of its interesting values and to the
-//! numbers around 2^8, 2^16, 2^31, 2^32, 2^53, 2^63 and 2^64 (each minus one, itself, plus one),
-//! and the three list options at the lengths 0, 1, 8, 9, 64 and 1,024.
+//! - **options**, which every other capability reads its options through: every option set at
+//!   every level to each of its interesting values and to the numbers around 2^8, 2^16, 2^31,
+//!   2^32, 2^53, 2^63 and 2^64 (each minus one, itself, plus one), and the three list options
+//!   at the lengths 0, 1, 8, 9, 64 and 1,024;
+//! - **transfer**: input sizes around every width, beside a small input they may fuse with, and
+//!   fused totals past 64 MiB, 1 GiB and 4 GiB;
+//! - **memory**: tensor sizes around every width and in every residue class modulo 32, a listed
+//!   input of every residue, and plans whose offsets pass 4 GiB.
 
+use ge_spec::vocab::memory::{MemoryScenario, Role, Tensor};
+use ge_spec::vocab::transfer::{Placement, TransferInput, TransferScenario};
 use ge_spec::vocab::{GraphFacts, OptionsScenario};
 use ge_spec::{Level, OptionKey, OptionMaps, Product, RunMode, ShapeKind};
 
@@ -110,9 +116,151 @@ pub fn options() -> Vec<OptionsScenario> {
     out
 }
 
+/// The sizes around every power of [`POWERS`] that fit in a `u64` (2^64 - 1 for 2^64).
+pub fn sizes() -> Vec<u64> {
+    let mut out = Vec::new();
+    for k in POWERS {
+        let p = 1u128 << k;
+        for n in [p - 1, p, p + 1] {
+            if let Ok(n) = u64::try_from(n) {
+                out.push(n);
+            }
+        }
+    }
+    out
+}
+
+/// A transfer scenario of `inputs` (index, size) on the host, with the fusion threshold at
+/// `threshold` when given.
+fn transfer_of(threshold: Option<u64>, inputs: &[(u32, u64)]) -> TransferScenario {
+    let mut options = OptionMaps::default();
+    if let Some(t) = threshold {
+        options.session.insert(
+            OptionKey::InputFusionSize.as_str().to_owned(),
+            t.to_string(),
+        );
+    }
+    TransferScenario {
+        options,
+        run_mode: RunMode::Async,
+        product: Product::default(),
+        shape: ShapeKind::Static,
+        inputs: inputs
+            .iter()
+            .map(|&(index, size)| TransferInput {
+                index,
+                size,
+                placement: Placement::Host,
+            })
+            .collect(),
+    }
+}
+
+/// The transfer catalogue: each size of [`sizes`] alone and beside a one-byte input (under the
+/// default threshold and the largest), and as many inputs of the largest threshold as take the
+/// fused total past 64 MiB, 1 GiB and 4 GiB.
+pub fn transfer() -> Vec<TransferScenario> {
+    const MAX_THRESHOLD: u64 = 33_554_432;
+    let mut out = Vec::new();
+    for size in sizes() {
+        for threshold in [None, Some(MAX_THRESHOLD)] {
+            out.push(transfer_of(threshold, &[(0, size)]));
+            out.push(transfer_of(threshold, &[(0, size), (1, 1)]));
+        }
+    }
+    for total in [64u64 << 20, 1 << 30, 4 << 30] {
+        let n = u32::try_from(total / MAX_THRESHOLD + 1).unwrap_or(u32::MAX);
+        let inputs: Vec<(u32, u64)> = (0..n).map(|i| (i, MAX_THRESHOLD)).collect();
+        out.push(transfer_of(Some(MAX_THRESHOLD), &inputs));
+    }
+    out
+}
+
+/// A tensor of `size` bytes living over `first..=last`.
+fn tensor(name: &str, size: u64, (first, last): (u32, u32), role: Role) -> Tensor {
+    Tensor {
+        name: name.to_owned(),
+        size,
+        first,
+        last,
+        role,
+    }
+}
+
+/// A graph of one input and one output (32 bytes each, steps 0 and 2) around `middle`.
+fn memory_of(middle: Vec<Tensor>, options: OptionMaps) -> MemoryScenario {
+    let mut tensors = vec![
+        tensor("in", 32, (0, 1), Role::Input { index: 0 }),
+        tensor("out", 32, (2, 2), Role::Output { index: 0 }),
+    ];
+    tensors.extend(middle);
+    MemoryScenario {
+        options,
+        inputs: 1,
+        outputs: 1,
+        tensors,
+        run: None,
+    }
+}
+
+/// The memory catalogue: an intermediate tensor of each size of [`sizes`] whose aligned size
+/// fits, and of each residue modulo 32 (alone and beside a second one living at the same time);
+/// the graph's one input listed for reuse at each residue; three 3 GiB tensors alive together,
+/// so that the third lies past 4 GiB.
+pub fn memory() -> Vec<MemoryScenario> {
+    let mut out = Vec::new();
+    let mid = |name: &str, size: u64| tensor(name, size, (1, 2), Role::Intermediate);
+    for size in sizes() {
+        // Two of them must fit in the arena too (MEM-001 refuses a sum past 2^64).
+        if ge_spec::vocab::memory::aligned(size).is_some_and(|a| a <= u64::MAX / 4) {
+            out.push(memory_of(vec![mid("t", size)], OptionMaps::default()));
+        }
+    }
+    for r in 0..32u64 {
+        out.push(memory_of(vec![mid("t", 64 + r)], OptionMaps::default()));
+        out.push(memory_of(
+            vec![mid("t", 64 + r), mid("u", 32 + r)],
+            OptionMaps::default(),
+        ));
+        let mut listed = memory_of(Vec::new(), OptionMaps::default());
+        listed.tensors[0].size = 32 + r;
+        listed.options.graph.insert(
+            OptionKey::InputReuseMemIndexes.as_str().to_owned(),
+            "0".to_owned(),
+        );
+        listed
+            .tensors
+            .push(tensor("t", 32, (1, 2), Role::Intermediate));
+        out.push(listed);
+    }
+    out.push(memory_of(
+        vec![mid("t", 3 << 30), mid("u", 3 << 30), mid("v", 3 << 30)],
+        OptionMaps::default(),
+    ));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn transfer_and_memory_reach_past_four_gib() {
+        let t = transfer();
+        assert!(t
+            .iter()
+            .any(|s| s.inputs.iter().map(|i| i.size).sum::<u64>() > 4 << 30));
+        assert!(t
+            .iter()
+            .any(|s| s.inputs.iter().any(|i| i.size == u64::MAX)));
+        let m = memory();
+        for s in &m {
+            assert!(s.validate().is_empty(), "{s:?}");
+        }
+        for r in 0..32 {
+            assert!(m.iter().any(|s| s.tensors.iter().any(|t| t.size % 32 == r)));
+        }
+    }
 
     #[test]
     fn numbers_straddle_every_width() {

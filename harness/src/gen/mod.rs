@@ -19,6 +19,14 @@ pub fn boundary_scenarios(capability: Capability) -> Vec<Scenario> {
             .into_iter()
             .map(Scenario::Options)
             .collect(),
+        Capability::Transfer => boundaries::transfer()
+            .into_iter()
+            .map(Scenario::Transfer)
+            .collect(),
+        Capability::Memory => boundaries::memory()
+            .into_iter()
+            .map(Scenario::Memory)
+            .collect(),
         _ => Vec::new(),
     }
 }
