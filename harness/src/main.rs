@@ -127,8 +127,9 @@ enum Command {
         /// Generated scenarios per property.
         #[arg(long, default_value_t = certify::DEFAULT_CASES)]
         cases: u32,
-        /// Seed of the generated scenarios.
-        #[arg(long, default_value_t = 0)]
+        /// Seed of the generated scenarios: a number, or `random` for a fresh one, printed (and
+        /// recorded in the report) so that a failure can be replayed with `--seed N`.
+        #[arg(long, default_value = "0", value_parser = parse_seed)]
         seed: u64,
         /// Waivers (TOML): known failures with reason, tracker and expiry.
         #[arg(long)]
@@ -693,6 +694,26 @@ fn eval(
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// A seed: a decimal `u64`, or `random` for a fresh one (printed on standard error).
+fn parse_seed(text: &str) -> Result<u64, String> {
+    if text == "random" {
+        use std::hash::{BuildHasher, Hasher};
+        // The standard library's per-process random keys, mixed with the clock: fresh on
+        // every run without a random-number crate.
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        let seed = h.finish();
+        eprintln!("seed {seed} (random; replay with --seed {seed})");
+        return Ok(seed);
+    }
+    text.parse::<u64>()
+        .map_err(|_| format!("{text:?} is neither a number from 0 to 2^64-1 nor `random`"))
 }
 
 // One argument per command-line flag; a struct would only repeat the clap definition.

@@ -39,6 +39,40 @@ fn a_filter_that_matches_nothing_is_a_usage_error() {
 }
 
 #[test]
+fn a_random_seed_is_fresh_printed_and_replayable() {
+    let run = |seed: &str| {
+        let o = cli(&[
+            "certify",
+            "--seed",
+            seed,
+            "--filter",
+            "property/",
+            "--cases",
+            "4",
+            "--format",
+            "json",
+        ]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{out}{err}");
+        let report: serde_json::Value = serde_json::from_str(&out).expect("a JSON report");
+        (report["meta"]["seed"].as_u64().expect("a seed"), err)
+    };
+    let (a, err_a) = run("random");
+    let (b, _) = run("random");
+    assert_ne!(a, b, "two random seeds in a row");
+    assert!(
+        err_a.contains(&format!("replay with --seed {a}")),
+        "{err_a}"
+    );
+    let (replayed, err) = run(&a.to_string());
+    assert_eq!(replayed, a);
+    assert!(!err.contains("random"), "{err}");
+    let o = cli(&["certify", "--seed", "soon"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("nor `random`"), "{}", text(&o).1);
+}
+
+#[test]
 fn no_scenarios_per_property_is_a_usage_error() {
     let o = cli(&["certify", "--cases", "0"]);
     let (out, err) = text(&o);
