@@ -11,7 +11,19 @@ use proptest::prelude::*;
 const STRICT: ge_conformance::judging::Judging = ge_conformance::judging::Judging::DEFAULT.strict();
 
 fn reference(s: &SessionScenario) -> SessionObservation {
-    ge_reference::session::run(Profile::Documented, s).expect("the reference runs sessions")
+    reference_under(Profile::Documented, s)
+}
+
+fn reference_under(profile: Profile, s: &SessionScenario) -> SessionObservation {
+    ge_reference::session::run(profile, s).expect("the reference runs sessions")
+}
+
+/// The strict judging under the upstream profile.
+fn upstream() -> ge_conformance::judging::Judging {
+    ge_conformance::judging::Judging {
+        profile: Profile::Upstream,
+        ..STRICT
+    }
 }
 
 proptest! {
@@ -91,6 +103,33 @@ proptest! {
         let obs = reference(&s);
         let found = judge(&STRICT, &s, &obs);
         prop_assert!(found.is_empty(), "{:#?}\non {}", found, serde_json::to_string(&s).unwrap());
+    }
+
+    /// Under the upstream profile too (where the I/O bytes of static-shape graphs go into the
+    /// feature memory or nowhere, and the static pool grows by blocks), the oracle accepts the
+    /// upstream reference's trace, and notices any one entry dropped or resized.
+    #[test]
+    fn oracle_accepts_every_upstream_reference_trace(s in scenario()) {
+        let obs = reference_under(Profile::Upstream, &s);
+        let found = judge(&upstream(), &s, &obs);
+        prop_assert!(found.is_empty(), "{:#?}\non {}", found, serde_json::to_string(&s).unwrap());
+    }
+
+    #[test]
+    fn changing_any_upstream_trace_entry_is_noticed(
+        s in scenario(),
+        pick in any::<prop::sample::Index>(),
+        drop in any::<bool>(),
+    ) {
+        let mut obs = reference_under(Profile::Upstream, &s);
+        prop_assume!(!obs.trace.is_empty());
+        let i = pick.index(obs.trace.len());
+        if drop {
+            obs.trace.remove(i);
+        } else {
+            obs.trace[i].bytes += 1;
+        }
+        prop_assert!(!judge(&upstream(), &s, &obs).is_empty());
     }
 
     #[test]

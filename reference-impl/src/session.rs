@@ -10,7 +10,10 @@
 //!   or upstream the graph's own (SMP-015); the documented pool is one block taken again at the
 //!   larger size, the upstream static pool a set of blocks that only grows (SMP-011, SMP-012);
 //! - the zero-copy I/O area is a block of its own (`graph-<id>/io`), allocated per execution or
-//!   once per load by `ge.exec.reuseZeroCopyMemory` (RZC-010..013);
+//!   once per load by `ge.exec.reuseZeroCopyMemory` (RZC-010..013); upstream, a static-shape
+//!   graph has no such area: with `0` its I/O bytes are part of its feature memory, with `1` the
+//!   caller's buffers are used, and a dynamic-shape graph takes its I/O memory per execution
+//!   whatever the value ([`io_place`]);
 //! - refreshes never touch the trace; their result follows `ge.featureBaseRefreshable`
 //!   (FBR-010..014);
 //! - a script error refuses the one event and the script goes on (SES-012); at the end every
@@ -131,6 +134,71 @@ pub fn upstream_pool_block(need: u64) -> u64 {
     }
 }
 
+/// Where a graph's zero-copy I/O bytes live (RZC-010..013).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IoPlace {
+    /// A `graph-<id>/io` block allocated and freed by every execution (RZC-010, RZC-011).
+    PerExecution,
+    /// One `graph-<id>/io` block from load to unload (RZC-012, RZC-013).
+    PerLoad,
+    /// Part of the graph's feature memory, taken at load and given back at unload: upstream,
+    /// static shape, `0` (RZC-010, RZC-011 upstream).
+    InFeature,
+    /// Nowhere: the caller's buffers are used and GE allocates none: upstream, static shape,
+    /// `1` (RZC-013 upstream).
+    Caller,
+}
+
+/// Where the I/O bytes of a graph of `shape` live under `profile` when
+/// `ge.exec.reuseZeroCopyMemory` is `reuse` (RZC-010..013 and their upstream entries).
+///
+/// Upstream, the static-shape path sizes the feature memory taken at load with the zero-copy
+/// bytes when the value is not `1`, and without them when it is; no execution allocates I/O
+/// memory. The dynamic-shape path never reads the option and takes its I/O memory during
+/// each execution.
+pub fn io_place(profile: Profile, shape: ShapeKind, reuse: bool) -> IoPlace {
+    match (profile, shape, reuse) {
+        (Profile::Documented, _, false) | (Profile::Upstream, ShapeKind::Dynamic, _) => {
+            IoPlace::PerExecution
+        }
+        (Profile::Documented, _, true) => IoPlace::PerLoad,
+        (Profile::Upstream, ShapeKind::Static, false) => IoPlace::InFeature,
+        (Profile::Upstream, ShapeKind::Static, true) => IoPlace::Caller,
+    }
+}
+
+/// The blocks the upstream static pool adds for one graph's pieces (SMP-011, SMP-012 and
+/// RZC-010, RZC-013 upstream), given the blocks it holds.
+///
+/// Each piece is `(bytes, allocated)`, in the order of their place in the graph's memory (the
+/// feature memory first, then the zero-copy bytes). Every held block is taken as empty for the
+/// graph being loaded; the pieces, largest first (equal sizes in their order), are laid one
+/// after another into the held blocks, largest block first, each where it still fits. A piece
+/// that fits nowhere gets a block of its own ([`upstream_pool_block`]) if it is allocated; the
+/// zero-copy piece of a graph using the caller's buffers is laid into the blocks like the
+/// others, taking room there, but never allocated.
+pub fn upstream_pool_blocks(held: &[u64], pieces: &[(u64, bool)]) -> Vec<u64> {
+    let mut order: Vec<usize> = (0..pieces.len()).filter(|&i| pieces[i].0 > 0).collect();
+    // A stable sort keeps equal sizes in their order, as GE's sort does for two pieces.
+    order.sort_by(|&a, &b| pieces[b].0.cmp(&pieces[a].0));
+    let mut blocks: Vec<u64> = held.to_vec();
+    blocks.sort_unstable_by(|a, b| b.cmp(a));
+    let mut placed = vec![false; pieces.len()];
+    for total in blocks {
+        let mut used = 0u64;
+        for &i in &order {
+            if !placed[i] && pieces[i].0 <= total - used {
+                placed[i] = true;
+                used += pieces[i].0;
+            }
+        }
+    }
+    (0..pieces.len())
+        .filter(|&i| !placed[i] && pieces[i].1 && pieces[i].0 > 0)
+        .map(|i| upstream_pool_block(pieces[i].0))
+        .collect()
+}
+
 #[derive(Debug, Default)]
 struct Pool {
     /// The blocks held, in bytes (empty: not allocated). The documented pool holds at most one;
@@ -146,9 +214,21 @@ struct Graph {
     feature: u64,
     io: u64,
     pool: Option<PoolKind>,
-    reuse_zero_copy: bool,
+    io_place: IoPlace,
     refreshable: bool,
     base_set: bool,
+}
+
+impl Graph {
+    /// The bytes of the graph's own feature block: its feature bytes, and upstream on the
+    /// static-shape path with `0` its I/O bytes too (RZC-010 upstream). A sum past 64 bits is
+    /// held at the largest value (no device gets there).
+    fn feature_block(&self) -> u64 {
+        match self.io_place {
+            IoPlace::InFeature => self.feature.saturating_add(self.io),
+            _ => self.feature,
+        }
+    }
 }
 
 struct Run {
@@ -190,12 +270,21 @@ impl Run {
             Some(kind) if self.profile == Profile::Upstream && kind == PoolKind::Static => {
                 let pool = self.pools.entry(kind).or_default();
                 pool.users.insert(id);
-                // SMP-011, SMP-012 upstream: a need that fits a block already held takes
-                // nothing; otherwise one more block is added for the whole need, and nothing
-                // held is freed. (A need of 0 bytes fits anything: SES-015.)
-                if graph.feature > 0 && !pool.blocks.iter().any(|&b| b >= graph.feature) {
-                    let bytes = upstream_pool_block(graph.feature);
-                    pool.blocks.push(bytes);
+                // SMP-011, SMP-012 upstream: pieces that fit the blocks already held take
+                // nothing; each other one adds a block of its own, and nothing held is freed.
+                // RZC-010, RZC-013 upstream: the zero-copy bytes are a piece of their own,
+                // allocated with `0`, laid out but never allocated with `1`, and absent when
+                // the graph has no memory to take (GE then never calls the allocator).
+                let pieces = match graph.io_place {
+                    IoPlace::InFeature => vec![(graph.feature, true), (graph.io, true)],
+                    IoPlace::Caller if graph.feature > 0 => {
+                        vec![(graph.feature, true), (graph.io, false)]
+                    }
+                    _ => vec![(graph.feature, true)],
+                };
+                let added = upstream_pool_blocks(&pool.blocks, &pieces);
+                pool.blocks.extend(&added);
+                for bytes in added {
                     self.push(step, TraceAction::Alloc, kind.name().into(), bytes);
                 }
             }
@@ -215,10 +304,10 @@ impl Run {
                 step,
                 TraceAction::Alloc,
                 format!("graph-{id}/feature"),
-                graph.feature,
+                graph.feature_block(),
             ),
         }
-        if graph.reuse_zero_copy {
+        if graph.io_place == IoPlace::PerLoad {
             // RZC-013: the one zero-copy area is planned with the graph, apart from the rest.
             self.push(step, TraceAction::Alloc, format!("graph-{id}/io"), graph.io);
         }
@@ -233,8 +322,9 @@ impl Run {
                 format!("graph {id} is not loaded; the execution is refused"),
             );
         };
-        if graph.reuse_zero_copy {
-            // RZC-012: every execution reuses the area taken at load.
+        if graph.io_place != IoPlace::PerExecution {
+            // RZC-012: every execution reuses the area taken at load; upstream, static-shape
+            // executions use the feature memory's I/O bytes or the caller's buffers.
             return;
         }
         let io = graph.io;
@@ -341,10 +431,10 @@ impl Run {
                 step,
                 TraceAction::Free,
                 format!("graph-{id}/feature"),
-                graph.feature,
+                graph.feature_block(),
             ),
         }
-        if graph.reuse_zero_copy {
+        if graph.io_place == IoPlace::PerLoad {
             self.push(step, TraceAction::Free, format!("graph-{id}/io"), graph.io);
         }
     }
@@ -471,7 +561,7 @@ pub fn run(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObserv
                         feature: *feature_bytes,
                         io: *io_bytes,
                         pool: pool_for(policy, *shape),
-                        reuse_zero_copy: values.reuse_zero_copy,
+                        io_place: io_place(profile, *shape, values.reuse_zero_copy),
                         refreshable: values.feature_base_refreshable,
                         base_set: false,
                     },

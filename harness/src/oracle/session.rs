@@ -10,6 +10,10 @@
 //!   a missing entry breaks the clause that calls for it, an extra one the clause that forbids
 //!   it. Refresh results and refusals are checked the same way.
 //!
+//! The I/O bytes of a graph go where the profile's RZC clauses put them ([`io_of`]): a
+//! `graph-<id>/io` block per execution or per load as documented; upstream, inside the feature
+//! memory (static shape, `0`), nowhere (static shape, `1`), or per execution (dynamic shape).
+//!
 //! Option values come from the oracle's own reading of the tables ([`super::options`]): the
 //! session's own (global and session maps) and one per load (SES-016); their errors and warnings
 //! are the ones the observation must carry, those of one load naming its graph (SES-017).
@@ -131,7 +135,10 @@ struct Graph {
     graph_decides: bool,
     feature: u64,
     io: u64,
-    reuse: bool,
+    /// Where its I/O bytes live (RZC-010..013).
+    io_at: Io,
+    /// `ge.exec.reuseZeroCopyMemory` is `1` for it.
+    reuse_value: bool,
     refreshable: bool,
     base_set: bool,
 }
@@ -162,6 +169,72 @@ fn added_block(need: u64) -> u64 {
 /// pool) rather than being taken again at the larger size.
 fn grows_by_blocks(profile: Profile, shape: ShapeKind) -> bool {
     profile == Profile::Upstream && shape == ShapeKind::Static
+}
+
+/// Where a graph's zero-copy I/O bytes are, as the clauses of `ge.exec.reuseZeroCopyMemory`
+/// and their upstream entries place them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Io {
+    /// `graph-<id>/io` taken and released by each execution (RZC-010, RZC-011).
+    Run,
+    /// `graph-<id>/io` held from load to unload (RZC-012, RZC-013).
+    Kept,
+    /// Inside the feature memory taken at load (upstream, static shape, `0`).
+    Feature,
+    /// The caller's buffers: no memory (upstream, static shape, `1`).
+    None,
+}
+
+/// Where the I/O bytes go (RZC-010..013): as documented, by the value; upstream, a
+/// dynamic-shape graph never reads the option and takes them per execution, and a static-shape
+/// graph keeps them in its feature memory with `0` and uses the caller's with `1`.
+fn io_of(profile: Profile, shape: ShapeKind, reuse: bool) -> Io {
+    if profile == Profile::Upstream {
+        return match (shape, reuse) {
+            (ShapeKind::Dynamic, _) => Io::Run,
+            (ShapeKind::Static, false) => Io::Feature,
+            (ShapeKind::Static, true) => Io::None,
+        };
+    }
+    if reuse {
+        Io::Kept
+    } else {
+        Io::Run
+    }
+}
+
+/// The blocks the upstream static pool adds for a load, given the blocks `held` and the graph's
+/// `parts` (bytes, whether GE allocates the part when no held block takes it), in memory order.
+/// Every held block starts empty for the load; parts go in largest first (ties in memory order)
+/// and fill the held blocks, largest block first, one after another; what no block takes gets a
+/// block of its own, rounded ([`added_block`]), unless it is not allocated. Each block added
+/// comes with the index of its part.
+fn pool_additions(held: &[u64], parts: &[(u64, bool)]) -> Vec<(usize, u64)> {
+    let mut left: Vec<(usize, u64)> = parts
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.0 > 0)
+        .map(|(i, p)| (i, p.0))
+        .collect();
+    left.sort_by_key(|&(i, b)| (std::cmp::Reverse(b), i));
+    let mut sizes = held.to_vec();
+    sizes.sort_unstable();
+    for &size in sizes.iter().rev() {
+        let mut room = size;
+        left.retain(|&(_, b)| {
+            if b <= room {
+                room -= b;
+                false
+            } else {
+                true
+            }
+        });
+    }
+    left.sort_by_key(|&(i, _)| i);
+    left.into_iter()
+        .filter(|&(i, _)| parts[i].1)
+        .map(|(i, b)| (i, added_block(b)))
+        .collect()
 }
 
 /// One entry the clauses call for.
@@ -214,6 +287,18 @@ impl Model {
         }
     }
 
+    /// The bytes of a graph's own feature block, and the clause they are due under: the feature
+    /// bytes under the feature's clause; upstream with the I/O bytes inside (static shape, `0`),
+    /// their sum under `io_clause` (RZC-010 at load, RZC-011 at unload). A sum past 64 bits
+    /// stays at the largest value.
+    fn own_feature(g: &Graph, io_clause: &'static str) -> (u64, &'static str) {
+        if g.io_at == Io::Feature && g.io > 0 {
+            (g.feature.saturating_add(g.io), io_clause)
+        } else {
+            (g.feature, Self::feature_clause(g))
+        }
+    }
+
     fn pool_key(shape: ShapeKind) -> bool {
         shape == ShapeKind::Static
     }
@@ -224,18 +309,26 @@ impl Model {
             let pool = self.pools.entry(Self::pool_key(g.shape)).or_default();
             pool.users.insert(id);
             if grows_by_blocks(self.profile, g.shape) {
-                // Upstream: nothing held is freed; a need that no block covers adds one.
-                if !pool.blocks.iter().any(|&b| b >= g.feature) {
-                    let bytes = added_block(g.feature);
-                    if bytes > 0 {
-                        pool.blocks.push(bytes);
-                    }
+                // Upstream: nothing held is freed; a part that no block takes adds one. The
+                // I/O bytes are a part of their own, allocated with `0` (RZC-010 upstream), and
+                // with `1` laid out but never allocated (RZC-013 upstream); a graph with nothing
+                // to allocate never reaches the pool.
+                let mut parts = vec![(g.feature, true)];
+                match g.io_at {
+                    Io::Feature => parts.push((g.io, true)),
+                    Io::None if g.feature > 0 => parts.push((g.io, false)),
+                    _ => {}
+                }
+                for (part, bytes) in pool_additions(&pool.blocks, &parts) {
+                    pool.blocks.push(bytes);
+                    // The feature memory's block is due under the pool's clause, the I/O
+                    // bytes' under RZC-010's upstream entry.
                     Self::want(
                         out,
                         TraceAction::Alloc,
                         pool_name(g.shape).into(),
                         bytes,
-                        clause,
+                        if part == 0 { clause } else { "RZC-010" },
                     );
                 }
             } else if g.feature > pool.blocks.iter().copied().max().unwrap_or(0) {
@@ -257,15 +350,16 @@ impl Model {
                 );
             }
         } else {
+            let (bytes, clause) = Self::own_feature(&g, "RZC-010");
             Self::want(
                 out,
                 TraceAction::Alloc,
                 format!("graph-{id}/feature"),
-                g.feature,
-                Self::feature_clause(&g),
+                bytes,
+                clause,
             );
         }
-        if g.reuse {
+        if g.io_at == Io::Kept {
             Self::want(
                 out,
                 TraceAction::Alloc,
@@ -297,15 +391,16 @@ impl Model {
                 }
             }
         } else {
+            let (bytes, clause) = Self::own_feature(&g, "RZC-011");
             Self::want(
                 out,
                 TraceAction::Free,
                 format!("graph-{id}/feature"),
-                g.feature,
-                Self::feature_clause(&g),
+                bytes,
+                clause,
             );
         }
-        if g.reuse {
+        if g.io_at == Io::Kept {
             Self::want(
                 out,
                 TraceAction::Free,
@@ -359,16 +454,26 @@ fn blame(
         }
         Block::Feature(_) if matches!(kind, StepKind::Execute(_)) => "SES-018",
         Block::Feature(id) => match info(id) {
+            // Upstream the I/O bytes are part of this block (RZC-010, RZC-011 upstream).
+            Some(g) if g.io_at == Io::Feature && g.io > 0 => match kind {
+                StepKind::Load(_) => "RZC-010",
+                _ => "RZC-011",
+            },
             Some(g) => Model::feature_clause(g),
             None => "SES-013",
         },
         Block::Io(id) => {
-            let reuse = info(id).is_some_and(|g| g.reuse);
-            match (kind, reuse) {
-                (StepKind::Execute(_), true) => "RZC-012",
-                (StepKind::Execute(_), false) => "RZC-010",
-                (_, true) => "RZC-013",
-                (_, false) => "RZC-011",
+            let io = info(id).map_or(Io::Run, |g| g.io_at);
+            let reuse = info(id).is_some_and(|g| g.reuse_value);
+            match (kind, io, reuse) {
+                // Upstream no I/O block exists on the static path: with `0` the bytes are in
+                // the feature memory (RZC-010), with `1` they are the caller's (RZC-013).
+                (_, Io::Feature, _) => "RZC-010",
+                (_, Io::None, _) => "RZC-013",
+                (StepKind::Execute(_), _, true) => "RZC-012",
+                (StepKind::Execute(_), _, false) => "RZC-010",
+                (_, _, true) => "RZC-013",
+                (_, _, false) => "RZC-011",
             }
         }
         Block::Pool(shape) => {
@@ -793,7 +898,8 @@ fn judge_with(
                             graph_decides,
                             feature: *feature_bytes,
                             io: *io_bytes,
-                            reuse: values.reuse_zero_copy,
+                            io_at: io_of(profile, *shape, values.reuse_zero_copy),
+                            reuse_value: values.reuse_zero_copy,
                             refreshable: values.feature_base_refreshable,
                             base_set: false,
                         },
@@ -808,21 +914,24 @@ fn judge_with(
                     StepKind::Refused
                 }
                 Some(g) => {
-                    if !g.reuse {
+                    if g.io_at == Io::Run {
+                        // Upstream a dynamic-shape graph with `1` still takes its I/O memory
+                        // per execution: the value is never read there (RZC-012 upstream).
+                        let clause = if g.reuse_value { "RZC-012" } else { "RZC-010" };
                         for _ in 0..*times {
                             Model::want(
                                 &mut w,
                                 TraceAction::Alloc,
                                 format!("graph-{graph}/io"),
                                 g.io,
-                                "RZC-010",
+                                clause,
                             );
                             Model::want(
                                 &mut w,
                                 TraceAction::Free,
                                 format!("graph-{graph}/io"),
                                 g.io,
-                                "RZC-011",
+                                if g.reuse_value { "RZC-012" } else { "RZC-011" },
                             );
                         }
                     }
@@ -993,6 +1102,24 @@ fn judge_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_upstream_pool_fits_parts_largest_first_and_adds_what_fits_nowhere() {
+        // (held blocks, parts) -> blocks added, with the index of their part
+        type Case<'a> = (&'a [u64], &'a [(u64, bool)], &'a [(usize, u64)]);
+        let cases: [Case; 6] = [
+            (&[], &[(1024, true), (256, true)], &[(0, 1024), (1, 256)]),
+            (&[1024, 256], &[(1024, true), (256, true)], &[]),
+            (&[1280], &[(1024, true), (256, true)], &[]),
+            // The part never allocated still takes room: the feature part no longer fits.
+            (&[2560], &[(1024, true), (2048, false)], &[(0, 1024)]),
+            (&[], &[(1024, true), (2048, false)], &[(0, 1024)]),
+            (&[], &[(3 << 20, true), (0, true)], &[(0, 4 << 20)]),
+        ];
+        for (held, parts, want) in cases {
+            assert_eq!(pool_additions(held, parts), want, "{held:?} {parts:?}");
+        }
+    }
 
     #[test]
     fn the_environment_variable_counts_upstream_only_and_as_exact_text() {
