@@ -48,6 +48,8 @@ enum Fault {
     DynamicPooledUnderPolicy2,
     /// Graphs still loaded at the end of the script are never unloaded.
     NoUnloadAtEnd,
+    /// At the end of the script the graphs are unloaded in descending id order.
+    EndUnloadsDescending,
     /// Events on graphs that are not loaded pass silently.
     ScriptErrorsSilent,
     /// End-of-script releases are recorded one step too late.
@@ -220,6 +222,12 @@ impl Faulty {
             }
             Fault::NoDynamicShapeWarning => obs.warnings.retain(|d| d.clause != "FBR-003"),
             Fault::NoUnloadAtEnd => obs.trace.retain(|e| e.step != end),
+            Fault::EndUnloadsDescending => {
+                let at = obs.trace.iter().position(|e| e.step == end);
+                if let Some(at) = at {
+                    obs.trace[at..].reverse();
+                }
+            }
             Fault::ScriptErrorsSilent => obs.errors.retain(|d| d.clause != "SES-012"),
             Fault::EndReleasesMisnumbered => {
                 for e in &mut obs.trace {
@@ -329,6 +337,7 @@ fn reference_is_caught_by_nothing() {
 #[case::shared_pool_under_policy_0(Fault::SharedPoolUnderPolicy0, "SMP-010")]
 #[case::dynamic_pooled_under_policy_2(Fault::DynamicPooledUnderPolicy2, "SMP-014")]
 #[case::no_unload_at_end(Fault::NoUnloadAtEnd, "SES-011")]
+#[case::end_unloads_descending(Fault::EndUnloadsDescending, "SES-011")]
 #[case::script_errors_silent(Fault::ScriptErrorsSilent, "SES-012")]
 #[case::end_releases_misnumbered(Fault::EndReleasesMisnumbered, "SES-013")]
 #[case::pool_misnamed(Fault::PoolMisnamed, "SES-014")]
@@ -370,6 +379,7 @@ fn fault_is_caught(#[case] fault: Fault, #[case] clause: &str) {
 #[case(Fault::SharedPoolUnderPolicy0, "SMP-010")]
 #[case(Fault::DynamicPooledUnderPolicy2, "SMP-014")]
 #[case(Fault::NoUnloadAtEnd, "SES-011")]
+#[case(Fault::EndUnloadsDescending, "SES-011")]
 #[case(Fault::ScriptErrorsSilent, "SES-012")]
 #[case(Fault::EndReleasesMisnumbered, "SES-013")]
 #[case(Fault::PoolMisnamed, "SES-014")]

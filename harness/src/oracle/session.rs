@@ -6,7 +6,8 @@
 //!   steps in range and in order (SES-013), balance block by block (SES-010) and nothing held
 //!   at the end (SES-011);
 //! - a replay of the script under the clauses: for every step, the entries the clauses call for
-//!   (as a multiset: order within a step is free, except what the balance check already fixes);
+//!   (as a multiset: order within a step is free, except what the balance check already fixes
+//!   and the ascending unload order at the end, SES-011);
 //!   a missing entry breaks the clause that calls for it, an extra one the clause that forbids
 //!   it. Refresh results and refusals are checked the same way.
 //!
@@ -691,6 +692,26 @@ fn hygiene(
                 format!("`{name}` ({bytes} bytes) is still held after the last trace entry"),
             ));
         }
+    }
+    // SES-011 fixes the one order within a step: at the end the graphs still loaded are unloaded
+    // in ascending id order, so the graph blocks released there name non-decreasing ids (a
+    // shared pool, released with its last user, names no graph).
+    let mut unloaded: Option<u32> = None;
+    for e in obs.trace.iter().filter(|e| u64::from(e.step) == end) {
+        let (Some(Block::Feature(id) | Block::Io(id)), TraceAction::Free) =
+            (parse_block(&e.pool), e.action)
+        else {
+            continue;
+        };
+        if let Some(before) = unloaded.filter(|before| *before > id) {
+            out.push(Violation::new(
+                "SES-011",
+                format!(
+                    "at the end graph {id} is unloaded after graph {before}: the session unloads in ascending id order"
+                ),
+            ));
+        }
+        unloaded = Some(unloaded.map_or(id, |b| b.max(id)));
     }
 }
 
