@@ -14,7 +14,8 @@
 //!   graph has no such area: with `0` its I/O bytes are part of its feature memory, with `1` the
 //!   caller's buffers are used, and a dynamic-shape graph takes its I/O memory per execution
 //!   whatever the value ([`io_place`]);
-//! - refreshes never touch the trace; their result follows `ge.featureBaseRefreshable`
+//! - refreshes never touch the trace (upstream, the first accepted one gives back the feature
+//!   memory taken at load, SES-018); their result follows `ge.featureBaseRefreshable`
 //!   (FBR-010..014);
 //! - a script error refuses the one event and the script goes on (SES-012); at the end every
 //!   graph still loaded is unloaded, in ascending id order (SES-011).
@@ -217,6 +218,8 @@ struct Graph {
     io_place: IoPlace,
     refreshable: bool,
     base_set: bool,
+    /// Upstream: an accepted refresh gave back the feature memory taken at load (SES-018).
+    released: bool,
 }
 
 impl Graph {
@@ -398,6 +401,9 @@ impl Run {
                 }
             }
         };
+        if ok && self.profile == Profile::Upstream {
+            self.release_feature(step, id);
+        }
         self.refreshes.push(RefreshResult {
             step,
             graph: id,
@@ -405,15 +411,25 @@ impl Run {
         });
     }
 
-    fn unload(&mut self, step: u32, id: u32) {
-        let Some(graph) = self.graphs.remove(&id) else {
-            return self.refuse(
-                step,
-                "SES-012",
-                format!("graph {id} is not loaded; the unload is refused"),
-            );
+    /// SES-018 upstream: the first accepted refresh of a loaded graph gives back the feature
+    /// memory GE took at load (the graph now runs on the user's base): its own block, or its
+    /// share of the pool, the pool going with its last user. Later refreshes and the unload have
+    /// none left to give back.
+    fn release_feature(&mut self, step: u32, id: u32) {
+        let Some(graph) = self.graphs.get_mut(&id) else {
+            return;
         };
-        match graph.pool {
+        if std::mem::replace(&mut graph.released, true) {
+            return;
+        }
+        let (pool, block) = (graph.pool, graph.feature_block());
+        self.give_back(step, id, pool, block);
+    }
+
+    /// Gives back the feature memory of graph `id`: its own block of `block` bytes, or its place
+    /// among the users of `pool`.
+    fn give_back(&mut self, step: u32, id: u32, pool: Option<PoolKind>, block: u64) {
+        match pool {
             Some(kind) => {
                 let pool = self.pools.entry(kind).or_default();
                 pool.users.remove(&id);
@@ -431,8 +447,21 @@ impl Run {
                 step,
                 TraceAction::Free,
                 format!("graph-{id}/feature"),
-                graph.feature_block(),
+                block,
             ),
+        }
+    }
+
+    fn unload(&mut self, step: u32, id: u32) {
+        let Some(graph) = self.graphs.remove(&id) else {
+            return self.refuse(
+                step,
+                "SES-012",
+                format!("graph {id} is not loaded; the unload is refused"),
+            );
+        };
+        if !graph.released {
+            self.give_back(step, id, graph.pool, graph.feature_block());
         }
         if graph.io_place == IoPlace::PerLoad {
             self.push(step, TraceAction::Free, format!("graph-{id}/io"), graph.io);
@@ -564,6 +593,7 @@ pub fn run(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObserv
                         io_place: io_place(profile, *shape, values.reuse_zero_copy),
                         refreshable: values.feature_base_refreshable,
                         base_set: false,
+                        released: false,
                     },
                 );
             }

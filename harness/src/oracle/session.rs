@@ -142,6 +142,8 @@ struct Graph {
     reuse_value: bool,
     refreshable: bool,
     base_set: bool,
+    /// Upstream: an accepted refresh gave back the feature memory taken at load (SES-018).
+    released: bool,
 }
 
 #[derive(Debug, Default)]
@@ -372,10 +374,45 @@ impl Model {
         self.graphs.insert(id, g);
     }
 
+    /// SES-018 upstream: the first accepted refresh gives back the feature memory taken at load,
+    /// as an unload would (the I/O area aside); the unload then has none to give back.
+    fn release(&mut self, id: u32, out: &mut Vec<Want>) {
+        let Some(g) = self.graphs.get_mut(&id) else {
+            return;
+        };
+        if std::mem::replace(&mut g.released, true) {
+            return;
+        }
+        let g = g.clone();
+        let mut freed = Vec::new();
+        self.give_back(id, &g, &mut freed);
+        for w in &mut freed {
+            w.clause = "SES-018";
+        }
+        out.extend(freed);
+    }
+
     fn unload(&mut self, id: u32, out: &mut Vec<Want>) {
         let Some(g) = self.graphs.remove(&id) else {
             return;
         };
+        if !g.released {
+            self.give_back(id, &g, out);
+        }
+        if g.io_at == Io::Kept {
+            Self::want(
+                out,
+                TraceAction::Free,
+                format!("graph-{id}/io"),
+                g.io,
+                "RZC-013",
+            );
+        }
+    }
+
+    /// The feature memory of graph `id` given back: its own block, or its place among the pool's
+    /// users (the pool going with the last, SMP-013).
+    fn give_back(&mut self, id: u32, g: &Graph, out: &mut Vec<Want>) {
         if pooled(g.policy, g.shape) {
             let pool = self.pools.entry(Self::pool_key(g.shape)).or_default();
             pool.users.remove(&id);
@@ -392,22 +429,13 @@ impl Model {
                 }
             }
         } else {
-            let (bytes, clause) = Self::own_feature(&g, "RZC-011");
+            let (bytes, clause) = Self::own_feature(g, "RZC-011");
             Self::want(
                 out,
                 TraceAction::Free,
                 format!("graph-{id}/feature"),
                 bytes,
                 clause,
-            );
-        }
-        if g.io_at == Io::Kept {
-            Self::want(
-                out,
-                TraceAction::Free,
-                format!("graph-{id}/io"),
-                g.io,
-                "RZC-013",
             );
         }
     }
@@ -923,6 +951,7 @@ fn judge_with(
                             reuse_value: values.reuse_zero_copy,
                             refreshable: values.feature_base_refreshable,
                             base_set: false,
+                            released: false,
                         },
                         &mut w,
                     );
@@ -987,6 +1016,8 @@ fn judge_with(
                 };
                 if !ok {
                     refusals.insert(step, refusal);
+                } else if profile == Profile::Upstream {
+                    model.release(*graph, &mut w);
                 }
                 refreshes.push((step, *graph, ok, clause));
                 StepKind::Refresh
