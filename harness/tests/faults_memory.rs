@@ -382,18 +382,11 @@ impl Backend for RareFault {
 #[case::offsets_kept_in_32_bits(Rare::Offsets32, "DRM-011")]
 #[case::reuse_size_checked_at_16_bytes(Rare::ResidueSixteen, "IRM-011")]
 fn rare_fault_is_caught_by_the_default_certification(#[case] fault: Rare, #[case] clause: &str) {
-    use ge_conformance::certify::{certify, Config};
-    let cfg = Config {
-        judging: Judging::failing(Profile::Documented, clause),
-        filter: Some("memory".to_owned()),
-        ..Config::default()
-    };
-    let report = certify(&RareFault(fault), &cfg, &mut |_, _, _| {}).expect("a run");
-    let caught: BTreeSet<&str> = report
-        .trials
-        .iter()
-        .flat_map(|t| t.broken.iter().map(String::as_str))
-        .collect();
+    let caught = ge_conformance::runner::caught_in_certification(
+        &Judging::failing(Profile::Documented, clause),
+        &RareFault(fault),
+        "memory",
+    );
     assert!(
         caught.contains(clause),
         "{fault:?} should be caught by {clause}; caught by {caught:?}"

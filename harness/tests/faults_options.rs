@@ -381,18 +381,11 @@ fn boundary_fault_is_caught_by_the_default_certification(
     #[case] fault: Fault,
     #[case] clause: &str,
 ) {
-    use ge_conformance::certify::{certify, Config};
-    let cfg = Config {
-        judging: Judging::failing(Profile::Documented, clause),
-        filter: Some("options".to_owned()),
-        ..Config::default()
-    };
-    let report = certify(&Faulty(fault.clone()), &cfg, &mut |_, _, _| {}).expect("a run");
-    let caught: BTreeSet<&str> = report
-        .trials
-        .iter()
-        .flat_map(|t| t.broken.iter().map(String::as_str))
-        .collect();
+    let caught = ge_conformance::runner::caught_in_certification(
+        &Judging::failing(Profile::Documented, clause),
+        &Faulty(fault.clone()),
+        "options",
+    );
     assert!(
         caught.contains(clause),
         "{fault:?} should be caught by {clause}; caught by {caught:?}"

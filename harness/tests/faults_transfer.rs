@@ -340,18 +340,11 @@ impl Backend for RareFault {
 #[case::sizes_read_into_32_bits(Rare::Sizes32, "IFS-011")]
 #[case::fused_buffer_capped_at_64_mib(Rare::StagingCap, "IFS-010")]
 fn rare_fault_is_caught_by_the_default_certification(#[case] fault: Rare, #[case] clause: &str) {
-    use ge_conformance::certify::{certify, Config};
-    let cfg = Config {
-        judging: Judging::failing(Profile::Documented, clause),
-        filter: Some("transfer".to_owned()),
-        ..Config::default()
-    };
-    let report = certify(&RareFault(fault), &cfg, &mut |_, _, _| {}).expect("a run");
-    let caught: BTreeSet<&str> = report
-        .trials
-        .iter()
-        .flat_map(|t| t.broken.iter().map(String::as_str))
-        .collect();
+    let caught = ge_conformance::runner::caught_in_certification(
+        &Judging::failing(Profile::Documented, clause),
+        &RareFault(fault),
+        "transfer",
+    );
     assert!(
         caught.contains(clause),
         "{fault:?} should be caught by {clause}; caught by {caught:?}"
