@@ -71,6 +71,13 @@ impl From<LevelArg> for Conformance {
     }
 }
 
+/// What `spec` prints: only the formats it has.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+enum SpecFormat {
+    Text,
+    Json,
+}
+
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 enum MapFormat {
     Markdown,
@@ -89,7 +96,7 @@ enum Command {
         coverage: bool,
         /// Output format (text or json).
         #[arg(long, value_enum, default_value = "text")]
-        format: Format,
+        format: SpecFormat,
     },
     /// Read one scenario as JSON (a file, or standard input) and print the backend's observation.
     Eval {
@@ -386,7 +393,7 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
     }
 }
 
-fn spec(option: Option<String>, coverage: bool, format: Format) -> Result<ExitCode, Usage> {
+fn spec(option: Option<String>, coverage: bool, format: SpecFormat) -> Result<ExitCode, Usage> {
     let spec = Spec::embedded();
     let key = match option {
         Some(k) => Some(k.parse::<OptionKey>().map_err(|e| Usage(e.to_string()))?),
@@ -410,7 +417,7 @@ fn spec(option: Option<String>, coverage: bool, format: Format) -> Result<ExitCo
             }
             rows.push((c.id.clone(), cases, props));
         }
-        if format == Format::Json {
+        if format == SpecFormat::Json {
             let json: Vec<_> = rows
                 .iter()
                 .map(|(id, c, p)| serde_json::json!({"clause": id, "cases": c, "properties": p}))
@@ -436,7 +443,7 @@ fn spec(option: Option<String>, coverage: bool, format: Format) -> Result<ExitCo
             ExitCode::from(1)
         });
     }
-    if format == Format::Json {
+    if format == SpecFormat::Json {
         let options: Vec<_> = spec
             .options()
             .filter(|o| key.is_none_or(|k| o.key == k))

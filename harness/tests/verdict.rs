@@ -73,6 +73,23 @@ fn a_random_seed_is_fresh_printed_and_replayable() {
 }
 
 #[test]
+fn spec_accepts_only_the_formats_it_prints() {
+    for format in ["markdown", "junit"] {
+        let o = cli(&["spec", "--format", format]);
+        assert_eq!(o.status.code(), Some(2), "{format}");
+        assert!(
+            text(&o).1.contains("possible values: text, json"),
+            "{}",
+            text(&o).1
+        );
+    }
+    let o = cli(&["spec", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let spec: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert!(spec["clauses"].as_array().is_some_and(|c| !c.is_empty()));
+}
+
+#[test]
 fn no_scenarios_per_property_is_a_usage_error() {
     let o = cli(&["certify", "--cases", "0"]);
     let (out, err) = text(&o);
