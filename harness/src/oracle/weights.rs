@@ -1228,6 +1228,39 @@ mod tests {
     }
 
     #[test]
+    fn upstream_lists_its_index_only_when_a_constant_is_converted() {
+        let up_j = Judging::new(Profile::Upstream, ge_spec::Conformance::Strict);
+        let doc_j = Judging::new(Profile::Documented, ge_spec::Conformance::Strict);
+        let index = |o: &WeightsObservation| o.files.iter().position(|f| f.path.ends_with(META));
+        for (mode, clause) in [("1", "EXW-011"), ("2", "EXW-014")] {
+            let s = scenario(mode);
+            let up = observe(Profile::Upstream, &s);
+            assert_eq!(
+                index(&up).map(|i| up.files[i].path.as_str()),
+                Some("tmp_weight_1_2/meta.json")
+            );
+            assert!(judge(&up_j, &s, &up).is_empty());
+            let mut without = up.clone();
+            without.files.retain(|f| !f.path.ends_with(META));
+            let wrong = judge(&up_j, &s, &without);
+            assert!(wrong.iter().any(|v| v.clause == clause), "{wrong:?}");
+            // The documented profile writes no index, and one listed is not a weight file.
+            let mut doc = observe(Profile::Documented, &s);
+            assert_eq!(index(&doc), None);
+            doc.files
+                .push(up.files[index(&up).unwrap_or_default()].clone());
+            let wrong = judge(&doc_j, &s, &doc);
+            assert!(wrong.iter().any(|v| v.clause == "WGT-011"), "{wrong:?}");
+        }
+        // Nothing converted (only an empty tensor): upstream keeps no index either.
+        let mut s = scenario("2");
+        s.constants[0].hex = Some(String::new());
+        let up = observe(Profile::Upstream, &s);
+        assert_eq!(index(&up), None);
+        assert!(judge(&up_j, &s, &up).is_empty());
+    }
+
+    #[test]
     fn converted_names_are_strict_per_profile_and_either_in_shared_cases() {
         for mode in ["1", "2"] {
             let s = scenario(mode);
