@@ -204,7 +204,12 @@ pub fn judge_observation(
     }
     if let Some(expect) = &case.case.expect {
         match serde_json::to_value(&observation) {
-            Ok(actual) => {
+            Ok(mut actual) => {
+                if judging.profile == ge_spec::Profile::Upstream
+                    && case.capability() == ge_spec::Capability::Weights
+                {
+                    leave_out_unnamed_meta(expect, &mut actual);
+                }
                 let matched = pattern::check(expect, &actual);
                 let session = case.capability() == ge_spec::Capability::Session;
                 for list in &matched.diagnostics {
@@ -254,6 +259,39 @@ pub fn judge_observation(
         }
     }
     Verdict::of(problems)
+}
+
+/// Under the upstream profile, takes the index file `meta.json` at the top of a weights
+/// observation's directory out of its `files` when the pattern's `files` does not name that
+/// path (ge-spec's crate docs, "Matching"). GE writes it beside the weights whenever it converts
+/// a constant (EXW-011's, EXW-014's and WGT-011's upstream entries); the weights oracle, which
+/// judges every case, requires it then and judges nothing but its presence, so a case that
+/// runs under both profiles lists the weight files alone, and an upstream case may name the
+/// path to require it of the case too.
+fn leave_out_unnamed_meta(pattern: &serde_json::Value, actual: &mut serde_json::Value) {
+    let Some(wanted) = pattern.get("files").and_then(serde_json::Value::as_array) else {
+        return;
+    };
+    let Some(dir) = actual.get("dir").and_then(serde_json::Value::as_str) else {
+        return;
+    };
+    let meta = match dir {
+        "" => return,
+        "." => "meta.json".to_owned(),
+        dir => format!("{dir}/meta.json"),
+    };
+    let named = wanted
+        .iter()
+        .any(|f| f.get("path").and_then(serde_json::Value::as_str) == Some(meta.as_str()));
+    if named {
+        return;
+    }
+    if let Some(files) = actual
+        .get_mut("files")
+        .and_then(serde_json::Value::as_array_mut)
+    {
+        files.retain(|f| f.get("path").and_then(serde_json::Value::as_str) != Some(meta.as_str()));
+    }
 }
 
 /// Runs `case` against `backend`, judged under `judging` (the caller picks the cases that run

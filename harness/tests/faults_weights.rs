@@ -10,7 +10,8 @@ use ge_conformance::judging::Judging;
 use ge_conformance::runner::caught_clauses;
 use ge_reference::Reference;
 use ge_spec::vocab::weights::{
-    WeightsObservation, WeightsScenario, WorkPathEnv, MAX_CONSTANTS, MAX_WEIGHT_BYTES,
+    NodeType, WeightsObservation, WeightsScenario, WorkPathEnv, WrittenFile, MAX_CONSTANTS,
+    MAX_WEIGHT_BYTES,
 };
 use ge_spec::{Answer, Backend, Capability, Profile};
 use rstest::rstest;
@@ -57,6 +58,28 @@ enum Fault {
     /// Weights are capped one by one, not in total: a model past 64 MiB in all loads (answered
     /// as if its last constant were absent, so the test writes nothing that large).
     TotalCapIgnored,
+    /// The documented behaviour with upstream's index: `meta.json` written and listed beside
+    /// the weights whenever a constant is converted.
+    IndexWritten,
+    /// Upstream without its index: no `meta.json` beside the weights (the profile before the
+    /// index was modelled).
+    IndexOmitted,
+    /// Upstream writing its index but leaving it out of `files`.
+    IndexUnreported,
+    /// Upstream writing (and listing) an index also when no constant is converted.
+    IndexWhenNothingConverted,
+}
+
+impl Fault {
+    /// The profile whose reference the faulty backend wraps (and is judged under).
+    fn profile(self) -> Profile {
+        match self {
+            Fault::IndexOmitted | Fault::IndexUnreported | Fault::IndexWhenNothingConverted => {
+                Profile::Upstream
+            }
+            _ => Profile::Documented,
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -149,7 +172,16 @@ impl Backend for Faulty {
             }
             _ => {}
         }
-        let mut obs = Reference.weights(&s, sandbox)?;
+        let mut obs = Reference::new(self.0.profile()).weights(&s, sandbox)?;
+        let index = if obs.dir == "." {
+            "meta.json".to_owned()
+        } else {
+            format!("{}/meta.json", obs.dir)
+        };
+        let converted = obs
+            .nodes
+            .iter()
+            .any(|n| n.node_type == NodeType::FileConstant);
         match self.0 {
             Fault::UserDirRemoved
                 if scenario.unload && user_dir_set(scenario) && !obs.dir.is_empty() =>
@@ -180,6 +212,27 @@ impl Backend for Faulty {
                     }
                 }
             }
+            Fault::IndexWritten | Fault::IndexWhenNothingConverted
+                if !obs.dir.is_empty()
+                    && obs.errors.is_empty()
+                    && (converted == matches!(self.0, Fault::IndexWritten)) =>
+            {
+                let text = b"{}\n";
+                if fs::write(sandbox.join(&index), text).is_ok() {
+                    obs.files.push(WrittenFile {
+                        path: index,
+                        len: text.len() as u64,
+                        sha256: sha(text),
+                    });
+                }
+            }
+            Fault::IndexOmitted => {
+                if obs.files.iter().any(|f| f.path == index) {
+                    let _ = fs::remove_file(sandbox.join(&index));
+                }
+                obs.files.retain(|f| f.path != index);
+            }
+            Fault::IndexUnreported => obs.files.retain(|f| f.path != index),
             Fault::OtherSessionsRemoved if !obs.removed.is_empty() => {
                 // Lexical parent: the session's own directory is gone by now.
                 let own = sandbox.join(&obs.dir);
@@ -286,14 +339,49 @@ fn reference_is_caught_by_nothing() {
 #[case::failure_hidden(Fault::FailureHidden, "WGT-008")]
 #[case::constant_cap_off_by_one(Fault::ConstantCapOffByOne, "WGT-002")]
 #[case::total_cap_ignored(Fault::TotalCapIgnored, "WGT-002")]
+#[case::index_written(Fault::IndexWritten, "WGT-011")]
+#[case::upstream_index_unreported(Fault::IndexUnreported, "WGT-005")]
+#[case::upstream_index_when_nothing_converted(Fault::IndexWhenNothingConverted, "WGT-011")]
 fn fault_is_caught_by_its_clause(#[case] fault: Fault, #[case] clause: &str) {
     let caught = caught_clauses(
-        &Judging::failing(Profile::Documented, clause),
+        &Judging::failing(fault.profile(), clause),
         &Faulty(fault),
         Some(Capability::Weights),
     );
     assert!(
         caught.contains_key(clause),
         "{fault:?} should break {clause}; caught: {caught:#?}"
+    );
+}
+
+/// Upstream without its index is caught in both modes, by the clause of each mode, at the
+/// default level (the profile before `meta.json` was modelled).
+#[rstest]
+#[case::upstream_index_omitted(Fault::IndexOmitted, "EXW-011", "EXW-014")]
+fn upstream_fault_is_caught_in_both_modes(
+    #[case] fault: Fault,
+    #[case] mode1: &str,
+    #[case] mode2: &str,
+) {
+    let judging = Judging::new(fault.profile(), ge_spec::Conformance::Documented);
+    let caught = caught_clauses(&judging, &Faulty(fault), Some(Capability::Weights));
+    for clause in [mode1, mode2] {
+        assert!(
+            caught.contains_key(clause),
+            "{fault:?} should break {clause}; caught: {caught:#?}"
+        );
+    }
+}
+
+#[test]
+fn the_upstream_reference_is_caught_by_nothing() {
+    let caught = caught_clauses(
+        &Judging::new(Profile::Upstream, ge_spec::Conformance::Strict),
+        &Reference::upstream(),
+        Some(Capability::Weights),
+    );
+    assert!(
+        caught.is_empty(),
+        "the upstream reference fails: {caught:#?}"
     );
 }

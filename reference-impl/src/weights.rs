@@ -5,7 +5,8 @@
 //! file appears under its final name only complete (written under a temporary name, then
 //! renamed: WGT-004), unload removes the `tmp_weight_<pid>_<sessionid>` directory and nothing
 //! else, never follows a symbolic link (WGT-006, WGT-007), and never touches the user's
-//! `ge.externalWeightDir` (EWD-013).
+//! `ge.externalWeightDir` (EWD-013). Under the upstream profile a load that converts a constant
+//! also keeps an index, [`META_FILE`], at the top of the weight directory, as GE does.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -27,6 +28,11 @@ pub const COMBINED_ALIGNMENT: u64 = 512;
 
 /// The most constants one scenario may hold (WGT-002).
 pub const MAX_CONSTANTS: usize = 10_000;
+
+/// The index file upstream keeps at the top of the weight directory whenever a load converts
+/// at least one constant, in modes 1 and 2 (EXW-011's, EXW-014's and WGT-011's upstream
+/// entries). Only its presence is judged; its content is the reference's own.
+pub const META_FILE: &str = "meta.json";
 
 /// SHA-256 of `bytes`, lowercase hex (EXW-012).
 pub fn sha256_hex(bytes: &[u8]) -> String {
@@ -508,7 +514,119 @@ fn run(profile: Profile, scenario: &WeightsScenario, sandbox: &Path) -> WeightsO
 }
 
 /// Writes the files of mode 1 or 2 and fills `files` and `nodes`; false on a write failure.
+///
+/// Under upstream, a load that converts at least one constant also keeps [`META_FILE`] at the
+/// top of the directory (EXW-011's, EXW-014's and WGT-011's upstream entries): it is created
+/// empty, when missing, before any weight is written, and holds the index once every weight
+/// is, so a write failing midway leaves it empty, as GE leaves the file it opened.
 fn write_weights(
+    profile: Profile,
+    scenario: &WeightsScenario,
+    mode: u8,
+    weights: &[Weight],
+    dir: &[String],
+    dir_path: &Path,
+    obs: &mut WeightsObservation,
+) -> bool {
+    let keeps_meta =
+        profile == Profile::Upstream && weights.iter().any(|w| converts(profile, &w.bytes));
+    if !keeps_meta {
+        return write_weight_files(profile, scenario, mode, weights, dir, dir_path, obs);
+    }
+    let rel = join(dir, META_FILE);
+    let created = match open_meta(&dir_path.join(META_FILE)) {
+        Ok(created) => created,
+        Err(e) => {
+            obs.errors.push(
+                Diagnostic::new("WGT-008", format!("cannot open {rel}: {e}"))
+                    .subject(Subject::path(rel)),
+            );
+            return false;
+        }
+    };
+    if !write_weight_files(profile, scenario, mode, weights, dir, dir_path, obs) {
+        if created {
+            // Left as it was opened, empty; it exists, so it is listed (WGT-005).
+            obs.files.push(WrittenFile {
+                path: rel,
+                len: 0,
+                sha256: sha256_hex(&[]),
+            });
+        }
+        return false;
+    }
+    let index = meta_index(profile, weights, dir, obs);
+    match write_atomic(dir_path, META_FILE, &index) {
+        Ok(()) => {
+            obs.files.push(WrittenFile {
+                path: rel,
+                len: index.len() as u64,
+                sha256: sha256_hex(&index),
+            });
+            true
+        }
+        Err(e) => {
+            obs.errors.push(
+                Diagnostic::new("WGT-008", format!("cannot write {rel}: {e}"))
+                    .subject(Subject::path(rel)),
+            );
+            false
+        }
+    }
+}
+
+/// Makes sure the index file at `path` exists as a regular file, creating it empty when
+/// missing; true when it was created. A directory or a link in its place is refused, so that
+/// nothing is ever written through it (WGT-008).
+fn open_meta(path: &Path) -> std::io::Result<bool> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_file() => Ok(false),
+        Ok(_) => Err(std::io::Error::other(
+            "it exists and is not a regular file (a directory or a link)",
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)?;
+            Ok(true)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The reference's own index of a load's weights: for each hash (as upstream spells it), the
+/// file (its name in the directory) and the offset where that weight lies, in JSON. GE keeps
+/// a serialisation of its own there; no clause states the content, so it is never judged.
+fn meta_index(
+    profile: Profile,
+    weights: &[Weight],
+    dir: &[String],
+    obs: &WeightsObservation,
+) -> Vec<u8> {
+    let placed: BTreeMap<&str, (&str, u64)> = obs
+        .nodes
+        .iter()
+        .filter_map(|n| Some((n.name.as_str(), (n.file.as_deref()?, n.offset?))))
+        .collect();
+    let prefix = join(dir, "");
+    let mut index = serde_json::Map::new();
+    for w in weights.iter().filter(|w| converts(profile, &w.bytes)) {
+        let name = converted_node_name(profile, &w.name, &w.bytes);
+        if let Some(&(file, offset)) = placed.get(name.as_str()) {
+            let file = file.strip_prefix(&prefix).unwrap_or(file);
+            index
+                .entry(upstream_hash(&w.bytes))
+                .or_insert_with(|| serde_json::json!({ "file": file, "offset": offset }));
+        }
+    }
+    let mut text = serde_json::Value::Object(index).to_string();
+    text.push('\n');
+    text.into_bytes()
+}
+
+/// [`write_weights`] without the index: the weight files alone.
+fn write_weight_files(
     profile: Profile,
     scenario: &WeightsScenario,
     mode: u8,

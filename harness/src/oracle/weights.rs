@@ -30,6 +30,23 @@ const KEYS: [OptionKey; 2] = [OptionKey::ExternalWeight, OptionKey::ExternalWeig
 /// The alignment of offsets in the combined file (EXW-015).
 const ALIGN: u64 = 512;
 
+/// The index file upstream keeps at the top of the weight directory (EXW-011's, EXW-014's and
+/// WGT-011's upstream entries).
+const META: &str = "meta.json";
+
+/// Where upstream must leave its index file after a load of `e` that succeeded: at the top of
+/// the weight directory, whenever at least one constant is converted (in modes 1 and 2); `None`
+/// under the documented profile, in mode 0, and when nothing is converted.
+fn meta_path(profile: Profile, e: &Expected) -> Option<String> {
+    let converting = e.weights.iter().any(|w| converts(profile, &w.2));
+    match (&e.dir, profile) {
+        (Some(dir), Profile::Upstream) if !e.refused && e.mode != 0 && converting => {
+            Some(in_dir(dir, META))
+        }
+        _ => None,
+    }
+}
+
 /// The mode-1 file name of `bytes` under `profile` (EXW-012 and its upstream entry: no
 /// zero-padding of each byte upstream).
 fn weight_name(profile: Profile, bytes: &[u8]) -> String {
@@ -571,6 +588,24 @@ fn judge_expected(
         .iter()
         .filter(|w| converts(profile, &w.2))
         .collect();
+    // Upstream's index file is listed like every file written (WGT-005) but holds no weight:
+    // it is set apart, and only its presence is judged (its content is GE's own).
+    let meta = meta_path(profile, &e);
+    let weight_files: Vec<&ge_spec::vocab::weights::WrittenFile> = o
+        .files
+        .iter()
+        .filter(|f| meta.as_deref() != Some(f.path.as_str()))
+        .collect();
+    if let Some(meta) = &meta {
+        if weight_files.len() == o.files.len() {
+            v.push(Violation::new(
+                mode_clause,
+                format!(
+                    "{meta} must be written and listed beside the weights: GE keeps its index there whenever it converts a constant"
+                ),
+            ));
+        }
+    }
     if e.mode == 1 {
         for &(name, _, bytes) in &converted {
             let path = in_dir(&dir, &weight_name(profile, bytes));
@@ -597,15 +632,15 @@ fn judge_expected(
             }
             files.insert(path, (bytes.len() as u64, sha(bytes)));
         }
-        let reported: BTreeSet<&str> = o.files.iter().map(|f| f.path.as_str()).collect();
-        if reported.len() != o.files.len() || reported.len() != files.len() {
+        let reported: BTreeSet<&str> = weight_files.iter().map(|f| f.path.as_str()).collect();
+        if reported.len() != weight_files.len() || reported.len() != files.len() {
             v.push(Violation::new(
                 "EXW-013",
                 format!(
                     "{} distinct weight(s) need {} file(s), one each; {} reported",
                     files.len(),
                     files.len(),
-                    o.files.len()
+                    weight_files.len()
                 ),
             ));
         }
@@ -668,8 +703,7 @@ fn judge_expected(
             files.insert(path, (end, sha(&buffer)));
         }
     }
-    let reported: BTreeMap<String, (u64, String)> = o
-        .files
+    let reported: BTreeMap<String, (u64, String)> = weight_files
         .iter()
         .map(|f| (f.path.clone(), (f.len, f.sha256.clone())))
         .collect();
@@ -953,6 +987,18 @@ pub fn check_sandbox(
             }
         }
     }
+    // Upstream's index file, after a load that converted a constant: a regular file at the top
+    // of the directory (only its presence is judged).
+    let meta = meta_path(profile, &e)
+        .filter(|m| o.errors.is_empty() && e.tier != Some(Tier::WorkPathMissing) && !gone(m));
+    if let Some(meta) = &meta {
+        if !matches!(found.get(meta.as_str()), Some(Entry::File(_))) {
+            v.push(Violation::new(
+                if e.mode == 1 { "EXW-011" } else { "EXW-014" },
+                format!("{meta} is not a regular file in the sandbox: GE keeps its index there whenever it converts a constant"),
+            ));
+        }
+    }
     // Nothing on disk that the backend did not report or the harness did not plant.
     let dir = e.dir.clone().filter(|_| !e.refused && e.mode != 0);
     for (path, entry) in &found {
@@ -1005,7 +1051,9 @@ pub fn check_sandbox(
                         && (32..=64).contains(&h.len())
                         && h.bytes().all(|b| b.is_ascii_hexdigit())
                 })
-                || name == combined_name(profile, &scenario.root_graph);
+                || name == combined_name(profile, &scenario.root_graph)
+                || (profile == Profile::Upstream
+                    && dir.as_deref().is_some_and(|d| *path == in_dir(d, META)));
             if !final_name {
                 v.push(Violation::new(
                     "WGT-004",
@@ -1177,6 +1225,39 @@ mod tests {
     fn observe(profile: Profile, s: &WeightsScenario) -> WeightsObservation {
         let dir = tempfile::tempdir().expect("a sandbox");
         ge_reference::weights::load(profile, s, dir.path()).expect("an observation")
+    }
+
+    #[test]
+    fn upstream_lists_its_index_only_when_a_constant_is_converted() {
+        let up_j = Judging::new(Profile::Upstream, ge_spec::Conformance::Strict);
+        let doc_j = Judging::new(Profile::Documented, ge_spec::Conformance::Strict);
+        let index = |o: &WeightsObservation| o.files.iter().position(|f| f.path.ends_with(META));
+        for (mode, clause) in [("1", "EXW-011"), ("2", "EXW-014")] {
+            let s = scenario(mode);
+            let up = observe(Profile::Upstream, &s);
+            assert_eq!(
+                index(&up).map(|i| up.files[i].path.as_str()),
+                Some("tmp_weight_1_2/meta.json")
+            );
+            assert!(judge(&up_j, &s, &up).is_empty());
+            let mut without = up.clone();
+            without.files.retain(|f| !f.path.ends_with(META));
+            let wrong = judge(&up_j, &s, &without);
+            assert!(wrong.iter().any(|v| v.clause == clause), "{wrong:?}");
+            // The documented profile writes no index, and one listed is not a weight file.
+            let mut doc = observe(Profile::Documented, &s);
+            assert_eq!(index(&doc), None);
+            doc.files
+                .push(up.files[index(&up).unwrap_or_default()].clone());
+            let wrong = judge(&doc_j, &s, &doc);
+            assert!(wrong.iter().any(|v| v.clause == "WGT-011"), "{wrong:?}");
+        }
+        // Nothing converted (only an empty tensor): upstream keeps no index either.
+        let mut s = scenario("2");
+        s.constants[0].hex = Some(String::new());
+        let up = observe(Profile::Upstream, &s);
+        assert_eq!(index(&up), None);
+        assert!(judge(&up_j, &s, &up).is_empty());
     }
 
     #[test]
