@@ -556,12 +556,26 @@ fn write_weights(
         return false;
     }
     let index = meta_index(profile, weights, dir, obs);
-    match write_atomic(dir_path, META_FILE, &index) {
+    write_listed(dir, dir_path, META_FILE, &index, obs)
+}
+
+/// Writes `bytes` to `name` in the directory (`dir`, at `dir_path`) under a temporary name
+/// (WGT-004) and lists the file in the observation; a failure is a WGT-008 error naming it.
+/// True when the file was written.
+fn write_listed(
+    dir: &[String],
+    dir_path: &Path,
+    name: &str,
+    bytes: &[u8],
+    obs: &mut WeightsObservation,
+) -> bool {
+    let rel = join(dir, name);
+    match write_atomic(dir_path, name, bytes) {
         Ok(()) => {
             obs.files.push(WrittenFile {
                 path: rel,
-                len: index.len() as u64,
-                sha256: sha256_hex(&index),
+                len: bytes.len() as u64,
+                sha256: sha256_hex(bytes),
             });
             true
         }
@@ -636,24 +650,7 @@ fn write_weight_files(
     obs: &mut WeightsObservation,
 ) -> bool {
     let write = |name: &str, bytes: &[u8], obs: &mut WeightsObservation| -> bool {
-        let rel = join(dir, name);
-        match write_atomic(dir_path, name, bytes) {
-            Ok(()) => {
-                obs.files.push(WrittenFile {
-                    path: rel,
-                    len: bytes.len() as u64,
-                    sha256: sha256_hex(bytes),
-                });
-                true
-            }
-            Err(e) => {
-                obs.errors.push(
-                    Diagnostic::new("WGT-008", format!("cannot write {rel}: {e}"))
-                        .subject(Subject::path(rel)),
-                );
-                false
-            }
-        }
+        write_listed(dir, dir_path, name, bytes, obs)
     };
     if mode == 1 {
         let mut done = BTreeSet::new();
