@@ -10,12 +10,14 @@ use std::time::Duration;
 use ge_reference::Reference;
 use ge_spec::{Backend, Profile};
 
+use crate::confine::Confine;
 use crate::protocol::{ExecBackend, StderrLog};
 
 /// A backend opened from a command-line name, with what it printed on standard error.
 pub struct BackendHandle {
     backend: Box<dyn Backend>,
     stderr: Option<StderrLog>,
+    confinement: Option<String>,
 }
 
 impl std::fmt::Debug for BackendHandle {
@@ -30,6 +32,12 @@ impl BackendHandle {
     /// The backend.
     pub fn backend(&self) -> &dyn Backend {
         self.backend.as_ref()
+    }
+
+    /// How a subprocess backend is confined ([`crate::confine`]), for the report; `None` for
+    /// an in-process backend.
+    pub fn confinement(&self) -> Option<String> {
+        self.confinement.clone()
     }
 
     /// What the backend wrote to standard error so far (empty for in-process backends), with
@@ -47,8 +55,18 @@ impl BackendHandle {
 /// hello (and refused when it does not declare it), and gets `timeout` per request. A backend
 /// that never greets, however often it is started, is an error: nothing can be judged.
 pub fn open(arg: &str, timeout: Duration, profile: Profile) -> Result<BackendHandle, String> {
+    open_confined(arg, timeout, profile, Confine::On)
+}
+
+/// [`open`], with a subprocess backend confined as `confine` says ([`crate::confine`]).
+pub fn open_confined(
+    arg: &str,
+    timeout: Duration,
+    profile: Profile,
+    confine: Confine,
+) -> Result<BackendHandle, String> {
     if let Some(command_line) = arg.strip_prefix("exec:") {
-        let exec = ExecBackend::with_profile(command_line, timeout, profile)
+        let exec = ExecBackend::with_confinement(command_line, timeout, profile, confine)
             .map_err(|e| format!("backend `{arg}`: {e}"))?;
         exec.greet().map_err(|e| {
             // The backend's own words, without the harness's notes on each start.
@@ -69,15 +87,18 @@ pub fn open(arg: &str, timeout: Duration, profile: Profile) -> Result<BackendHan
             }
         })?;
         let stderr = Some(exec.stderr_log());
+        let confinement = exec.confinement();
         return Ok(BackendHandle {
             backend: Box::new(exec),
             stderr,
+            confinement,
         });
     }
     match arg {
         "reference" => Ok(BackendHandle {
             backend: Box::new(Reference::new(profile)),
             stderr: None,
+            confinement: None,
         }),
         other => Err(format!(
             "unknown backend `{other}`: use `reference` or `exec:<command line>`"

@@ -584,6 +584,7 @@ pub fn certify(
         filter: cfg.filter.clone(),
         upstream_source: (cfg.judging.profile == ge_spec::Profile::Upstream)
             .then(|| crate::divergence::pinned(Spec::embedded())),
+        confinement: None,
     };
     Ok(Report::new(meta, trials, stale, expired))
 }

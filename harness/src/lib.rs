@@ -5,6 +5,7 @@
 pub mod backends;
 pub mod bundle;
 pub mod certify;
+pub mod confine;
 pub mod divergence;
 pub mod expectations;
 pub mod findings;

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use ge_conformance::backends::{self, BackendHandle};
 use ge_conformance::certify::{self, Config};
+use ge_conformance::confine::Confine;
 use ge_conformance::expectations::Expectations;
 use ge_conformance::judging::Judging;
 use ge_conformance::report::Standing;
@@ -118,6 +119,10 @@ enum Command {
         /// Milliseconds an `exec:` backend has to answer each request.
         #[arg(long, default_value_t = DEFAULT_TIMEOUT_MS)]
         timeout_ms: u64,
+        /// Run an `exec:` backend with the harness's own environment and no write restriction
+        /// (see docs/protocol.md, "Confinement"); writes outside the sandbox then go unseen.
+        #[arg(long)]
+        no_confine: bool,
         /// The behaviour profile: the reference `--judge` compares with, and the one a case
         /// must run under.
         #[arg(long, value_enum, default_value = "documented")]
@@ -158,6 +163,10 @@ enum Command {
         /// fails and the backend is restarted.
         #[arg(long, default_value_t = DEFAULT_TIMEOUT_MS)]
         timeout_ms: u64,
+        /// Run an `exec:` backend with the harness's own environment and no write restriction
+        /// (see docs/protocol.md, "Confinement"); writes outside the sandbox then go unseen.
+        #[arg(long)]
+        no_confine: bool,
         /// The behaviour profile certified against: which cases run and which reference the
         /// properties compare with.
         #[arg(long, value_enum, default_value = "documented")]
@@ -278,6 +287,7 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             sandbox,
             judge,
             timeout_ms,
+            no_confine,
             profile,
             level,
         } => eval(
@@ -286,7 +296,7 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             &backend,
             sandbox,
             judge,
-            timeout_ms,
+            Exec::new(timeout_ms, no_confine),
             Judging::new(profile.into(), level.into()),
         ),
         Command::Certify {
@@ -299,6 +309,7 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             format,
             filter,
             timeout_ms,
+            no_confine,
             profile,
             level,
         } => certify_cmd(
@@ -309,7 +320,7 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             out.map(|dir| (dir, force)),
             format,
             filter,
-            timeout_ms,
+            Exec::new(timeout_ms, no_confine),
             Judging::new(profile.into(), level.into()),
         ),
         Command::Divergence { format } => {
@@ -376,7 +387,7 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             level,
         } => {
             let judging = Judging::new(profile.into(), level.into());
-            let handle = open_backend(&backend, 10_000, judging.profile)?;
+            let handle = open_backend(&backend, Exec::new(10_000, false), judging.profile)?;
             let opts = ge_conformance::findings::PromoteOptions {
                 target,
                 table,
@@ -574,8 +585,28 @@ fn explain(id: &str) -> Result<ExitCode, Usage> {
 /// The default of `--timeout-ms`.
 const DEFAULT_TIMEOUT_MS: u64 = protocol::DEFAULT_TIMEOUT.as_millis() as u64;
 
-fn open_backend(arg: &str, timeout_ms: u64, profile: Profile) -> Result<BackendHandle, Usage> {
-    backends::open(arg, std::time::Duration::from_millis(timeout_ms), profile).map_err(Usage)
+/// How an `exec:` backend is run: `--timeout-ms` and `--no-confine`.
+#[derive(Debug, Clone, Copy)]
+struct Exec {
+    timeout: std::time::Duration,
+    confine: Confine,
+}
+
+impl Exec {
+    fn new(timeout_ms: u64, no_confine: bool) -> Exec {
+        Exec {
+            timeout: std::time::Duration::from_millis(timeout_ms),
+            confine: if no_confine {
+                Confine::Off
+            } else {
+                Confine::On
+            },
+        }
+    }
+}
+
+fn open_backend(arg: &str, exec: Exec, profile: Profile) -> Result<BackendHandle, Usage> {
+    backends::open_confined(arg, exec.timeout, profile, exec.confine).map_err(Usage)
 }
 
 fn eval(
@@ -584,7 +615,7 @@ fn eval(
     backend: &str,
     sandbox: Option<PathBuf>,
     judge: bool,
-    timeout_ms: u64,
+    exec: Exec,
     judging: Judging,
 ) -> Result<ExitCode, Usage> {
     let profile = judging.profile;
@@ -622,7 +653,7 @@ fn eval(
             serde_json::from_slice(&data).map_err(|e| Usage(format!("not a scenario: {e}")))?
         }
     };
-    let handle = open_backend(backend, timeout_ms, profile)?;
+    let handle = open_backend(backend, exec, profile)?;
     let temp;
     let dir = match sandbox {
         Some(d) => {
@@ -733,7 +764,7 @@ fn certify_cmd(
     out: Option<(PathBuf, bool)>,
     format: Format,
     filter: Option<String>,
-    timeout_ms: u64,
+    exec: Exec,
     judging: Judging,
 ) -> Result<ExitCode, Usage> {
     // A bundle directory that would be refused is refused before a long run, not after it.
@@ -760,7 +791,7 @@ fn certify_cmd(
     };
     // Usage first: a run that could judge nothing never starts the backend.
     certify::check(&cfg).map_err(|e| Usage(e.to_string()))?;
-    let handle = open_backend(backend, timeout_ms, judging.profile)?;
+    let handle = open_backend(backend, exec, judging.profile)?;
     let tty = std::io::stderr().is_terminal();
     let mut progress = |done: usize, total: usize, r: &ge_conformance::report::TrialResult| {
         let mut err = std::io::stderr().lock();
@@ -784,6 +815,7 @@ fn certify_cmd(
     let mut report = certify::certify(handle.backend(), &cfg, &mut progress)
         .map_err(|e| Usage(e.to_string()))?;
     report.backend_stderr = handle.stderr();
+    report.meta.confinement = handle.confinement();
     let text = match format {
         Format::Text => report.to_text(),
         Format::Json => report.to_json(),

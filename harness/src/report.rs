@@ -218,6 +218,10 @@ pub struct Meta {
     /// (the tables' `upstream.toml`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upstream_source: Option<String>,
+    /// How a subprocess backend was confined (its own watched `$TMPDIR` and `$HOME`, and
+    /// Landlock or not: `ge_conformance::confine`); absent for an in-process backend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confinement: Option<String>,
 }
 
 /// Counts of outcomes.
@@ -456,6 +460,9 @@ impl Report {
                 .map(|u| format!("\nupstream profile checked against GE source {u}"))
                 .unwrap_or_default()
         );
+        if let Some(c) = &m.confinement {
+            let _ = writeln!(out, "confinement of the backend: {c}");
+        }
         let _ = writeln!(out);
         let width = self
             .options
@@ -560,6 +567,9 @@ impl Report {
         if let Some(u) = &m.upstream_source {
             let _ = writeln!(out, "| upstream GE source | `{}` |", md(u));
         }
+        if let Some(c) = &m.confinement {
+            let _ = writeln!(out, "| confinement | {} |", md(c));
+        }
         let _ = writeln!(out, "| suite | {} {} |", m.suite, m.suite_version);
         let _ = writeln!(out, "| spec tables (SHA-256) | `{}` |", m.spec_digest);
         let _ = writeln!(
@@ -655,7 +665,7 @@ impl Report {
                 })
                 .count();
             let _ = writeln!(out, "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\">", cap, trials.len());
-            let _ = writeln!(out, "    <properties><property name=\"spec_digest\" value=\"{}\"/><property name=\"backend\" value=\"{}\"/><property name=\"profile\" value=\"{}\"/><property name=\"level\" value=\"{}\"/><property name=\"verdict\" value=\"{}\"/><property name=\"seed\" value=\"{}\"/>{}{}</properties>", xml(&self.meta.spec_digest), xml(&self.meta.backend), self.meta.profile, self.meta.level, xml(self.verdict.as_str()), self.meta.seed, self.meta.filter.as_ref().map(|f| format!("<property name=\"filter\" value=\"{}\"/>", xml(f))).unwrap_or_default(), self.meta.upstream_source.as_ref().map(|u| format!("<property name=\"upstream_source\" value=\"{}\"/>", xml(u))).unwrap_or_default());
+            let _ = writeln!(out, "    <properties><property name=\"spec_digest\" value=\"{}\"/><property name=\"backend\" value=\"{}\"/><property name=\"profile\" value=\"{}\"/><property name=\"level\" value=\"{}\"/><property name=\"verdict\" value=\"{}\"/><property name=\"seed\" value=\"{}\"/>{}{}</properties>", xml(&self.meta.spec_digest), xml(&self.meta.backend), self.meta.profile, self.meta.level, xml(self.verdict.as_str()), self.meta.seed, self.meta.filter.as_ref().map(|f| format!("<property name=\"filter\" value=\"{}\"/>", xml(f))).unwrap_or_default(), self.meta.upstream_source.as_ref().map(|u| format!("<property name=\"upstream_source\" value=\"{}\"/>", xml(u))).unwrap_or_default() + &self.meta.confinement.as_ref().map(|c| format!("<property name=\"confinement\" value=\"{}\"/>", xml(c))).unwrap_or_default());
             for trial in trials {
                 let _ = write!(
                     out,

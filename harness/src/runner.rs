@@ -122,26 +122,13 @@ impl Verdict {
 }
 
 /// A sandbox directory for `scenario`: a fresh temporary directory for weights scenarios (the
-/// only capability that touches a filesystem), nothing for the others, which never look at it.
-///
-/// The directory goes under `$TMPDIR` when it is set, else under `/dev/shm` when that exists
-/// (RAM-backed: creating and removing a directory there costs microseconds, on a disk
-/// filesystem about a tenth of a millisecond, which dominated the weights fuzz targets), else
-/// under the system's temporary directory.
+/// only capability that touches a filesystem), under [`crate::sandbox::root`], nothing for the
+/// others, which never look at it.
 pub fn sandbox(scenario: &Scenario) -> std::io::Result<Sandbox> {
     if !matches!(scenario, Scenario::Weights(_)) {
         return Ok(Sandbox::none());
     }
-    static ROOT: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    let root = ROOT.get_or_init(|| {
-        let shm = Path::new("/dev/shm");
-        if std::env::var_os("TMPDIR").is_none() && shm.is_dir() {
-            shm.to_path_buf()
-        } else {
-            std::env::temp_dir()
-        }
-    });
-    Sandbox::new_in(root)
+    Sandbox::new_in(crate::sandbox::root())
 }
 
 /// The path of a sandbox; the empty path stands for "no sandbox".

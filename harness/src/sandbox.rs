@@ -2,8 +2,74 @@
 //! following links or opening anything but regular files, read with a size cap, and removed
 //! without ever crossing into a file system mounted inside it.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Where sandboxes (and confined backends' own directories, [`crate::confine::Area`]) are
+/// made: under `$TMPDIR` when it is set, else under `/dev/shm` when that exists (RAM-backed:
+/// creating and removing a directory there costs microseconds, on a disk filesystem about a
+/// tenth of a millisecond, which dominated the weights fuzz targets), else under the system's
+/// temporary directory.
+pub fn root() -> &'static Path {
+    static ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    ROOT.get_or_init(|| {
+        let shm = Path::new("/dev/shm");
+        if std::env::var_os("TMPDIR").is_none() && shm.is_dir() {
+            shm.to_path_buf()
+        } else {
+            std::env::temp_dir()
+        }
+    })
+}
+
+/// Writes outside a sandbox that a subprocess backend's watched directories showed, by the
+/// sandbox's path, until the trial's judge takes them ([`Sandbox::written_outside`]).
+static OUTSIDE: Mutex<BTreeMap<PathBuf, Vec<String>>> = Mutex::new(BTreeMap::new());
+
+fn outside() -> std::sync::MutexGuard<'static, BTreeMap<PathBuf, Vec<String>>> {
+    OUTSIDE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Records that the trial working in `sandbox` left `what` outside it (names as the backend
+/// sees them, `$TMPDIR/x`).
+pub fn note_outside(sandbox: &Path, what: Vec<String>) {
+    if !what.is_empty() {
+        outside()
+            .entry(sandbox.to_path_buf())
+            .or_default()
+            .extend(what);
+    }
+}
+
+/// Adds to `out` the path of every entry under `dir`, as `prefix/a/b`, without following links
+/// or entering a mount, until `out` holds `cap` entries.
+pub fn names(dir: &Path, prefix: &str, cap: usize, out: &mut BTreeSet<String>) {
+    let Ok(meta) = fs::symlink_metadata(dir) else {
+        return;
+    };
+    names_in(dir, prefix, device(&meta), cap, out);
+}
+
+fn names_in(dir: &Path, prefix: &str, dev: u64, cap: usize, out: &mut BTreeSet<String>) {
+    let Ok(read) = fs::read_dir(dir) else { return };
+    for entry in read.flatten() {
+        if out.len() >= cap {
+            return;
+        }
+        let name = format!("{prefix}/{}", entry.file_name().to_string_lossy());
+        let path = entry.path();
+        let descend = fs::symlink_metadata(&path)
+            .is_ok_and(|m| m.file_type().is_dir() && !is_mount(&path, &m, dev));
+        out.insert(name.clone());
+        if descend {
+            names_in(&path, &name, dev, cap, out);
+        }
+    }
+}
 
 /// The largest file read back from a sandbox: twice the weights a scenario may hold
 /// ([`ge_spec::vocab::weights::MAX_WEIGHT_BYTES`]), room for any alignment padding. A larger
@@ -273,11 +339,22 @@ impl Sandbox {
         beside.sort();
         beside
     }
+
+    /// What the backend left outside the sandbox in the directories the harness watches for it
+    /// (a confined subprocess backend's `$TMPDIR` and `$HOME`, [`crate::confine`]), taken once.
+    pub fn written_outside(&self) -> Vec<String> {
+        self.dir
+            .as_ref()
+            .and_then(|dir| outside().remove(dir))
+            .unwrap_or_default()
+    }
 }
 
 impl Drop for Sandbox {
     fn drop(&mut self) {
-        self.dir = None;
+        if let Some(dir) = self.dir.take() {
+            outside().remove(&dir);
+        }
         if let Some(dir) = self.outer.take() {
             let left = remove(&dir);
             if !left.is_empty() {

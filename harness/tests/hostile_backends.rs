@@ -250,3 +250,56 @@ fn an_interrupted_harness_stops_its_backend() {
         "the backend {pid} outlived the interrupted harness"
     );
 }
+
+/// `misbehave.py late-hello` in front of the reference, greeting after `delay` seconds.
+fn late_greeter(delay: f64) -> String {
+    format!(
+        "env MISBEHAVE_DELAY={delay} python3 {} late-hello unused -- {}",
+        shim("misbehave.py"),
+        reference_server()
+    )
+}
+
+#[test]
+fn a_late_hello_inside_the_handshake_window_is_taken() {
+    // The handshake waits at least MIN_HANDSHAKE_TIMEOUT, whatever the request timeout: an
+    // engine that loads slowly still greets, and its answers are not taken for the hello's.
+    let command = late_greeter(1.5);
+    let report = within(Duration::from_secs(60), move || {
+        certify_through(&command, "options-values/", Duration::from_millis(500))
+    });
+    assert!(!report.trials.is_empty());
+    assert!(
+        report.trials.iter().all(|t| t.outcome == Outcome::Pass),
+        "{:?}",
+        report
+            .trials
+            .iter()
+            .filter(|t| t.outcome != Outcome::Pass)
+            .map(|t| (&t.name, &t.message))
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_hello_later_than_the_handshake_window_gives_up_in_bounded_time() {
+    let window = ge_conformance::protocol::MIN_HANDSHAKE_TIMEOUT;
+    let tries = ge_conformance::protocol::MAX_HANDSHAKE_FAILURES;
+    let command = late_greeter(window.as_secs_f64() + 5.0);
+    let start = Instant::now();
+    let opened = within(window * (tries + 2), move || {
+        backends::open(
+            &format!("exec:{command}"),
+            Duration::from_millis(500),
+            Profile::Documented,
+        )
+        .map(|_| ())
+    });
+    let elapsed = start.elapsed();
+    let message = opened.expect_err("a backend that never greets in time is refused");
+    assert!(message.contains("failed handshakes in a row"), "{message}");
+    assert!(
+        elapsed < window * tries + Duration::from_secs(5),
+        "{tries} handshakes of at most {window:?} each: {elapsed:?}"
+    );
+}

@@ -761,18 +761,22 @@ fn unreachable_node(name: &str) -> ge_spec::vocab::weights::NodeConversion {
 }
 
 /// What a backend wrote beside its sandbox (through `..`), in the private directory holding
-/// it: a WGT-007 violation each, since nothing outside the chosen directory may be created.
+/// it, or left in the directories the harness watches for it ([`crate::confine`]): a WGT-007
+/// violation each, since nothing outside the chosen directory may be created.
 pub fn beside(sandbox: &crate::sandbox::Sandbox) -> Vec<Violation> {
-    sandbox
-        .written_beside()
-        .into_iter()
-        .map(|name| {
-            Violation::new(
-                "WGT-007",
-                format!("../{name} was written beside the sandbox, outside it"),
-            )
-        })
-        .collect()
+    let beside = sandbox.written_beside().into_iter().map(|name| {
+        Violation::new(
+            "WGT-007",
+            format!("../{name} was written beside the sandbox, outside it"),
+        )
+    });
+    let watched = sandbox.written_outside().into_iter().map(|name| {
+        Violation::new(
+            "WGT-007",
+            format!("{name} was left in the backend's own directory, outside the sandbox"),
+        )
+    });
+    beside.chain(watched).collect()
 }
 
 /// What the setup steps leave in the sandbox: path -> entry (parents included).

@@ -309,6 +309,10 @@ pub struct ExecBackend {
     identity: OnceLock<Identity>,
     state: Mutex<State>,
     log: StderrLog,
+    /// The backend's own `$TMPDIR` and `$HOME` when it is confined ([`crate::confine`]).
+    area: Option<crate::confine::Area>,
+    /// How the child was confined, from its first start on.
+    confinement: OnceLock<crate::confine::Status>,
 }
 
 impl ExecBackend {
@@ -326,7 +330,36 @@ impl ExecBackend {
         timeout: Duration,
         profile: Profile,
     ) -> Result<Self, String> {
+        Self::with_confinement(command_line, timeout, profile, crate::confine::Confine::On)
+    }
+
+    /// [`ExecBackend::with_profile`], confined as `confine` says ([`crate::confine`]): by
+    /// default the child gets a `$TMPDIR` and `$HOME` of its own, watched during weights
+    /// trials, and Landlock where the kernel has it.
+    pub fn with_confinement(
+        command_line: &str,
+        timeout: Duration,
+        profile: Profile,
+        confine: crate::confine::Confine,
+    ) -> Result<Self, String> {
         let argv = split_command_line(command_line)?;
+        let log = StderrLog::default();
+        let confinement = OnceLock::new();
+        let area = match confine {
+            crate::confine::Confine::Off => {
+                let _ = confinement.set(crate::confine::Status::Off);
+                None
+            }
+            crate::confine::Confine::On => match crate::confine::Area::new() {
+                Ok(area) => Some(area),
+                Err(e) => {
+                    let why = format!("the backend's own directories cannot be made: {e}");
+                    log.note(&why);
+                    let _ = confinement.set(crate::confine::Status::WatchedOnly(why));
+                    None
+                }
+            },
+        };
         let backend = ExecBackend {
             profile,
             argv,
@@ -334,13 +367,21 @@ impl ExecBackend {
             timeout,
             identity: OnceLock::new(),
             state: Mutex::new(State::default()),
-            log: StderrLog::default(),
+            log,
+            area,
+            confinement,
         };
         {
             let mut state = backend.lock();
             let _ = backend.ensure_running(&mut state);
         }
         Ok(backend)
+    }
+
+    /// How the child is confined, as reports state it ([`crate::confine::Status`]); `None`
+    /// before it was first started.
+    pub fn confinement(&self) -> Option<String> {
+        self.confinement.get().map(ToString::to_string)
     }
 
     /// The standard error of the child(ren) so far, with the harness's notes.
@@ -430,9 +471,15 @@ impl ExecBackend {
         // A process group of its own, so that stopping the backend stops what it started too.
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        let mut child = command
-            .spawn()
-            .map_err(|e| (format!("cannot run `{program}`: {e}"), false))?;
+        let spawned = match &self.area {
+            Some(area) => {
+                let (spawned, status) = crate::confine::spawn(&mut command, area);
+                let _ = self.confinement.set(status);
+                spawned
+            }
+            None => command.spawn(),
+        };
+        let mut child = spawned.map_err(|e| (format!("cannot run `{program}`: {e}"), false))?;
         live_groups().insert(child.id());
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -553,6 +600,13 @@ impl ExecBackend {
         let Some(running) = state.running.as_mut() else {
             return Err("the backend is not running".to_owned());
         };
+        // What a weights trial leaves in the backend's own directories is a write outside
+        // its sandbox; the listing before the request is the baseline.
+        let watched = self
+            .area
+            .as_ref()
+            .filter(|_| capability == Capability::Weights)
+            .map(|area| (area, area.listing()));
         // The timeout covers sending the request as well as answering it.
         let deadline = Instant::now() + self.timeout;
         let result = match running.drain_unsolicited() {
@@ -566,6 +620,10 @@ impl ExecBackend {
                     .and_then(|line| interpret(&line, id, capability)),
             },
         };
+        if let Some((area, before)) = watched {
+            let left = crate::confine::left_behind(&before, &area.listing());
+            crate::sandbox::note_outside(sandbox, left);
+        }
         match result {
             Ok(answer) => Ok(answer),
             Err(Failure::Keep(why)) => Err(format!("request {id}: {why}")),

@@ -12,6 +12,7 @@ mod serve;
 
 pub use client::{
     split_command_line, stop_all_backends, BrokenBackend, ExecBackend, StderrLog, DEFAULT_TIMEOUT,
+    MAX_HANDSHAKE_FAILURES, MIN_HANDSHAKE_TIMEOUT,
 };
 pub use messages::{BackendMessage, HarnessMessage, PROTOCOL_VERSION};
 pub use serve::{answer, serve, serve_profiles};

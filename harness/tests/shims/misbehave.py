@@ -15,10 +15,17 @@ line contains TRIGGER, where it misbehaves as MODE says:
     blank-flood   writes blank lines, forever, instead of an answer
     extra-line    relays the answer, then writes it a second time
     huge-line     answers one line longer than the protocol allows (64 MiB)
+    write-tmpdir  relays the answer, then leaves a file in its $TMPDIR
+    write-outside relays the answer, then writes a file into $MISBEHAVE_OUTSIDE (an absolute
+                  path outside the sandbox)
+    through-link  relays the answer, then writes into $MISBEHAVE_OUTSIDE through a link it
+                  makes in the sandbox, and removes the link
+    late-hello    sleeps $MISBEHAVE_DELAY seconds before relaying the hello (TRIGGER unused)
 
 With MISBEHAVE_PIDFILE set, it appends its process id to that file when it starts.
 """
 
+import json
 import os
 import subprocess
 import sys
@@ -33,6 +40,8 @@ def main():
             f.write(f"{os.getpid()}\n")
     child = subprocess.Popen(backend, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     for line in sys.stdin:
+        if mode == "late-hello" and '"hello"' in line:
+            time.sleep(float(os.environ.get("MISBEHAVE_DELAY", "5")))
         if trigger in line and '"request"' in line:
             sys.stderr.write(f"misbehave: {mode} on purpose\n")
             sys.stderr.flush()
@@ -77,6 +86,31 @@ def main():
         if mode == "extra-line" and trigger in line and '"request"' in line:
             sys.stdout.write(answer)
         sys.stdout.flush()
+        if trigger in line and '"request"' in line:
+            write_outside(mode, json.loads(line))
+
+
+def write_outside(mode, request):
+    """Writes where a backend must not, once the answer is out; failures are ignored, as a
+    careless engine would."""
+    name = "stray-%d" % request["id"]
+    try:
+        if mode == "write-tmpdir":
+            with open(os.path.join(os.environ["TMPDIR"], name), "w") as f:
+                f.write("an index nobody asked for\n")
+        elif mode == "write-outside":
+            with open(os.path.join(os.environ["MISBEHAVE_OUTSIDE"], name), "w") as f:
+                f.write("outside\n")
+        elif mode == "through-link":
+            link = os.path.join(request["sandbox"], "escape")
+            os.symlink(os.environ["MISBEHAVE_OUTSIDE"], link)
+            try:
+                with open(os.path.join(link, name), "w") as f:
+                    f.write("through a link\n")
+            finally:
+                os.remove(link)
+    except OSError as e:
+        sys.stderr.write("misbehave: %s failed: %s\n" % (mode, e))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,215 @@
+//! Confinement of subprocess backends: each gets a temporary and a home directory of its own,
+//! watched for what a weights trial leaves there, and, on Linux where the kernel has Landlock,
+//! cannot write anywhere but the harness's sandbox root, `/dev` and `/proc`.
+//!
+//! What this sees and what it cannot:
+//! - a file or directory created in the backend's `$TMPDIR` or `$HOME` during a weights trial,
+//!   and still there after its answer, is a write outside the sandbox (WGT-007), found by
+//!   comparing the two trees before and after the trial ([`Area::listing`]);
+//! - with Landlock, a write to any other place (an absolute path, the working directory, a
+//!   link that points out) is refused by the kernel: nothing outside changes, and the backend
+//!   sees the refusal as a permission error. A refused write is not itself reported: the
+//!   backend's answer is judged as it comes;
+//! - without Landlock (another system, an older kernel, `--no-confine`), such a write succeeds
+//!   and is not seen: the report says which of these held ([`Status`]);
+//! - an in-process backend shares the harness's process: nothing here applies to it, and only
+//!   the sandbox and the private directory around it are inspected.
+//!
+//! The working directory is left as it is, so relative paths in a command line keep working.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::PathBuf;
+use std::process::{Child, Command};
+
+/// Whether subprocess backends are confined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Confine {
+    /// Their own `$TMPDIR` and `$HOME`, watched, and Landlock where the kernel supports it.
+    #[default]
+    On,
+    /// The harness's own environment and no restriction (`--no-confine`): for an engine that
+    /// must write elsewhere, at the price of writes outside the sandbox going unseen.
+    Off,
+}
+
+/// The most entries listed in a watched directory; past it the listing stops (a backend that
+/// fills its temporary directory with millions of files costs bounded time and memory).
+pub const MAX_WATCHED_ENTRIES: usize = 10_000;
+
+/// The directories a confined backend gets as its own: `tmp` (its `$TMPDIR`) and `home` (its
+/// `$HOME`), in a private directory under the sandbox root. Dropping it removes them with
+/// [`crate::sandbox::remove`], never following a link or crossing a mount.
+#[derive(Debug)]
+pub struct Area {
+    root: PathBuf,
+}
+
+impl Area {
+    /// A new area under the sandbox root ([`crate::sandbox::root`]).
+    pub fn new() -> std::io::Result<Area> {
+        let root = tempfile::Builder::new()
+            .prefix("ge-backend-")
+            .tempdir_in(crate::sandbox::root())?
+            .keep();
+        let area = Area { root };
+        fs::create_dir(area.tmp())?;
+        fs::create_dir(area.home())?;
+        Ok(area)
+    }
+
+    /// The backend's `$TMPDIR`.
+    pub fn tmp(&self) -> PathBuf {
+        self.root.join("tmp")
+    }
+
+    /// The backend's `$HOME`.
+    pub fn home(&self) -> PathBuf {
+        self.root.join("home")
+    }
+
+    /// Every entry in the two directories, named as the backend sees them (`$TMPDIR/a/b`,
+    /// `$HOME/.cache`), at most [`MAX_WATCHED_ENTRIES`].
+    pub fn listing(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        crate::sandbox::names(&self.tmp(), "$TMPDIR", MAX_WATCHED_ENTRIES, &mut out);
+        crate::sandbox::names(&self.home(), "$HOME", MAX_WATCHED_ENTRIES, &mut out);
+        out
+    }
+}
+
+impl Drop for Area {
+    fn drop(&mut self) {
+        let left = crate::sandbox::remove(&self.root);
+        if !left.is_empty() {
+            eprintln!(
+                "[ge-conformance] the backend's directory {} keeps what the harness may not remove: {}",
+                self.root.display(),
+                left.join(", ")
+            );
+        }
+    }
+}
+
+/// How a subprocess backend was confined, as reports state it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// Landlock enforced the restriction (the ABI version the kernel offers).
+    Landlock(i32),
+    /// Only the watched directories: Landlock could not be applied, for this reason.
+    WatchedOnly(String),
+    /// Not confined at all (`--no-confine`).
+    Off,
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Status::Landlock(abi) => write!(
+                f,
+                "Landlock (ABI {abi}): writes outside the sandbox root, /dev and /proc are refused; $TMPDIR and $HOME are the backend's own, watched"
+            ),
+            Status::WatchedOnly(why) => write!(
+                f,
+                "not available ({why}): $TMPDIR and $HOME are the backend's own, watched; a write elsewhere is not seen"
+            ),
+            Status::Off => f.write_str("off (--no-confine): a write outside the sandbox and the directory around it is not seen"),
+        }
+    }
+}
+
+/// Starts `command` in `area` (its `$TMPDIR` and `$HOME`), restricted by Landlock where the
+/// kernel supports it, and says how it was confined.
+///
+/// The restriction is made on a thread of its own, which then starts the child: Landlock and
+/// `no_new_privs` hold for the calling thread and everything it starts from then on, so the
+/// harness's other threads are untouched, and nothing runs between `fork` and `exec`.
+pub fn spawn(command: &mut Command, area: &Area) -> (std::io::Result<Child>, Status) {
+    command.env("TMPDIR", area.tmp()).env("HOME", area.home());
+    let allowed = [
+        crate::sandbox::root().to_path_buf(),
+        PathBuf::from("/dev"),
+        PathBuf::from("/proc"),
+    ];
+    std::thread::scope(|scope| {
+        let handle = scope.spawn(|| {
+            let status = restrict(&allowed);
+            (command.spawn(), status)
+        });
+        handle.join().unwrap_or_else(|_| {
+            (
+                Err(std::io::Error::other(
+                    "the thread starting the backend panicked",
+                )),
+                Status::WatchedOnly("the confining thread failed".into()),
+            )
+        })
+    })
+}
+
+/// Restricts the calling thread's writes to `allowed` (and what lies beneath).
+#[cfg(target_os = "linux")]
+fn restrict(allowed: &[PathBuf]) -> Status {
+    use landlock::{
+        path_beneath_rules, AccessFs, LandlockStatus, Ruleset, RulesetAttr, RulesetCreatedAttr,
+        RulesetStatus, ABI,
+    };
+    // Writing, creating, removing, linking and truncating; never reading or executing, and not
+    // ioctl on devices (an accelerator's driver needs it).
+    let access = AccessFs::from_write(ABI::V3);
+    let made = Ruleset::default()
+        .handle_access(access)
+        .and_then(|r| r.create())
+        .and_then(|r| r.add_rules(path_beneath_rules(allowed, access)))
+        .and_then(|r| r.restrict_self());
+    match made {
+        Ok(status) => match status.ruleset {
+            RulesetStatus::FullyEnforced | RulesetStatus::PartiallyEnforced => {
+                Status::Landlock(match status.landlock {
+                    LandlockStatus::Available {
+                        effective_abi,
+                        kernel_abi,
+                    } => kernel_abi.unwrap_or(effective_abi as i32),
+                    _ => 0,
+                })
+            }
+            RulesetStatus::NotEnforced => {
+                Status::WatchedOnly("the kernel does not enforce Landlock".into())
+            }
+        },
+        Err(e) => Status::WatchedOnly(format!("Landlock refused: {e}")),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn restrict(_allowed: &[PathBuf]) -> Status {
+    Status::WatchedOnly("Landlock exists on Linux only".into())
+}
+
+/// What `after` holds that `before` did not: the entries a trial left.
+pub fn left_behind(before: &BTreeSet<String>, after: &BTreeSet<String>) -> Vec<String> {
+    after.difference(before).cloned().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_a_trial_leaves_is_named_as_the_backend_sees_it() {
+        let area = Area::new().unwrap();
+        fs::write(area.tmp().join("old"), b"x").unwrap();
+        let before = area.listing();
+        fs::create_dir(area.tmp().join("index")).unwrap();
+        fs::write(area.tmp().join("index/a.bin"), b"x").unwrap();
+        fs::write(area.home().join(".cache"), b"x").unwrap();
+        let after = area.listing();
+        assert_eq!(
+            left_behind(&before, &after),
+            ["$HOME/.cache", "$TMPDIR/index", "$TMPDIR/index/a.bin"]
+        );
+        let root = area.root.clone();
+        drop(area);
+        assert!(!root.exists(), "the area is removed with its contents");
+    }
+}
