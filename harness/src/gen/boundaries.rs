@@ -9,10 +9,14 @@
 //! - **transfer**: input sizes around every width, beside a small input they may fuse with, and
 //!   fused totals past 64 MiB, 1 GiB and 4 GiB;
 //! - **memory**: tensor sizes around every width and in every residue class modulo 32, a listed
-//!   input of every residue, and plans whose offsets pass 4 GiB.
+//!   input of every residue, and plans whose offsets pass 4 GiB;
+//! - **weights**: `ASCEND_WORK_PATH` and `ge.externalWeightDir` combined (unset, empty, the
+//!   sandbox, equal, nested either way, apart), in modes 1 and 2, with and without an unload; a
+//!   weight of every length modulo 512 before another in the combined file; the weights cap.
 
 use ge_spec::vocab::memory::{MemoryScenario, Role, Tensor};
 use ge_spec::vocab::transfer::{Placement, TransferInput, TransferScenario};
+use ge_spec::vocab::weights::{ConstNode, Fill, NodeType, WeightsScenario, WorkPathEnv};
 use ge_spec::vocab::{GraphFacts, OptionsScenario};
 use ge_spec::{Level, OptionKey, OptionMaps, Product, RunMode, ShapeKind};
 
@@ -240,6 +244,117 @@ pub fn memory() -> Vec<MemoryScenario> {
     out
 }
 
+/// A constant named `name` of `len` bytes of `byte`.
+fn filled(name: &str, byte: u8, len: u64) -> ConstNode {
+    ConstNode {
+        name: name.to_owned(),
+        node_type: NodeType::Const,
+        hex: None,
+        fill: Some(Fill { byte, len }),
+    }
+}
+
+/// A weights scenario of `constants` in mode `mode` (set at `level`), flushed to `dir` when
+/// given (at the same level), with `ASCEND_WORK_PATH` as `env`.
+fn weights_of(
+    mode: &str,
+    level: Level,
+    dir: Option<&str>,
+    env: WorkPathEnv,
+    constants: Vec<ConstNode>,
+    unload: bool,
+) -> WeightsScenario {
+    let mut options = OptionMaps::default();
+    let map = match level {
+        Level::Global => &mut options.global,
+        _ => &mut options.session,
+    };
+    map.insert(
+        OptionKey::ExternalWeight.as_str().to_owned(),
+        mode.to_owned(),
+    );
+    if let Some(dir) = dir {
+        map.insert(
+            OptionKey::ExternalWeightDir.as_str().to_owned(),
+            dir.to_owned(),
+        );
+    }
+    WeightsScenario {
+        options,
+        root_graph: "net".to_owned(),
+        constants,
+        ascend_work_path: env,
+        pid: 7,
+        session_id: 1,
+        work_dir: String::new(),
+        setup: Vec::new(),
+        unload,
+    }
+}
+
+/// The weights catalogue. Paths: every `ASCEND_WORK_PATH` state (unset, empty, the sandbox,
+/// `w`, `w/deep`) against every `ge.externalWeightDir` (unset, the sandbox, equal to `w`,
+/// nested in it, holding it, apart), in modes 1 and 2 at the session and global levels, each
+/// with and without an unload. Lengths: in mode 2, a weight of every length modulo 512 (and
+/// one past it) before a one-byte weight, whose offset depends on how the first is padded; in
+/// mode 1 the lengths around 32 and 512. The cap: weights totalling exactly
+/// [`ge_spec::vocab::weights::MAX_WEIGHT_BYTES`], and one byte more.
+pub fn weights() -> Vec<WeightsScenario> {
+    let mut out = Vec::new();
+    let two = || vec![filled("c0", 0x5a, 40), filled("c1", 0xa5, 3)];
+    let envs = [
+        WorkPathEnv::Unset,
+        WorkPathEnv::Empty,
+        WorkPathEnv::Set { path: ".".into() },
+        WorkPathEnv::Set { path: "w".into() },
+        WorkPathEnv::Set {
+            path: "w/deep".into(),
+        },
+    ];
+    let dirs = [None, Some("."), Some("w"), Some("w/deep"), Some("v")];
+    for env in &envs {
+        for dir in dirs {
+            for (mode, level) in [("1", Level::Session), ("2", Level::Global)] {
+                for unload in [false, true] {
+                    out.push(weights_of(mode, level, dir, env.clone(), two(), unload));
+                }
+            }
+        }
+    }
+    for r in 0..=512u64 {
+        out.push(weights_of(
+            "2",
+            Level::Session,
+            None,
+            WorkPathEnv::Unset,
+            vec![filled("c0", 0x11, r), filled("c1", 0x22, 1)],
+            false,
+        ));
+    }
+    for len in [1, 31, 32, 33, 511, 512, 513] {
+        out.push(weights_of(
+            "1",
+            Level::Session,
+            None,
+            WorkPathEnv::Unset,
+            vec![filled("c0", 0x33, len)],
+            true,
+        ));
+    }
+    let cap = ge_spec::vocab::weights::MAX_WEIGHT_BYTES;
+    for extra in [0, 1] {
+        out.push(weights_of(
+            "1",
+            Level::Session,
+            None,
+            WorkPathEnv::Unset,
+            vec![filled("c0", 0x44, cap - 1), filled("c1", 0x55, 1 + extra)],
+            false,
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,6 +375,42 @@ mod tests {
         for r in 0..32 {
             assert!(m.iter().any(|s| s.tensors.iter().any(|t| t.size % 32 == r)));
         }
+    }
+
+    #[test]
+    fn weights_reach_every_residue_modulo_512_and_every_path_combination() {
+        let w = weights();
+        for r in 0..512 {
+            assert!(
+                w.iter().any(|s| s.constants.len() == 2
+                    && s.constants[0]
+                        .fill
+                        .as_ref()
+                        .is_some_and(|f| f.len % 512 == r)),
+                "{r}"
+            );
+        }
+        let dir = |s: &WeightsScenario| {
+            [&s.options.session, &s.options.global]
+                .into_iter()
+                .find_map(|m| m.get(OptionKey::ExternalWeightDir.as_str()).cloned())
+        };
+        // The combination random scenarios reached in a few seeds only: the flush directory
+        // equal to ASCEND_WORK_PATH, then an unload; and one nested in it.
+        for (flush, env) in [("w", "w"), ("w/deep", "w"), ("w", "w/deep")] {
+            assert!(w.iter().any(|s| s.unload
+                && dir(s).as_deref() == Some(flush)
+                && s.ascend_work_path == WorkPathEnv::Set { path: env.into() }));
+        }
+        let cap = ge_spec::vocab::weights::MAX_WEIGHT_BYTES;
+        let total = |s: &WeightsScenario| {
+            s.constants
+                .iter()
+                .map(|c| c.fill.as_ref().map_or(0, |f| f.len))
+                .sum::<u64>()
+        };
+        assert!(w.iter().any(|s| total(s) == cap));
+        assert!(w.iter().any(|s| total(s) == cap + 1));
     }
 
     #[test]

@@ -27,7 +27,11 @@ pub fn boundary_scenarios(capability: Capability) -> Vec<Scenario> {
             .into_iter()
             .map(Scenario::Memory)
             .collect(),
-        _ => Vec::new(),
+        Capability::Weights => boundaries::weights()
+            .into_iter()
+            .map(Scenario::Weights)
+            .collect(),
+        Capability::Session => Vec::new(),
     }
 }
 
