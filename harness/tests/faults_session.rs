@@ -1,5 +1,6 @@
 //! Deliberately wrong session backends: each wraps the reference with one fault the contract
-//! forbids, and must be caught by the session cases naming the clause the fault breaks.
+//! forbids, and must be caught by the session cases naming the clause the fault breaks; the
+//! upstream ones wrap the upstream reference and are judged under the upstream profile.
 
 use std::collections::BTreeSet;
 
@@ -405,5 +406,111 @@ fn oracle_alone_names_the_clause(#[case] fault: Fault, #[case] clause: &str) {
     assert!(
         named.contains(clause),
         "{fault:?}: the oracle should name {clause}; it named {named:?}"
+    );
+}
+
+/// Upstream engines, each wrapping the upstream reference with one fault the upstream profile
+/// forbids.
+#[derive(Debug, Clone, Copy)]
+enum UpstreamFault {
+    /// A load refused on its options stops the whole script, as the documented profile has it:
+    /// the option errors are reported and nothing runs (SES-017's upstream entry refuses that
+    /// load alone).
+    WholeScriptStops,
+    /// A load refused on its options loads anyway, the script running on default options.
+    RefusedGraphLoads,
+}
+
+#[derive(Debug)]
+struct UpstreamFaulty(UpstreamFault);
+
+impl UpstreamFaulty {
+    fn run(&self, scenario: &SessionScenario) -> SessionObservation {
+        let mut obs = ge_reference::session::run(Profile::Upstream, scenario)
+            .expect("the reference runs sessions");
+        // A refusal of one load's options is the only error naming a graph.
+        if !obs.errors.iter().any(|d| d.subject.graph.is_some()) {
+            return obs;
+        }
+        match self.0 {
+            UpstreamFault::WholeScriptStops => {
+                obs.trace.clear();
+                obs.refreshes.clear();
+                obs.errors.retain(|d| d.subject.step.is_none());
+            }
+            UpstreamFault::RefusedGraphLoads => {
+                let mut plain = scenario.clone();
+                plain.options = Default::default();
+                for e in &mut plain.events {
+                    if let SessionEvent::Load { options, .. } = e {
+                        *options = None;
+                    }
+                }
+                if let Ok(ran) = ge_reference::session::run(Profile::Upstream, &plain) {
+                    obs.trace = ran.trace;
+                    obs.refreshes = ran.refreshes;
+                }
+            }
+        }
+        obs
+    }
+}
+
+impl Backend for UpstreamFaulty {
+    fn name(&self) -> &str {
+        "faulty-upstream-session"
+    }
+
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        [Capability::Session].into_iter().collect()
+    }
+
+    fn session(&self, scenario: &SessionScenario) -> Answer<SessionObservation> {
+        Ok(self.run(scenario))
+    }
+}
+
+#[test]
+fn the_upstream_reference_is_caught_by_nothing_under_upstream() {
+    let caught = caught_clauses(
+        &Judging::new(Profile::Upstream, ge_spec::Conformance::Strict),
+        &Reference::upstream(),
+        Some(Capability::Session),
+    );
+    assert!(
+        caught.is_empty(),
+        "the upstream reference fails {caught:#?}"
+    );
+}
+
+#[rstest]
+#[case::whole_script_stops(UpstreamFault::WholeScriptStops, "SES-017")]
+#[case::refused_graph_loads(UpstreamFault::RefusedGraphLoads, "SES-017")]
+fn upstream_fault_is_caught(#[case] fault: UpstreamFault, #[case] clause: &str) {
+    let caught = caught_clauses(
+        &Judging::failing(Profile::Upstream, clause),
+        &UpstreamFaulty(fault),
+        Some(Capability::Session),
+    );
+    assert!(
+        caught.contains_key(clause),
+        "{fault:?} should be caught by {clause}; caught: {caught:#?}"
+    );
+    // The oracle alone names the clause too, on the upstream cases' scenarios.
+    let judging = Judging::new(Profile::Upstream, ge_spec::Conformance::Strict);
+    let named: BTreeSet<String> = ge_spec::Spec::embedded()
+        .cases_in(Profile::Upstream)
+        .filter_map(|case| match &case.case.scenario {
+            ge_spec::Scenario::Session(s) => Some(s.clone()),
+            _ => None,
+        })
+        .flat_map(|s| {
+            ge_conformance::oracle::session::judge(&judging, &s, &UpstreamFaulty(fault).run(&s))
+        })
+        .map(|v| v.clause)
+        .collect();
+    assert!(
+        named.contains(clause),
+        "{fault:?}: the oracle named {named:?}"
     );
 }

@@ -132,6 +132,63 @@ proptest! {
         prop_assert!(!judge(&upstream(), &s, &obs).is_empty());
     }
 
+    /// Under the upstream profile, option values good and bad at every level and in one load's
+    /// own map, among them the values GE refuses graph by graph (SES-017's upstream entry): the
+    /// oracle accepts the upstream reference, and notices a trace entry dropped or a refused
+    /// load's error left out.
+    #[test]
+    fn oracle_judges_upstream_refusals_graph_by_graph(
+        values in prop::collection::vec(
+            (0usize..3, 0usize..5, prop::sample::select(vec!["0", "1", "2", "x", ""])),
+            0..4,
+        ),
+        own in prop::option::of((0usize..12, 0usize..5, prop::sample::select(vec!["1", "2", "x"]))),
+        events in prop::collection::vec(event(), 0..12),
+        pick in any::<prop::sample::Index>(),
+    ) {
+        let keys = [
+            "ge.exec.staticMemoryPolicy",
+            "ge.exec.reuseZeroCopyMemory",
+            "ge.featureBaseRefreshable",
+            "ge.exec.atomicCleanPolicy",
+            "ge.externalWeight",
+        ];
+        let mut s = SessionScenario {
+            options: Default::default(),
+            events,
+            ge_use_static_memory: None,
+        };
+        for (level, key, value) in values {
+            let map = match level {
+                0 => &mut s.options.global,
+                1 => &mut s.options.session,
+                _ => &mut s.options.graph,
+            };
+            map.insert(keys[key].to_owned(), value.to_owned());
+        }
+        if let Some((at, key, value)) = own {
+            if let Some(ge_spec::vocab::session::SessionEvent::Load { options, .. }) = s.events.get_mut(at) {
+                options.get_or_insert_with(Default::default).insert(keys[key].to_owned(), value.to_owned());
+            }
+        }
+        let obs = reference_under(Profile::Upstream, &s);
+        let found = judge(&upstream(), &s, &obs);
+        prop_assert!(found.is_empty(), "{:#?}\non {}", found, serde_json::to_string(&s).unwrap());
+        if !obs.trace.is_empty() {
+            let mut dropped = obs.clone();
+            dropped.trace.remove(pick.index(obs.trace.len()));
+            prop_assert!(!judge(&upstream(), &s, &dropped).is_empty());
+        }
+        let refused: Vec<usize> = (0..obs.errors.len())
+            .filter(|&i| obs.errors[i].subject.graph.is_some())
+            .collect();
+        if !refused.is_empty() {
+            let mut silent = obs.clone();
+            silent.errors.remove(refused[pick.index(refused.len())]);
+            prop_assert!(!judge(&upstream(), &s, &silent).is_empty());
+        }
+    }
+
     #[test]
     fn scenarios_survive_json(s in scenario()) {
         let text = serde_json::to_string(&s).unwrap();

@@ -14,6 +14,8 @@ use ge_spec::{
 
 mod upstream;
 
+pub use upstream::{check_point, CheckPoint};
+
 /// What the options layer needs to know about the graph and the run. Counts that a capability
 /// does not know are `None`, and the range checks that need them are skipped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

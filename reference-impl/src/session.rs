@@ -3,7 +3,9 @@
 //!
 //! The model, clause by clause (see `spec/tables/clauses/{SES,SMP,RZC,FBR}.toml`):
 //! - options are resolved before anything runs, once for the session and once per load; any
-//!   rejected option stops the script before its first event (SES-016, SES-017);
+//!   rejected option stops the script before its first event (SES-016, SES-017); upstream only
+//!   a value GE refuses at initialisation or session creation does, and any other refusal
+//!   refuses the one load whose checks make it, the rest of the script running;
 //! - feature memory is taken at load and given back at unload (SES-018): a block of its own
 //!   (`graph-<id>/feature`) or a shared pool (`static-pool`, `dynamic-pool`) chosen by
 //!   `ge.exec.staticMemoryPolicy` and the graph's shape (SMP-010..014): the session's policy,
@@ -29,7 +31,7 @@ use ge_spec::{
     Answer, Diagnostic, OptionKey, OptionMaps, Part, Product, Profile, RunMode, ShapeKind, Subject,
 };
 
-use crate::options::{resolve, Context, Resolution};
+use crate::options::{check_point, resolve, CheckPoint, Context, Resolution};
 
 /// Largest number of events, and largest total of executions, in one script (SES-020).
 pub const MAX_SCRIPT: u64 = 100_000;
@@ -240,10 +242,45 @@ struct Run {
     refreshes: Vec<RefreshResult>,
     errors: Vec<Diagnostic>,
     graphs: BTreeMap<u32, Graph>,
+    /// Upstream: graphs added whose compilation or build GE refused (SES-017); they hold no
+    /// memory, refuse executions and refreshes, and an unload removes them without an error.
+    unbuilt: BTreeSet<u32>,
     pools: BTreeMap<PoolKind, Pool>,
 }
 
 impl Run {
+    /// SES-017 upstream: whether GE refuses the load of graph `id` on options, with the load's
+    /// resolution `r`; the refusals GE reports are recorded as errors naming the graph.
+    ///
+    /// A graph already added and unbuilt fails again: its new map meets the addition checks
+    /// (their refusal is reported), then the compilation runs on the map it was added with,
+    /// which fails again, with no new error. Otherwise the load is refused when its
+    /// resolution rejects a value: refused at addition, the graph is never added; at
+    /// compilation or build, it stays added and unbuilt (unless a loaded graph holds the id:
+    /// that one stays as it is).
+    fn refused_by_options(&mut self, id: u32, r: Option<&Resolution>) -> bool {
+        let errors = r.map_or(&[][..], |r| r.observation.errors.as_slice());
+        let first = errors.iter().map(check_point).min();
+        if self.unbuilt.contains(&id) {
+            for d in errors
+                .iter()
+                .filter(|d| check_point(d) == CheckPoint::Addition)
+            {
+                self.errors.push(for_graph(d.clone(), id));
+            }
+            return true;
+        }
+        let Some(first) = first else {
+            return false;
+        };
+        self.errors
+            .extend(errors.iter().map(|d| for_graph(d.clone(), id)));
+        if first == CheckPoint::Compilation && !self.graphs.contains_key(&id) {
+            self.unbuilt.insert(id);
+        }
+        true
+    }
+
     fn push(&mut self, step: u32, action: TraceAction, pool: String, bytes: u64) {
         // SES-015: a block of no bytes is never allocated, so never freed either.
         if bytes > 0 {
@@ -453,6 +490,10 @@ impl Run {
     }
 
     fn unload(&mut self, step: u32, id: u32) {
+        if self.unbuilt.remove(&id) {
+            // SES-017 upstream: removing an added, unbuilt graph succeeds and frees nothing.
+            return;
+        }
         let Some(graph) = self.graphs.remove(&id) else {
             return self.refuse(
                 step,
@@ -513,9 +554,20 @@ pub fn run(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObserv
         graph: BTreeMap::new(),
     };
     let session = resolve(profile, &session_maps, context(ShapeKind::Static));
-    let mut rejected = session.rejected();
-    obs.errors
-        .extend(session.observation.errors.iter().cloned());
+    // SES-017: as documented, any rejected option stops the script; upstream, only a value GE
+    // refuses at initialisation or session creation does, and every other refusal belongs to
+    // the load whose addition, compilation or build makes it, reported when that load runs.
+    let per_graph = profile == Profile::Upstream
+        && !session
+            .observation
+            .errors
+            .iter()
+            .any(|d| check_point(d) == CheckPoint::Session);
+    let mut rejected = !per_graph && session.rejected();
+    if !per_graph {
+        obs.errors
+            .extend(session.observation.errors.iter().cloned());
+    }
     obs.warnings
         .extend(session.observation.warnings.iter().cloned());
     let mut per_load: Vec<Option<Resolution>> = Vec::with_capacity(events.len());
@@ -535,9 +587,11 @@ pub fn run(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObserv
             &graph_maps(scenario, options.as_ref()),
             context(*shape),
         );
-        rejected |= r.rejected();
-        for d in extra(&r.observation.errors, &session.observation.errors) {
-            obs.errors.push(for_graph(d, *graph));
+        if !per_graph {
+            rejected |= r.rejected();
+            for d in extra(&r.observation.errors, &session.observation.errors) {
+                obs.errors.push(for_graph(d, *graph));
+            }
         }
         for d in extra(&r.observation.warnings, &session.observation.warnings) {
             obs.warnings.push(for_graph(d, *graph));
@@ -559,6 +613,7 @@ pub fn run(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObserv
         refreshes: Vec::new(),
         errors: Vec::new(),
         graphs: BTreeMap::new(),
+        unbuilt: BTreeSet::new(),
         pools: BTreeMap::new(),
     };
     for (index, (event, resolution)) in events.iter().zip(&per_load).enumerate() {
@@ -572,6 +627,9 @@ pub fn run(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObserv
                 io_bytes,
                 ..
             } => {
+                if per_graph && run.refused_by_options(*graph, resolution.as_ref()) {
+                    continue;
+                }
                 let values = resolution
                     .as_ref()
                     .map(|r| r.values.clone())
@@ -608,9 +666,13 @@ pub fn run(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObserv
     for id in left {
         run.unload(end, id);
     }
+    // SES-017 upstream: a graph left added but unbuilt holds nothing; it goes without a trace.
+    run.unbuilt.clear();
     obs.trace = run.trace;
     obs.refreshes = run.refreshes;
     obs.errors.extend(run.errors);
     obs.canonicalize();
+    // Two refused loads of one graph with one map give the same refusal: it is reported once.
+    obs.errors.dedup();
     Ok(obs)
 }

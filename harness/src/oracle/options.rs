@@ -848,6 +848,13 @@ fn ge_order(d: &Diagnostic) -> (u8, u8) {
     }
 }
 
+/// The step at which GE refuses the value `d` names ([`ge_order`]): 0 and 1 before any graph
+/// (initialisation, session creation), 2 at the graph's addition, 3 and 4 at its compilation and
+/// build (SES-017's upstream entry).
+pub(super) fn ge_step(d: &Diagnostic) -> u8 {
+    ge_order(d).0
+}
+
 /// The step that gives the level warnings (OPT-002) of values set at `level`, before its own
 /// checks: the global list at initialisation, the session list at session creation, the graph
 /// list at graph addition.

@@ -27,7 +27,7 @@ use ge_spec::vocab::session::{
 use ge_spec::{Diagnostic, OptionKey, OptionMaps, Profile, ShapeKind, Spec, Subject};
 
 use super::diagnostics::{self, Expected};
-use super::options::{Alternative, Context, Reading, Values};
+use super::options::{ge_step, Alternative, Context, Reading, Values};
 use super::Violation;
 use crate::judging::Judging;
 
@@ -445,6 +445,9 @@ impl Model {
 #[derive(Debug, Clone, Copy)]
 enum StepKind {
     Refused,
+    /// Upstream: a load GE refuses on its options, or the unload of a graph it left unbuilt
+    /// (SES-017).
+    OptionsRefused,
     Load(u32),
     Execute(u32),
     Refresh,
@@ -471,6 +474,7 @@ fn blame(
 ) -> &'static str {
     let graph = match kind {
         StepKind::Refused => return "SES-012",
+        StepKind::OptionsRefused => return "SES-017",
         StepKind::Refresh => return "SES-018",
         StepKind::Load(g) | StepKind::Execute(g) | StepKind::Unload(g) => Some(g),
         StepKind::End => None,
@@ -871,7 +875,10 @@ fn judge_with(
         &obs.warnings,
         true,
     ));
-    if session_alt.rejected || load_alts.iter().flatten().any(|a| a.rejected) {
+    // SES-017: as documented any rejected option stops the script; upstream only a value GE
+    // refuses at initialisation or session creation does, and each other refusal is one load's.
+    let per_graph = profile == Profile::Upstream && !session.errors.iter().any(|d| ge_step(d) <= 1);
+    if !per_graph && (session_alt.rejected || load_alts.iter().flatten().any(|a| a.rejected)) {
         stops(&mut out, "SES-017", "an option is rejected");
         out.extend(diagnostics::compare(
             spec,
@@ -900,6 +907,11 @@ fn judge_with(
     let mut refreshes: Vec<(u32, u32, bool, &'static str)> = Vec::new();
     // (step, clause) of every refusal the clauses call for
     let mut refusals: BTreeMap<u32, &'static str> = BTreeMap::new();
+    // Upstream: the options' refusals of the loads GE refuses one by one, required and optional
+    // (SES-017), and the graphs GE added but could not build.
+    let mut load_errors: (Vec<Diagnostic>, Vec<Diagnostic>) = Default::default();
+    let mut unbuilt: BTreeSet<u32> = BTreeSet::new();
+    let mut options_refused = false;
     for (index, (event, res)) in events.iter().zip(load_alts).enumerate() {
         let step = index as u32;
         let id = match event {
@@ -922,7 +934,13 @@ fn judge_with(
                 io_bytes,
                 ..
             } => {
-                if model.graphs.contains_key(graph) {
+                let reading = loads.get(index).and_then(Option::as_ref);
+                if per_graph
+                    && refused_by_options(*graph, reading, &model, &mut unbuilt, &mut load_errors)
+                {
+                    options_refused = true;
+                    StepKind::OptionsRefused
+                } else if model.graphs.contains_key(graph) {
                     refusals.insert(step, "SES-012");
                     StepKind::Refused
                 } else {
@@ -1023,7 +1041,10 @@ fn judge_with(
                 StepKind::Refresh
             }
             SessionEvent::Unload { graph } => {
-                if model.graphs.contains_key(graph) {
+                if unbuilt.remove(graph) {
+                    // SES-017 upstream: removing an added, unbuilt graph succeeds, frees nothing.
+                    StepKind::OptionsRefused
+                } else if model.graphs.contains_key(graph) {
                     model.unload(*graph, &mut w);
                     StepKind::Unload(*graph)
                 } else {
@@ -1054,6 +1075,16 @@ fn judge_with(
         known: before,
         want: w,
     });
+
+    // SES-017 upstream: a refused load stops nothing; a backend that ran nothing at all when the
+    // script calls for entries or refresh results stopped the whole script.
+    let due_anything = wants.iter().any(|w| !w.want.is_empty()) || !refreshes.is_empty();
+    if options_refused && due_anything && obs.trace.is_empty() && obs.refreshes.is_empty() {
+        out.push(Violation::new(
+            "SES-017",
+            "GE refuses a load on its options by itself; the other events run, yet nothing ran",
+        ));
+    }
 
     // Entries, step by step, as multisets: counts per (action, block, bytes).
     type Key<'a> = (TraceAction, &'a str, u64);
@@ -1131,7 +1162,7 @@ fn judge_with(
 
     // Refusals: an error naming the deciding clause and the step (SES-012, FBR-013, FBR-014,
     // and FBR-011's under FBR-015); none for accepted events.
-    let expected: Vec<Expected> = refusals
+    let mut expected: Vec<Expected> = refusals
         .iter()
         .map(|(step, clause)| {
             let mut d = Diagnostic::new(*clause, "").subject(Subject::step(*step));
@@ -1141,6 +1172,14 @@ fn judge_with(
             Expected::exact(&d)
         })
         .collect();
+    let (mut required, mut optional) = load_errors;
+    required.sort();
+    required.dedup();
+    optional.sort();
+    optional.dedup();
+    optional.retain(|d| !required.contains(d));
+    expected.extend(required.iter().map(Expected::exact));
+    expected.extend(optional.iter().map(Expected::optional));
     out.extend(diagnostics::compare(
         spec,
         "errors",
@@ -1149,6 +1188,49 @@ fn judge_with(
         true,
     ));
     out
+}
+
+/// SES-017 upstream: whether GE refuses the load of graph `id` on its options (`reading`, the
+/// load's), adding the refusals it reports, naming the graph, to `errors` (required, optional).
+///
+/// A graph added and left unbuilt fails again: the addition checks of its new map are made
+/// (their refusals reported), then the compilation runs on the map it was added with and fails
+/// with no new error. Otherwise the load is refused when its reading rejects a value; refused at
+/// compilation or build (step 3 or 4), the graph stays added and unbuilt, unless a loaded graph
+/// holds the id.
+fn refused_by_options(
+    id: u32,
+    reading: Option<&Reading>,
+    model: &Model,
+    unbuilt: &mut BTreeSet<u32>,
+    errors: &mut (Vec<Diagnostic>, Vec<Diagnostic>),
+) -> bool {
+    let Some(r) = reading else {
+        return unbuilt.contains(&id);
+    };
+    let mark = |d: &Diagnostic| Diagnostic {
+        subject: d.subject.clone().in_graph(id),
+        ..d.clone()
+    };
+    if unbuilt.contains(&id) {
+        let at_addition = |d: &&Diagnostic| ge_step(d) == 2;
+        errors
+            .0
+            .extend(r.errors.iter().filter(at_addition).map(mark));
+        errors
+            .1
+            .extend(r.optional_errors.iter().filter(at_addition).map(mark));
+        return true;
+    }
+    let Some(first) = r.errors.iter().map(ge_step).min() else {
+        return false;
+    };
+    errors.0.extend(r.errors.iter().map(mark));
+    errors.1.extend(r.optional_errors.iter().map(mark));
+    if first >= 3 && !model.graphs.contains_key(&id) {
+        unbuilt.insert(id);
+    }
+    true
 }
 
 #[cfg(test)]

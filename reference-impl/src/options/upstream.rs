@@ -116,6 +116,34 @@ fn check_order(key: OptionKey, level: Level) -> (u8, u8) {
     }
 }
 
+/// The point at which GE makes the check refusing the value `d` names (OPT-011's upstream
+/// entry, SES-017's): before any graph (initialisation or session creation), or with one graph
+/// (its addition, compilation or build).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CheckPoint {
+    /// Initialisation or session creation: nothing runs.
+    Session,
+    /// The graph's addition: the graph is never added.
+    Addition,
+    /// The graph's compilation or build: the graph stays added, unbuilt.
+    Compilation,
+}
+
+/// Where GE refuses the value `d` names ([`CheckPoint`]); a diagnostic naming no option of the
+/// twelve is taken as refused at the graph's build, the last step.
+pub fn check_point(d: &Diagnostic) -> CheckPoint {
+    let key = d.key.as_deref().and_then(|k| k.parse::<OptionKey>().ok());
+    let step = match (key, d.level) {
+        (Some(key), Some(level)) => check_order(key, level).0,
+        _ => 4,
+    };
+    match step {
+        0 | 1 => CheckPoint::Session,
+        2 => CheckPoint::Addition,
+        _ => CheckPoint::Compilation,
+    }
+}
+
 /// The step whose entry check gives the level warnings (OPT-002) of `level`: the global list
 /// at initialisation, the session list at session creation, the graph list at graph addition,
 /// each before that step's own checks.
