@@ -68,15 +68,35 @@ enum Fault {
     IndexUnreported,
     /// Upstream writing (and listing) an index also when no constant is converted.
     IndexWhenNothingConverted,
+    /// Upstream creating the weight directory when nothing is converted (the profile before
+    /// EXW-015's early return was modelled).
+    DirWhenNothingConverted,
+    /// Upstream refusing a mode-2 root graph name of `.`, `..` or one with a `/`, as the
+    /// documented profile does (WGT-002).
+    GraphNameRefused,
+    /// Upstream stopping at the first mode-1 write that fails, so later weights get no file
+    /// (WGT-004).
+    StopsAtFirstFailure,
+    /// Upstream refusing a link at the temporary directory's path, as the documented profile
+    /// does (WGT-008).
+    TmpLinkRefused,
+    /// Upstream replacing a link planted at a weight file's name instead of writing through it
+    /// (WGT-007).
+    WeightLinkReplaced,
 }
 
 impl Fault {
     /// The profile whose reference the faulty backend wraps (and is judged under).
     fn profile(self) -> Profile {
         match self {
-            Fault::IndexOmitted | Fault::IndexUnreported | Fault::IndexWhenNothingConverted => {
-                Profile::Upstream
-            }
+            Fault::IndexOmitted
+            | Fault::IndexUnreported
+            | Fault::IndexWhenNothingConverted
+            | Fault::DirWhenNothingConverted
+            | Fault::GraphNameRefused
+            | Fault::StopsAtFirstFailure
+            | Fault::TmpLinkRefused
+            | Fault::WeightLinkReplaced => Profile::Upstream,
             _ => Profile::Documented,
         }
     }
@@ -172,7 +192,21 @@ impl Backend for Faulty {
             }
             _ => {}
         }
-        let mut obs = Reference::new(self.0.profile()).weights(&s, sandbox)?;
+        let odd_name = |g: &str| g.is_empty() || g == "." || g == ".." || g.contains('/');
+        let tmp = format!("tmp_weight_{}_{}", s.pid, s.session_id);
+        let tmp_is_link =
+            fs::symlink_metadata(sandbox.join(&tmp)).is_ok_and(|m| m.file_type().is_symlink());
+        let mut obs = match self.0 {
+            Fault::GraphNameRefused if mode(&s) == "2" && odd_name(&s.root_graph) => {
+                Reference::new(Profile::Documented).weights(&s, sandbox)?
+            }
+            Fault::TmpLinkRefused if tmp_is_link => {
+                let mut o = Reference::new(Profile::Documented).weights(&s, sandbox)?;
+                o.removed.clear();
+                o
+            }
+            _ => Reference::new(self.0.profile()).weights(&s, sandbox)?,
+        };
         let index = if obs.dir == "." {
             "meta.json".to_owned()
         } else {
@@ -212,12 +246,32 @@ impl Backend for Faulty {
                     }
                 }
             }
+            Fault::DirWhenNothingConverted
+                if !obs.dir.is_empty() && obs.errors.is_empty() && !converted =>
+            {
+                let _ = fs::create_dir_all(sandbox.join(&obs.dir));
+            }
+            Fault::StopsAtFirstFailure => stop_at_first_failure(scenario, &mut obs, sandbox),
+            Fault::WeightLinkReplaced => {
+                for f in &obs.files {
+                    let path = sandbox.join(&f.path);
+                    let link =
+                        fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+                    if link {
+                        if let Ok(bytes) = fs::read(&path) {
+                            let _ = fs::remove_file(&path);
+                            let _ = fs::write(&path, &bytes);
+                        }
+                    }
+                }
+            }
             Fault::IndexWritten | Fault::IndexWhenNothingConverted
                 if !obs.dir.is_empty()
                     && obs.errors.is_empty()
                     && (converted == matches!(self.0, Fault::IndexWritten)) =>
             {
                 let text = b"{}\n";
+                let _ = fs::create_dir_all(sandbox.join(&obs.dir));
                 if fs::write(sandbox.join(&index), text).is_ok() {
                     obs.files.push(WrittenFile {
                         path: index,
@@ -251,6 +305,46 @@ impl Backend for Faulty {
         }
         Ok(obs)
     }
+}
+
+/// The `ge.externalWeight` a scenario sets (session over global), `0` when none.
+fn mode(s: &WeightsScenario) -> &str {
+    s.options
+        .session
+        .get("ge.externalWeight")
+        .or_else(|| s.options.global.get("ge.externalWeight"))
+        .map_or("0", String::as_str)
+}
+
+/// Undoes every mode-1 weight file written after the first one whose write failed (in graph
+/// order): the load as it would be had it stopped there.
+fn stop_at_first_failure(s: &WeightsScenario, obs: &mut WeightsObservation, sandbox: &Path) {
+    let failed: Vec<&str> = obs
+        .errors
+        .iter()
+        .filter(|d| d.clause == "WGT-008")
+        .filter_map(|d| d.subject.path.as_deref())
+        .collect();
+    let names: Vec<String> = s
+        .constants
+        .iter()
+        .filter_map(|c| c.bytes(MAX_WEIGHT_BYTES).ok())
+        .map(|b| ge_reference::weights::weight_file_name(Profile::Upstream, &b))
+        .collect();
+    let Some(first) = names
+        .iter()
+        .position(|n| failed.iter().any(|f| f.ends_with(&format!("/{n}"))))
+    else {
+        return;
+    };
+    let later: Vec<&String> = names[first + 1..].iter().collect();
+    obs.files.retain(|f| {
+        let drop = later.iter().any(|n| f.path.ends_with(&format!("/{n}")));
+        if drop {
+            let _ = fs::remove_file(sandbox.join(&f.path));
+        }
+        !drop
+    });
 }
 
 fn sha(bytes: &[u8]) -> String {
@@ -342,6 +436,11 @@ fn reference_is_caught_by_nothing() {
 #[case::index_written(Fault::IndexWritten, "WGT-011")]
 #[case::upstream_index_unreported(Fault::IndexUnreported, "WGT-005")]
 #[case::upstream_index_when_nothing_converted(Fault::IndexWhenNothingConverted, "WGT-011")]
+#[case::upstream_dir_when_nothing_converted(Fault::DirWhenNothingConverted, "EXW-015")]
+#[case::upstream_graph_name_refused(Fault::GraphNameRefused, "WGT-002")]
+#[case::upstream_stops_at_first_failure(Fault::StopsAtFirstFailure, "WGT-004")]
+#[case::upstream_tmp_link_refused(Fault::TmpLinkRefused, "WGT-008")]
+#[case::upstream_weight_link_replaced(Fault::WeightLinkReplaced, "WGT-007")]
 fn fault_is_caught_by_its_clause(#[case] fault: Fault, #[case] clause: &str) {
     let caught = caught_clauses(
         &Judging::failing(fault.profile(), clause),
@@ -358,6 +457,7 @@ fn fault_is_caught_by_its_clause(#[case] fault: Fault, #[case] clause: &str) {
 /// default level (the profile before `meta.json` was modelled).
 #[rstest]
 #[case::upstream_index_omitted(Fault::IndexOmitted, "EXW-011", "EXW-014")]
+#[case::upstream_dir_when_nothing_converted(Fault::DirWhenNothingConverted, "EXW-011", "EXW-015")]
 fn upstream_fault_is_caught_in_both_modes(
     #[case] fault: Fault,
     #[case] mode1: &str,

@@ -6,7 +6,12 @@
 //! renamed: WGT-004), unload removes the `tmp_weight_<pid>_<sessionid>` directory and nothing
 //! else, never follows a symbolic link (WGT-006, WGT-007), and never touches the user's
 //! `ge.externalWeightDir` (EWD-013). Under the upstream profile a load that converts a constant
-//! also keeps an index, [`META_FILE`], at the top of the weight directory, as GE does.
+//! also keeps an index, [`META_FILE`], at the top of the weight directory, as GE does; a load
+//! that converts nothing creates no directory (EXW-015's upstream entry); each file is written
+//! under its final name, through a link planted there, and a failed mode-1 write does not stop
+//! the others (WGT-004's and WGT-007's upstream entries); a link at the temporary directory's
+//! path to a directory is used as the directory (WGT-008's); and the mode-2 root graph name is
+//! taken as it is, `/` included, as long as the combined file stays in the sandbox (WGT-002's).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -109,6 +114,33 @@ pub fn combined_file_name(profile: Profile, root_graph: &str) -> String {
     } else {
         format!("{root_graph}_weight_combined")
     }
+}
+
+/// The sandbox-relative parts of the mode-2 file of `root_graph` in the directory `dir` under
+/// `profile`, or `None` when it would leave the sandbox.
+///
+/// Documented: the name is one component (WGT-002 refuses a name that is not). Upstream joins
+/// the directory and the name with a `/` (`file_constant_utils.cc` `GetValidFullPath`), so a `/`
+/// in the name is a separator: empty and `.` components stay where they are, `..` goes up, and
+/// `.` or `..` alone are ordinary names (`._weight_combined`). The path is resolved by its
+/// spelling; the scenarios plant no link on the way below the directory.
+pub fn combined_path(profile: Profile, dir: &[String], root_graph: &str) -> Option<Vec<String>> {
+    let name = combined_file_name(profile, root_graph);
+    let mut parts = dir.to_vec();
+    if profile == Profile::Documented {
+        parts.push(name);
+        return Some(parts);
+    }
+    for part in name.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p.to_owned()),
+        }
+    }
+    (!parts.is_empty()).then_some(parts)
 }
 
 /// A sandbox-relative path as observations spell it (`.` for the sandbox itself).
@@ -270,10 +302,16 @@ fn check_scenario(
 
 /// Creates `parts` (and its missing parents) under the sandbox. The temporary directory must be
 /// a real directory: an existing link or file in its place is refused, so that nothing is ever
-/// written or removed through it (WGT-008).
-fn create_dir(sandbox: &Path, parts: &[String], tier: Tier) -> Result<(), String> {
+/// written or removed through it (WGT-008). Upstream checks only that something is there, links
+/// followed, and a link to a directory serves as the directory (WGT-008's upstream entry).
+fn create_dir(
+    profile: Profile,
+    sandbox: &Path,
+    parts: &[String],
+    tier: Tier,
+) -> Result<(), String> {
     let path = on_disk(sandbox, parts);
-    if tier == Tier::Temporary {
+    if tier == Tier::Temporary && profile == Profile::Documented {
         if let Ok(meta) = fs::symlink_metadata(&path) {
             if !meta.is_dir() {
                 return Err("it exists and is not a directory (a link or a file)".into());
@@ -293,6 +331,38 @@ fn create_dir(sandbox: &Path, parts: &[String], tier: Tier) -> Result<(), String
 /// its missing parents.
 fn work_path_usable(path: &Path) -> bool {
     path.exists() || fs::create_dir_all(path).is_ok()
+}
+
+/// Whether `ASCEND_WORK_PATH` exists or creating it could succeed, without creating anything:
+/// the nearest ancestor that exists, links followed, is a directory (a file or a dangling link on
+/// the way makes it impossible). Used where upstream never looks at the variable (nothing is
+/// converted: EXW-015's upstream entry) but the observation still names the directory the
+/// options choose.
+fn work_path_available(sandbox: &Path, path: &Path) -> bool {
+    let mut at = Some(path);
+    while let Some(p) = at {
+        if fs::symlink_metadata(p).is_ok() {
+            return fs::metadata(p).is_ok_and(|m| m.is_dir());
+        }
+        if p == sandbox {
+            return false;
+        }
+        at = p.parent();
+    }
+    false
+}
+
+/// Writes `bytes` to `dir/name` under its final name, as upstream does (WGT-004's upstream
+/// entry): created or truncated, and through a link planted at the name, whose target gets the
+/// bytes (WGT-007's upstream entry).
+fn write_in_place(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
 }
 
 /// Writes `bytes` to `dir/name` under a temporary name first, then renames it, so the final name
@@ -453,10 +523,15 @@ fn run(profile: Profile, scenario: &WeightsScenario, sandbox: &Path) -> WeightsO
         obs.nodes = weights.iter().map(kept).collect();
         return obs;
     }
+    let g = &scenario.root_graph;
     if mode == 2 {
-        let g = &scenario.root_graph;
-        let unnamed = g.is_empty() && profile == Profile::Documented;
-        if unnamed || g == "." || g == ".." || g.contains('/') || g.contains('\0') {
+        // Upstream takes the name as it is (WGT-002's upstream entry); a NUL cannot reach a
+        // file name under either profile.
+        let unusable = match profile {
+            Profile::Documented => g.is_empty() || g == "." || g == ".." || g.contains('/'),
+            Profile::Upstream => false,
+        };
+        if unusable || g.contains('\0') {
             obs.errors.push(
                 Diagnostic::new(
                     "WGT-002",
@@ -467,6 +542,9 @@ fn run(profile: Profile, scenario: &WeightsScenario, sandbox: &Path) -> WeightsO
             return obs;
         }
     }
+    // EXW-015 upstream: with nothing to convert GE returns before it makes its weight manager,
+    // so it neither creates the directory nor reads (or creates) ASCEND_WORK_PATH.
+    let converting = weights.iter().any(|w| converts(profile, &w.bytes));
     // The flush-path priority (EWD-010, EXW-016, EXW-017); an empty ASCEND_WORK_PATH counts as
     // unset (EXW-018).
     let tmp_name = tmp_dir_name(scenario.pid, scenario.session_id);
@@ -477,7 +555,13 @@ fn run(profile: Profile, scenario: &WeightsScenario, sandbox: &Path) -> WeightsO
             // EXW-022: upstream creates a missing ASCEND_WORK_PATH itself and, when it
             // cannot, flushes under the working directory instead; the documented profile
             // keeps the path, and the load fails when the directory cannot be made (WGT-008).
-            if profile == Profile::Upstream && !work_path_usable(&on_disk(sandbox, &parts)) {
+            let at = on_disk(sandbox, &parts);
+            let usable = if converting {
+                work_path_usable(&at)
+            } else {
+                work_path_available(sandbox, &at)
+            };
+            if profile == Profile::Upstream && !usable {
                 parts = work.clone();
             }
             parts.push(tmp_name);
@@ -489,9 +573,37 @@ fn run(profile: Profile, scenario: &WeightsScenario, sandbox: &Path) -> WeightsO
             (parts, Tier::Temporary)
         }
     };
+    if !converting && profile == Profile::Upstream {
+        obs.dir = show(&dir);
+        obs.nodes = weights.iter().map(kept).collect();
+        return obs;
+    }
+    let combined = if mode == 2 {
+        match combined_path(profile, &dir, g) {
+            Some(parts) => parts,
+            None => {
+                // WGT-002 upstream: GE would write there; the suite never lets a load write
+                // outside its sandbox (WGT-001), so such a name is a scenario error.
+                obs.errors.push(scenario_error(
+                    Subject::part(Part::RootGraph),
+                    format!("root graph name {g:?} puts the combined file outside the sandbox"),
+                ));
+                return obs;
+            }
+        }
+    } else {
+        Vec::new()
+    };
     obs.dir = show(&dir);
     let dir_path = on_disk(sandbox, &dir);
-    let loaded = match create_dir(sandbox, &dir, tier) {
+    let place = Place {
+        profile,
+        dir: &dir,
+        dir_path: &dir_path,
+        combined: &combined,
+        sandbox,
+    };
+    let loaded = match create_dir(profile, sandbox, &dir, tier) {
         Err(e) => {
             obs.errors.push(
                 Diagnostic::new(
@@ -502,7 +614,7 @@ fn run(profile: Profile, scenario: &WeightsScenario, sandbox: &Path) -> WeightsO
             );
             false
         }
-        Ok(()) => write_weights(profile, scenario, mode, &weights, &dir, &dir_path, &mut obs),
+        Ok(()) => write_weights(&place, mode, &weights, &mut obs),
     };
     if !loaded {
         obs.nodes.clear();
@@ -513,6 +625,16 @@ fn run(profile: Profile, scenario: &WeightsScenario, sandbox: &Path) -> WeightsO
     obs
 }
 
+/// Where a load writes: the profile, the weight directory (sandbox-relative and on disk), the
+/// combined file's sandbox-relative parts (mode 2) and the sandbox.
+struct Place<'a> {
+    profile: Profile,
+    dir: &'a [String],
+    dir_path: &'a Path,
+    combined: &'a [String],
+    sandbox: &'a Path,
+}
+
 /// Writes the files of mode 1 or 2 and fills `files` and `nodes`; false on a write failure.
 ///
 /// Under upstream, a load that converts at least one constant also keeps [`META_FILE`] at the
@@ -520,21 +642,19 @@ fn run(profile: Profile, scenario: &WeightsScenario, sandbox: &Path) -> WeightsO
 /// empty, when missing, before any weight is written, and holds the index once every weight
 /// is, so a write failing midway leaves it empty, as GE leaves the file it opened.
 fn write_weights(
-    profile: Profile,
-    scenario: &WeightsScenario,
+    place: &Place,
     mode: u8,
     weights: &[Weight],
-    dir: &[String],
-    dir_path: &Path,
     obs: &mut WeightsObservation,
 ) -> bool {
+    let profile = place.profile;
     let keeps_meta =
         profile == Profile::Upstream && weights.iter().any(|w| converts(profile, &w.bytes));
     if !keeps_meta {
-        return write_weight_files(profile, scenario, mode, weights, dir, dir_path, obs);
+        return write_weight_files(place, mode, weights, obs);
     }
-    let rel = join(dir, META_FILE);
-    let created = match open_meta(&dir_path.join(META_FILE)) {
+    let rel = join(place.dir, META_FILE);
+    let created = match open_meta(&place.dir_path.join(META_FILE)) {
         Ok(created) => created,
         Err(e) => {
             obs.errors.push(
@@ -544,7 +664,7 @@ fn write_weights(
             return false;
         }
     };
-    if !write_weight_files(profile, scenario, mode, weights, dir, dir_path, obs) {
+    if !write_weight_files(place, mode, weights, obs) {
         if created {
             // Left as it was opened, empty; it exists, so it is listed (WGT-005).
             obs.files.push(WrittenFile {
@@ -555,22 +675,30 @@ fn write_weights(
         }
         return false;
     }
-    let index = meta_index(profile, weights, dir, obs);
-    write_listed(dir, dir_path, META_FILE, &index, obs)
+    let index = meta_index(profile, weights, place.dir, obs);
+    let mut parts = place.dir.to_vec();
+    parts.push(META_FILE.to_owned());
+    write_listed(place, &parts, &index, obs)
 }
 
-/// Writes `bytes` to `name` in the directory (`dir`, at `dir_path`) under a temporary name
-/// (WGT-004) and lists the file in the observation; a failure is a WGT-008 error naming it.
-/// True when the file was written.
+/// Writes `bytes` to the file at the sandbox-relative `parts` and lists it in the observation;
+/// a failure is a WGT-008 error naming it. True when the file was written. The documented
+/// profile writes under a temporary name and renames (WGT-004); upstream writes in place.
 fn write_listed(
-    dir: &[String],
-    dir_path: &Path,
-    name: &str,
+    place: &Place,
+    parts: &[String],
     bytes: &[u8],
     obs: &mut WeightsObservation,
 ) -> bool {
-    let rel = join(dir, name);
-    match write_atomic(dir_path, name, bytes) {
+    let rel = show(parts);
+    let path = on_disk(place.sandbox, parts);
+    let done = match (place.profile, path.parent(), path.file_name()) {
+        (Profile::Documented, Some(dir), Some(name)) => {
+            write_atomic(dir, &name.to_string_lossy(), bytes)
+        }
+        _ => write_in_place(&path, bytes),
+    };
+    match done {
         Ok(()) => {
             obs.files.push(WrittenFile {
                 path: rel,
@@ -640,28 +768,37 @@ fn meta_index(
 }
 
 /// [`write_weights`] without the index: the weight files alone.
+///
+/// Mode 1 writes one file per distinct weight. The documented profile stops at the first that
+/// fails; upstream writes them all from a thread pool that runs every queued write before the
+/// load returns, so a failure leaves every other weight's file complete (WGT-004's upstream
+/// entry), each failed write reporting its own error.
 fn write_weight_files(
-    profile: Profile,
-    scenario: &WeightsScenario,
+    place: &Place,
     mode: u8,
     weights: &[Weight],
-    dir: &[String],
-    dir_path: &Path,
     obs: &mut WeightsObservation,
 ) -> bool {
-    let write = |name: &str, bytes: &[u8], obs: &mut WeightsObservation| -> bool {
-        write_listed(dir, dir_path, name, bytes, obs)
-    };
+    let profile = place.profile;
+    let dir = place.dir;
     if mode == 1 {
         let mut done = BTreeSet::new();
+        let mut failed = false;
         for w in weights {
             if !converts(profile, &w.bytes) {
                 obs.nodes.push(kept(w));
                 continue;
             }
             let name = weight_file_name(profile, &w.bytes);
-            if done.insert(name.clone()) && !write(&name, &w.bytes, obs) {
-                return false;
+            if done.insert(name.clone()) {
+                let mut parts = dir.to_vec();
+                parts.push(name.clone());
+                if !write_listed(place, &parts, &w.bytes, obs) {
+                    failed = true;
+                    if profile == Profile::Documented {
+                        return false;
+                    }
+                }
             }
             obs.nodes.push(NodeConversion {
                 name: converted_node_name(profile, &w.name, &w.bytes),
@@ -671,7 +808,7 @@ fn write_weight_files(
                 length: Some(w.bytes.len() as u64),
             });
         }
-        return true;
+        return !failed;
     }
     let (weights, left): (Vec<&Weight>, Vec<&Weight>) =
         weights.iter().partition(|w| converts(profile, &w.bytes));
@@ -705,40 +842,60 @@ fn write_weight_files(
         let at = at as usize;
         buffer[at..at + w.bytes.len()].copy_from_slice(&w.bytes);
     }
-    let name = combined_file_name(profile, &scenario.root_graph);
-    // EXW-015 upstream: GE opens the combined file for appending, so a regular file already of
-    // that name is kept and the weights go after its end; the documented profile replaces it.
-    let existing = match profile {
-        Profile::Upstream => match fs::symlink_metadata(dir_path.join(&name)) {
-            Ok(meta) if meta.is_file() => match fs::read(dir_path.join(&name)) {
-                Ok(old) => old,
-                Err(e) => {
-                    let rel = join(dir, &name);
-                    obs.errors.push(
-                        Diagnostic::new("WGT-008", format!("cannot read {rel}: {e}"))
-                            .subject(Subject::path(rel)),
-                    );
-                    return false;
-                }
-            },
-            _ => Vec::new(),
-        },
-        Profile::Documented => Vec::new(),
+    let rel = show(place.combined);
+    let written = match profile {
+        // EXW-015 upstream: GE opens the combined file for appending (through a link planted at
+        // its name, WGT-007's upstream entry; its parent is never created), so a regular file
+        // already there is kept and the weights go after its end.
+        Profile::Upstream => append(&on_disk(place.sandbox, place.combined), &buffer),
+        Profile::Documented => {
+            if write_listed(place, place.combined, &buffer, obs) {
+                Ok(0)
+            } else {
+                return false;
+            }
+        }
     };
-    let base = existing.len() as u64;
-    let mut contents = existing;
-    contents.extend_from_slice(&buffer);
-    if !write(&name, &contents, obs) {
-        return false;
+    let base = match written {
+        Ok(base) => base,
+        Err(e) => {
+            obs.errors.push(
+                Diagnostic::new("WGT-008", format!("cannot write {rel}: {e}"))
+                    .subject(Subject::path(rel)),
+            );
+            return false;
+        }
+    };
+    if profile == Profile::Upstream {
+        // Listed with what the file holds now: what was there, then the weights.
+        let all = fs::read(on_disk(place.sandbox, place.combined)).unwrap_or_default();
+        obs.files.push(WrittenFile {
+            path: rel.clone(),
+            len: all.len() as u64,
+            sha256: sha256_hex(&all),
+        });
     }
     for (w, &at) in weights.iter().zip(&offsets) {
         obs.nodes.push(NodeConversion {
             name: converted_node_name(profile, &w.name, &w.bytes),
             node_type: NodeType::FileConstant,
-            file: Some(join(dir, &name)),
+            file: Some(rel.clone()),
             offset: Some(base + at),
             length: Some(w.bytes.len() as u64),
         });
     }
     true
+}
+
+/// Appends `bytes` to the file at `path`, creating it when missing (its directory is not
+/// created); returns the length it had before.
+fn append(path: &Path, bytes: &[u8]) -> std::io::Result<u64> {
+    let mut file = fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)?;
+    let base = file.metadata()?.len();
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    Ok(base)
 }

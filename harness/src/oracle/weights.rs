@@ -127,6 +127,77 @@ fn combined_name(profile: Profile, root_graph: &str) -> String {
     }
 }
 
+/// The sandbox-relative path of the mode-2 file of `root_graph` in `dir` under `profile`, or
+/// `None` when it would leave the sandbox. Upstream joins directory and name with a `/`, so a
+/// `/` in the name separates components, `..` among them climbing (WGT-002's upstream entry);
+/// the documented name is one component.
+fn combined_file(profile: Profile, dir: &str, root_graph: &str) -> Option<String> {
+    let name = combined_name(profile, root_graph);
+    if profile == Profile::Documented {
+        return Some(in_dir(dir, &name));
+    }
+    let mut parts: Vec<&str> = if dir == "." {
+        Vec::new()
+    } else {
+        dir.split('/').collect()
+    };
+    for part in name.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+/// Where a write to the sandbox-relative `path` lands under `profile`: upstream follows the
+/// links the setup planted, at every component, the last one too (WGT-007's and WGT-008's
+/// upstream entries), so the path is resolved through them as the filesystem would; the
+/// documented profile refuses or replaces them, so the path is taken as it is. Only the plant
+/// record is read: the harness never follows a link on disk.
+fn landing(profile: Profile, setup: &[SetupStep], path: &str) -> String {
+    if profile == Profile::Documented {
+        return path.to_owned();
+    }
+    let links: BTreeMap<Vec<String>, Vec<String>> = setup
+        .iter()
+        .filter_map(|s| match s {
+            SetupStep::Symlink { path, target } => Some((
+                resolve_in_sandbox(&[], path)?,
+                resolve_in_sandbox(&[], target)?,
+            )),
+            _ => None,
+        })
+        .collect();
+    let Some(parts) = resolve_in_sandbox(&[], path) else {
+        return path.to_owned();
+    };
+    let real = follow(&links, &parts, 0);
+    rel(&real)
+}
+
+/// [`landing`]'s resolution of `parts` through `links` (link path -> target), at link depth
+/// `depth`; past 40 links the path is left as it is (the filesystem would refuse it).
+fn follow(
+    links: &BTreeMap<Vec<String>, Vec<String>>,
+    parts: &[String],
+    depth: usize,
+) -> Vec<String> {
+    let mut at: Vec<String> = Vec::new();
+    for part in parts {
+        at.push(part.clone());
+        if let Some(target) = links.get(&at) {
+            if depth < 40 {
+                at = follow(links, target, depth + 1);
+            }
+        }
+    }
+    at
+}
+
 /// Whether the scenario's unload removes the temporary directory (EXW-019; not upstream, whose
 /// online session API removes it only when the session ends: EXW-021).
 fn unload_removes(profile: Profile, scenario: &WeightsScenario) -> bool {
@@ -200,6 +271,8 @@ pub struct Expected {
     pub tier: Option<Tier>,
     /// The constants: name, type, bytes, in graph order.
     pub weights: Vec<(String, NodeType, Vec<u8>)>,
+    /// The combined file, sandbox-relative (mode 2, when a constant is converted).
+    pub combined: Option<String>,
 }
 
 /// Works out [`Expected`] for `scenario` under `profile`, with the strict reading of its options.
@@ -223,6 +296,7 @@ fn expected_with(
         dir: None,
         tier: None,
         weights: Vec::new(),
+        combined: None,
     };
     let Some(work) = resolve_in_sandbox(&[], &scenario.work_dir) else {
         return out;
@@ -273,13 +347,10 @@ fn expected_with(
     let user = values.external_weight_dir.clone().filter(|d| !d.is_empty());
     if mode != 0 {
         let g = &scenario.root_graph;
-        if mode == 2
-            && ((g.is_empty() && profile == Profile::Documented)
-                || g == "."
-                || g == ".."
-                || g.contains('/')
-                || g.contains('\0'))
-        {
+        // WGT-002: upstream takes any name but one with a NUL (which no file name holds).
+        let unusable = profile == Profile::Documented
+            && (g.is_empty() || g == "." || g == ".." || g.contains('/'));
+        if mode == 2 && (unusable || g.contains('\0')) {
             return out;
         }
         let tmp = format!("tmp_weight_{}_{}", scenario.pid, scenario.session_id);
@@ -313,6 +384,18 @@ fn expected_with(
                 (p, tier)
             }
         };
+        let converting = out.weights.iter().any(|w| converts(profile, &w.2));
+        if mode == 2 && converting {
+            // WGT-002 upstream: a name putting the combined file outside the sandbox is a
+            // scenario error (WGT-001), as the suite never lets a load write there.
+            match combined_file(profile, &rel(&parts), g) {
+                Some(path) => out.combined = Some(path),
+                None => {
+                    out.refusal = "WGT-001";
+                    return out;
+                }
+            }
+        }
         out.dir = Some(rel(&parts));
         out.tier = Some(tier);
     }
@@ -645,7 +728,10 @@ fn judge_expected(
             ));
         }
     } else {
-        let path = in_dir(&dir, &combined_name(profile, &scenario.root_graph));
+        let path = e
+            .combined
+            .clone()
+            .unwrap_or_else(|| in_dir(&dir, &combined_name(profile, &scenario.root_graph)));
         // EXW-015: graph order; upstream stores in the order of the node names, bytewise
         // (a stable sort; the names are unique).
         let mut stored = converted.clone();
@@ -655,7 +741,8 @@ fn judge_expected(
         // EXW-015 upstream: the combined file is opened for appending, so a file the setup
         // planted at its path stays, and the first offset is its length.
         let mut buffer = match profile {
-            Profile::Upstream => planted_file(scenario, &path).unwrap_or_default(),
+            Profile::Upstream => planted_file(scenario, &landing(profile, &scenario.setup, &path))
+                .unwrap_or_default(),
             Profile::Documented => Vec::new(),
         };
         let base = buffer.len() as u64;
@@ -920,11 +1007,14 @@ pub fn check_sandbox(
             _ => None,
         })
         .collect();
-    let reported: BTreeMap<&str, _> = o.files.iter().map(|f| (f.path.as_str(), f)).collect();
+    // Where each path the backend names really lies: upstream writes through the links the
+    // setup planted (WGT-007's and WGT-008's upstream entries).
+    let land = |p: &str| landing(profile, &scenario.setup, p);
+    let reported: BTreeMap<String, _> = o.files.iter().map(|f| (land(&f.path), f)).collect();
 
     // Every reported file is really there, with the reported length and hash (or removed).
     for f in &o.files {
-        match found.get(&f.path) {
+        match found.get(&land(&f.path)) {
             _ if gone(&f.path) => {}
             Some(Entry::File(bytes)) => {
                 if bytes.len() as u64 != f.len || sha(bytes) != f.sha256 {
@@ -973,7 +1063,7 @@ pub fn check_sandbox(
             }) else {
                 continue;
             };
-            let back = match found.get(file.as_str()) {
+            let back = match found.get(&land(file)) {
                 Some(Entry::File(bytes)) => usize::try_from(off).ok().and_then(|a| {
                     let b = a.checked_add(usize::try_from(len).ok()?)?;
                     bytes.get(a..b)
@@ -996,7 +1086,7 @@ pub fn check_sandbox(
     let meta = meta_path(profile, &e)
         .filter(|m| o.errors.is_empty() && e.tier != Some(Tier::WorkPathMissing) && !gone(m));
     if let Some(meta) = &meta {
-        if !matches!(found.get(meta.as_str()), Some(Entry::File(_))) {
+        if !matches!(found.get(&land(meta)), Some(Entry::File(_))) {
             v.push(Violation::new(
                 if e.mode == 1 { "EXW-011" } else { "EXW-014" },
                 format!("{meta} is not a regular file in the sandbox: GE keeps its index there whenever it converts a constant"),
@@ -1004,7 +1094,16 @@ pub fn check_sandbox(
         }
     }
     // Nothing on disk that the backend did not report or the harness did not plant.
-    let dir = e.dir.clone().filter(|_| !e.refused && e.mode != 0);
+    let dir = e
+        .dir
+        .clone()
+        .filter(|_| !e.refused && e.mode != 0)
+        .map(|d| land(&d));
+    // EXW-015 upstream: with nothing to convert GE returns before it makes its weight manager,
+    // so neither the directory nor ASCEND_WORK_PATH (nor a parent) is created.
+    let nothing_converted = profile == Profile::Upstream
+        && o.errors.is_empty()
+        && !e.weights.iter().any(|w| converts(profile, &w.2));
     for (path, entry) in &found {
         if plants.contains_key(path) {
             continue;
@@ -1019,6 +1118,15 @@ pub fn check_sandbox(
         }
         let allowed_dir = matches!(entry, Entry::Dir)
             && dir.as_deref().is_some_and(|d| d == path || under(d, path));
+        if allowed_dir && nothing_converted {
+            v.push(Violation::new(
+                if e.mode == 1 { "EXW-011" } else { "EXW-015" },
+                format!(
+                    "{path} was created, but GE creates no directory when it converts no constant"
+                ),
+            ));
+            continue;
+        }
         if allowed_dir {
             if gone(path) {
                 v.push(Violation::new(
