@@ -339,8 +339,7 @@ pub fn run_case(judging: &Judging, backend: &dyn Backend, case: &TableCase) -> V
         )),
         Ok(Ok(observation)) => {
             let verdict = judge_observation(judging, case, observation.clone());
-            let twin =
-                reuse_twin_violations(judging, backend, &case.case.scenario, &observation);
+            let twin = reuse_twin_violations(judging, backend, &case.case.scenario, &observation);
             if !twin.is_empty() {
                 let mut problems = verdict.problems().to_vec();
                 problems.extend(
