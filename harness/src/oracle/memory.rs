@@ -17,6 +17,13 @@
 //! ORI-010), the policy-0 memset region from step 0 to the death of its last memset output
 //! (ACP-012), a policy-1 operator's region over its outputs' span (ACP-013). Tensors of size 0
 //! occupy no byte.
+//!
+//! Reuse is also judged for being used: with reuse on, a plan that shares nothing where a tensor
+//! of exactly a freed tensor's size follows it breaks DRM-014 (intermediates), IRM-013 (a listed
+//! input) or ORM-013 (a listed output), and with tensors of one size the peak reaches the lower
+//! bound (DRM-016, the suite's bar). DRM-015 compares two plans of one engine, so it is judged
+//! where the backend is asked ([`crate::runner::reuse_twin_violations`]), with
+//! [`reuse_off_twin`] and [`judge_twin`].
 
 use std::collections::{BTreeMap, BTreeSet};
 
