@@ -175,6 +175,9 @@ pub fn compare(judging: &Judging, backend: &dyn Backend, scenario: &Scenario) ->
     };
     actual.canonicalize();
     let mut violations = oracle::judge(judging, scenario, &actual);
+    violations.extend(runner::reuse_twin_violations(
+        judging, backend, scenario, &actual,
+    ));
     if let (Scenario::Weights(s), Observation::Weights(o)) = (scenario, &actual) {
         violations.extend(oracle::weights::check_sandbox(
             judging,

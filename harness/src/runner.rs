@@ -281,6 +281,28 @@ fn leave_out_unnamed_meta(pattern: &serde_json::Value, actual: &mut serde_json::
     }
 }
 
+/// DRM-015, the one check that needs a second answer: when `observation` is a memory plan made
+/// with reuse on, asks `backend` for the same graph with reuse off and compares the two peaks
+/// ([`oracle::memory::judge_twin`]). The twin is a valid scenario of its own; when the backend
+/// cannot plan it (not supported, a panic, errors), nothing is compared here.
+pub fn reuse_twin_violations(
+    judging: &Judging,
+    backend: &dyn Backend,
+    scenario: &Scenario,
+    observation: &Observation,
+) -> Vec<oracle::Violation> {
+    let (Scenario::Memory(s), Observation::Memory(on)) = (scenario, observation) else {
+        return Vec::new();
+    };
+    let Some(twin) = oracle::memory::reuse_off_twin(judging.profile, s) else {
+        return Vec::new();
+    };
+    match ask(backend, &Scenario::Memory(twin), Path::new("")) {
+        Ok(Ok(Observation::Memory(off))) => oracle::memory::judge_twin(s, on, &off),
+        _ => Vec::new(),
+    }
+}
+
 /// Runs `case` against `backend`, judged under `judging` (the caller picks the cases that run
 /// under its profile: [`ge_spec::Case::runs_in`]). Weights cases get a fresh temporary sandbox,
 /// inspected afterwards.
@@ -304,6 +326,15 @@ pub fn run_case(judging: &Judging, backend: &dyn Backend, case: &TableCase) -> V
         )),
         Ok(Ok(observation)) => {
             let verdict = judge_observation(judging, case, observation.clone());
+            let twin = reuse_twin_violations(judging, backend, &case.case.scenario, &observation);
+            if !twin.is_empty() {
+                let mut problems = verdict.problems().to_vec();
+                problems.extend(
+                    twin.into_iter()
+                        .map(|v| Problem::weighed(judging, vec![v.clause], v.message)),
+                );
+                return Verdict::of(problems);
+            }
             if let (ge_spec::Scenario::Weights(s), ge_spec::Observation::Weights(o)) =
                 (&case.case.scenario, &observation)
             {

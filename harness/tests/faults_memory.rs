@@ -327,9 +327,11 @@ fn the_reference_is_caught_by_nothing() {
     assert!(caught.is_empty(), "{caught:#?}");
 }
 
-/// Faults the random plans reach rarely, each a wrapper around the reference: the default
-/// certification (cases and the memory property, whose boundary phase plans tensors of every
-/// width and residue) fails each on the clause it breaks.
+/// Faults the default certification must fail, each a wrapper around the reference: some the
+/// random plans reach rarely (the boundary phase plans tensors of every width and residue),
+/// some that only what a plan is for shows (reuse never used, a list ignored, a peak raised),
+/// which the DRM-015 twin of the cases and the memory property catches. Each is failed on the
+/// clause it breaks.
 #[derive(Debug, Clone, Copy)]
 enum Rare {
     /// Keeps offsets in 32 bits (integer width): a tensor past 4 GiB lands back at the bottom.
@@ -337,6 +339,42 @@ enum Rare {
     /// Checks a listed input's size against 16 bytes instead of 32 (residue): a 48-byte input
     /// is planned without the error.
     ResidueSixteen,
+    /// Never reuses memory (no reuse): with reuse on it plans as if it were off.
+    NeverReuse,
+    /// Ignores `ge.exec.inputReuseMemIndexes` when planning (ignored index list): listed inputs
+    /// are kept for the whole run, though the options' answer still reads the list.
+    IgnoreInputReuse,
+    /// Ignores `ge.exec.outputReuseMemIndexes` when planning, as `IgnoreInputReuse` does inputs.
+    IgnoreOutputReuse,
+    /// Plans with reuse on by stacking tensors in an order that pads every one to 4 KiB, while
+    /// its plan with reuse off packs them (reuse raises the peak).
+    PaddedReuse,
+}
+
+/// The reference's plan of `planned` in place of its plan of `scenario`, when both plan: the
+/// diagnostics stay those of `scenario`, so only the placement is wrong.
+fn planned_as(scenario: &MemoryScenario, planned: &MemoryScenario) -> Answer<MemoryObservation> {
+    let obs = Reference.memory(scenario)?;
+    if !obs.errors.is_empty() || obs.offsets.is_empty() {
+        return Ok(obs);
+    }
+    let mut other = Reference.memory(planned)?;
+    if !other.errors.is_empty() || other.offsets.is_empty() {
+        return Ok(obs);
+    }
+    other.warnings = obs.warnings;
+    other.errors = obs.errors;
+    other.aliases = obs.aliases;
+    Ok(other)
+}
+
+/// Whether the options leave reuse on: no level sets `ge.exec.disableReuseMemory` to `1`.
+fn reuse_on(scenario: &MemoryScenario) -> bool {
+    let key = "ge.exec.disableReuseMemory";
+    let maps = &scenario.options;
+    [&maps.global, &maps.session, &maps.graph]
+        .iter()
+        .all(|m| m.get(key).map(String::as_str) != Some("1"))
 }
 
 #[derive(Debug)]
@@ -374,6 +412,36 @@ impl Backend for RareFault {
                 repeak(scenario, &mut obs);
                 Ok(obs)
             }
+            Rare::NeverReuse => {
+                let mut s = scenario.clone();
+                s.options
+                    .graph
+                    .insert("ge.exec.disableReuseMemory".into(), "1".into());
+                planned_as(scenario, &s)
+            }
+            Rare::IgnoreInputReuse => {
+                planned_as(scenario, &without(scenario, "ge.exec.inputReuseMemIndexes"))
+            }
+            Rare::IgnoreOutputReuse => planned_as(
+                scenario,
+                &without(scenario, "ge.exec.outputReuseMemIndexes"),
+            ),
+            Rare::PaddedReuse => {
+                let mut obs = Reference.memory(scenario)?;
+                if !reuse_on(scenario) || !obs.errors.is_empty() || obs.offsets.is_empty() {
+                    return Ok(obs);
+                }
+                // Every tensor on a 4 KiB slot of its own, in name order: safe, never shared.
+                let mut base = 0u64;
+                for t in &scenario.tensors {
+                    obs.offsets.insert(t.name.clone(), base);
+                    base += aligned(t.size).unwrap_or(t.size).div_ceil(4096).max(1) * 4096;
+                }
+                repeak(scenario, &mut obs);
+                obs.reused_inputs.clear();
+                obs.reused_outputs.clear();
+                Ok(obs)
+            }
         }
     }
 }
@@ -381,6 +449,10 @@ impl Backend for RareFault {
 #[rstest]
 #[case::offsets_kept_in_32_bits(Rare::Offsets32, "DRM-011")]
 #[case::reuse_size_checked_at_16_bytes(Rare::ResidueSixteen, "IRM-011")]
+#[case::never_reuse(Rare::NeverReuse, "DRM-014")]
+#[case::ignore_input_reuse(Rare::IgnoreInputReuse, "IRM-013")]
+#[case::ignore_output_reuse(Rare::IgnoreOutputReuse, "ORM-013")]
+#[case::padded_reuse(Rare::PaddedReuse, "DRM-015")]
 fn rare_fault_is_caught_by_the_default_certification(#[case] fault: Rare, #[case] clause: &str) {
     let caught = ge_conformance::runner::caught_in_certification(
         &Judging::failing(Profile::Documented, clause),

@@ -17,6 +17,13 @@
 //! ORI-010), the policy-0 memset region from step 0 to the death of its last memset output
 //! (ACP-012), a policy-1 operator's region over its outputs' span (ACP-013). Tensors of size 0
 //! occupy no byte.
+//!
+//! Reuse is also judged for being used: with reuse on, a plan that shares nothing where a tensor
+//! of exactly a freed tensor's size follows it breaks DRM-014 (intermediates), IRM-013 (a listed
+//! input) or ORM-013 (a listed output), and with tensors of one size the peak reaches the lower
+//! bound (DRM-016, the suite's bar). DRM-015 compares two plans of one engine, so it is judged
+//! where the backend is asked ([`crate::runner::reuse_twin_violations`]), with
+//! [`reuse_off_twin`] and [`judge_twin`].
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -85,6 +92,74 @@ pub fn judge(
             rejected,
         )
     })
+}
+
+/// The same graph with memory reuse turned off at the graph level, the twin DRM-015 compares a
+/// plan with; `None` when reuse is off already (or the options are rejected, so there is no
+/// plan to compare), under the suite's reading of the options.
+pub fn reuse_off_twin(profile: Profile, scenario: &MemoryScenario) -> Option<MemoryScenario> {
+    if !scenario.validate().is_empty() {
+        return None;
+    }
+    let reading = Reading::new(profile, &scenario.options, context(scenario));
+    if reading.rejected() || reading.values().disable_reuse {
+        return None;
+    }
+    let mut twin = scenario.clone();
+    twin.options.graph.insert(
+        OptionKey::DisableReuseMemory.as_str().to_owned(),
+        "1".to_owned(),
+    );
+    Some(twin)
+}
+
+/// DRM-015: the peak of `on`, a plan made with reuse on, against the peak of `off`, the same
+/// engine's plan of the [`reuse_off_twin`] graph. The engine's padding is its own business, so
+/// `on` may exceed `off` by the padding of one tensor to the engine's alignment, read from its
+/// two plans as the greatest common divisor of their non-zero offsets (a placement order that
+/// puts another tensor on top changes the peak by at most that). Plans with errors, or none,
+/// are not compared: what they lack is judged where they are answered.
+pub fn judge_twin(
+    scenario: &MemoryScenario,
+    on: &MemoryObservation,
+    off: &MemoryObservation,
+) -> Vec<Violation> {
+    let planned = |o: &MemoryObservation| o.errors.is_empty() && !o.offsets.is_empty();
+    if !planned(on) || !planned(off) {
+        return Vec::new();
+    }
+    let gcd = |mut a: u64, mut b: u64| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    };
+    let unit = on
+        .offsets
+        .values()
+        .chain(off.offsets.values())
+        .fold(0, |g, &o| gcd(g, o));
+    let slack = if unit == 0 {
+        0
+    } else {
+        scenario
+            .tensors
+            .iter()
+            .filter(|t| t.size % unit != 0)
+            .map(|t| unit - t.size % unit)
+            .max()
+            .unwrap_or(0)
+    };
+    if on.peak_bytes > off.peak_bytes.saturating_add(slack) {
+        return vec![Violation::new(
+            "DRM-015",
+            format!(
+                "with memory reuse on the peak is {} bytes, but the same graph with `ge.exec.disableReuseMemory` = 1 is planned in {} (padding to the plans' {unit}-byte unit allows {slack} more)",
+                on.peak_bytes, off.peak_bytes
+            ),
+        )];
+    }
+    Vec::new()
 }
 
 /// Each of `wanted`, required exactly.
@@ -377,6 +452,8 @@ impl<'a> Plan<'a> {
             return;
         };
         let shared = self.check_sharing(&offsets, &ends, out);
+        self.check_reuse_used(&shared, out);
+        self.check_lower_bound(out);
         self.check_reports(&shared, out);
         self.check_aliases(&offsets, out);
         self.check_cleanup(&offsets, &ends, out);
@@ -517,6 +594,105 @@ impl<'a> Plan<'a> {
             });
         }
         None
+    }
+
+    /// DRM-014, IRM-013, ORM-013: with reuse on, a plan in which no two tensors share a byte
+    /// (alias pairs aside) while memory could plainly have been reused. "Plainly" is narrow on
+    /// purpose, so that every planner that reuses memory at all shares something there: an
+    /// intermediate tensor of exactly the size of a tensor whose memory is free before it begins
+    /// (another intermediate that has ended, a listed input after its last use) or after it ends
+    /// (a listed output before its first use). A planner may pass up any one chance to reuse; it
+    /// may not pass up every one.
+    fn check_reuse_used(&self, shared: &[bool], out: &mut Vec<Violation>) {
+        if self.values.disable_reuse || shared.iter().any(|&s| s) {
+            return;
+        }
+        let intermediates: Vec<&Tensor> = self
+            .tensors
+            .iter()
+            .filter(|t| t.size > 0 && t.role == Role::Intermediate)
+            .collect();
+        for (k, x) in self.tensors.iter().enumerate() {
+            if x.size == 0 || self.partner[k].is_some() {
+                continue;
+            }
+            let (clause, what) = match (self.keep[k], &x.role) {
+                (Keep::Own, Role::Intermediate) => ("DRM-014", "intermediate tensor"),
+                (Keep::ListedInput, _) => ("IRM-013", "listed input"),
+                (Keep::ListedOutput, _) => ("ORM-013", "listed output"),
+                _ => continue,
+            };
+            let fits = intermediates.iter().find(|y| {
+                y.size == x.size
+                    && if clause == "ORM-013" {
+                        y.last < x.first
+                    } else {
+                        x.last < y.first
+                    }
+            });
+            if let Some(y) = fits {
+                let when = if clause == "ORM-013" {
+                    "before it is first used"
+                } else {
+                    "after it was last used"
+                };
+                out.push(Violation::new(
+                    clause,
+                    format!(
+                        "memory reuse is on, yet no two tensors share a byte: `{}` ({} bytes, steps {}..={}) could take the memory of {what} `{}` (steps {}..={}), free {when}",
+                        y.name, y.size, y.first, y.last, x.name, x.first, x.last
+                    ),
+                ));
+            }
+        }
+    }
+
+    /// DRM-016: with reuse on and tensors of one size (rounded up to 32 bytes), no memset output
+    /// and no alias pair, the peak is at most that size times the most tensors whose kept spans
+    /// meet at one step.
+    fn check_lower_bound(&self, out: &mut Vec<Violation>) {
+        if self.values.disable_reuse || self.partner.iter().any(Option::is_some) {
+            return;
+        }
+        let mut size = None;
+        let mut events: Vec<(u64, bool)> = Vec::new();
+        for (k, t) in self.tensors.iter().enumerate() {
+            if matches!(t.role, Role::Memset { .. }) {
+                return;
+            }
+            if t.size == 0 {
+                continue;
+            }
+            let Some(a) = aligned(t.size) else { return };
+            if *size.get_or_insert(a) != a {
+                return;
+            }
+            // Starts before ends at one step: the spans are inclusive.
+            let (first, last) = self.span[k];
+            events.push((u64::from(first) * 2, true));
+            events.push((u64::from(last) * 2 + 1, false));
+        }
+        let Some(size) = size else { return };
+        events.sort_unstable();
+        let (mut live, mut most) = (0u64, 0u64);
+        for (_, start) in events {
+            if start {
+                live += 1;
+                most = most.max(live);
+            } else {
+                live -= 1;
+            }
+        }
+        let bound = size.saturating_mul(most);
+        if self.obs.peak_bytes > bound {
+            out.push(Violation::new(
+                "DRM-016",
+                format!(
+                    "every tensor takes {size} bytes rounded up and at most {most} are kept at one step, so a peak of {bound} is reachable, but the plan's peak is {}",
+                    self.obs.peak_bytes
+                ),
+            ));
+        }
     }
 
     /// IRM-012 / ORM-012: the reuse reports list exactly the listed inputs and outputs whose bytes
