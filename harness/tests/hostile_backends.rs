@@ -126,7 +126,8 @@ fn lines_nobody_asked_for_fail_at_once_without_a_shrink_storm() {
 #[cfg(unix)]
 #[test]
 fn a_helper_in_the_backends_process_group_does_not_outlive_the_run() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
+    // Where a confined backend may write (ge_conformance::confine): under the sandbox root.
+    let dir = tempfile::tempdir_in(ge_conformance::sandbox::root()).expect("a temporary directory");
     let pidfile = dir.path().join("helper.pid");
     let command = format!(
         "sh {} {} {}",
@@ -204,7 +205,8 @@ fn endless_inputs_are_refused_by_their_cap() {
 #[cfg(unix)]
 #[test]
 fn an_interrupted_harness_stops_its_backend() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
+    // Where a confined backend may write (ge_conformance::confine): under the sandbox root.
+    let dir = tempfile::tempdir_in(ge_conformance::sandbox::root()).expect("a temporary directory");
     let pidfile = dir.path().join("backend.pid");
     // The backend hangs on every request, so the run is still going when it is interrupted.
     let backend = format!(

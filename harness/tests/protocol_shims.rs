@@ -180,7 +180,8 @@ fn another_protocol_version_is_refused_once() {
 
 #[test]
 fn a_backend_that_never_greets_is_given_up_after_three_tries() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    // Where a confined backend may write (ge_conformance::confine): under the sandbox root.
+    let dir = tempfile::tempdir_in(ge_conformance::sandbox::root()).expect("temp dir");
     let starts = dir.path().join("starts");
     let err = never_greets(&format!(
         "sh {} {}",
@@ -234,7 +235,8 @@ fn alive(pid: &str) -> bool {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_hung_backend_behind_a_shell_is_stopped_with_it() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
+    // Where a confined backend may write (ge_conformance::confine): under the sandbox root.
+    let dir = tempfile::tempdir_in(ge_conformance::sandbox::root()).expect("temp dir");
     let pids = dir.path().join("pids");
     let inner = format!(
         "MISBEHAVE_PIDFILE={} python3 {} hang dynamic -- {}; :",
