@@ -2,8 +2,10 @@
 //! backends of `faults_*.rs`: every named `#[case::...]` there is one row (capability, fault,
 //! the clause that must catch it). Those tests prove each row; this one only checks that the
 //! published table lists exactly them. Run with `UPDATE_FAULTS=1` to rewrite the table after
-//! adding a fault, then review the diff.
+//! adding a fault, then review the diff. Each fault's class (integer width, length, ...) comes
+//! from `fault_classes.toml`.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use ge_conformance::judging::Judging;
@@ -88,7 +90,47 @@ fn rows(tests: &Path) -> Vec<Row> {
     out
 }
 
-fn markdown(rows: &[Row]) -> String {
+/// One class of realistic fault (`fault_classes.toml`).
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Class {
+    name: String,
+    what: String,
+    faults: Vec<String>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Classes {
+    class: Vec<Class>,
+}
+
+fn classes(tests: &Path) -> Vec<Class> {
+    let text = std::fs::read_to_string(tests.join("fault_classes.toml")).expect("the classes");
+    toml::from_str::<Classes>(&text)
+        .expect("fault_classes.toml parses")
+        .class
+}
+
+/// The class of each fault, `<capability>/<name>` -> class name.
+fn class_of(classes: &[Class]) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for c in classes {
+        for f in &c.faults {
+            let before = out.insert(f.clone(), c.name.clone());
+            assert!(before.is_none(), "{f} is in two classes");
+        }
+    }
+    out
+}
+
+fn markdown(rows: &[Row], classes: &[Class]) -> String {
+    let class = class_of(classes);
+    let class_of_row = |r: &Row| {
+        class
+            .get(&format!("{}/{}", r.capability, r.name))
+            .map_or("rule", String::as_str)
+    };
     let mut s = String::from(
         "# Fault-detection table\n\n\
          Written by `UPDATE_FAULTS=1 cargo test -p ge-conformance --test fault_table` from the\n\
@@ -99,7 +141,9 @@ fn markdown(rows: &[Row]) -> String {
          documented, a failure at level strict). `cargo test -p ge-conformance --test\n\
          faults_<capability>` proves every row (the transfer rows also name the clause the\n\
          transfer oracle alone, without the cases' expectations, must report). The same tests\n\
-         check that the reference itself fails nothing, even at level strict.\n\n",
+         check that the reference itself fails nothing, even at level strict. The class says\n\
+         what kind of engine bug the fault stands for (`harness/tests/fault_classes.toml`); a\n\
+         fault of class `rule` breaks one rule of a clause.\n\n",
     );
     let mut caps: Vec<&str> = rows.iter().map(|r| r.capability.as_str()).collect();
     caps.dedup();
@@ -125,9 +169,22 @@ fn markdown(rows: &[Row]) -> String {
         rows.len(),
         rows.len() - doc
     ));
+    s.push_str("\n| class | what | faults |\n|---|---|---:|\n");
+    for c in classes {
+        s.push_str(&format!(
+            "| {} | {} | {} |\n",
+            c.name,
+            c.what,
+            c.faults.len()
+        ));
+    }
+    let rules = rows.iter().filter(|r| class_of_row(r) == "rule").count();
+    s.push_str(&format!(
+        "| rule | one rule of a clause broken | {rules} |\n"
+    ));
     for cap in caps {
         s.push_str(&format!(
-            "\n## {cap}\n\n| fault | wrong backend | caught by | level |\n|---|---|---|---|\n"
+            "\n## {cap}\n\n| fault | class | wrong backend | caught by | level |\n|---|---|---|---|---|\n"
         ));
         for r in rows.iter().filter(|r| r.capability == cap) {
             let clauses = r
@@ -137,8 +194,9 @@ fn markdown(rows: &[Row]) -> String {
                 .collect::<Vec<_>>()
                 .join(", ");
             s.push_str(&format!(
-                "| {} | `{}` | {clauses} | {} |\n",
+                "| {} | {} | `{}` | {clauses} | {} |\n",
                 r.name,
+                class_of_row(r),
                 r.fault.replace('|', "\\|"),
                 level(r)
             ));
@@ -160,7 +218,18 @@ fn the_fault_table_lists_every_named_fault() {
         rows.iter().all(|r| !r.clauses.is_empty()),
         "every fault names the clause that catches it"
     );
-    let want = markdown(&rows);
+    let classes = classes(&root.join("tests"));
+    let names: Vec<String> = rows
+        .iter()
+        .map(|r| format!("{}/{}", r.capability, r.name))
+        .collect();
+    for c in &classes {
+        assert!(!c.faults.is_empty(), "class {} has no fault", c.name);
+        for f in &c.faults {
+            assert!(names.contains(f), "class {}: no fault named {f}", c.name);
+        }
+    }
+    let want = markdown(&rows, &classes);
     let path = root.join("../docs/faults.md");
     if std::env::var_os("UPDATE_FAULTS").is_some() {
         std::fs::write(&path, &want).expect("docs/faults.md written");

@@ -485,3 +485,62 @@ fn the_upstream_reference_is_caught_by_nothing() {
         "the upstream reference fails: {caught:#?}"
     );
 }
+
+/// Faults only the default certification's generated scenarios reach (the weights property,
+/// whose boundary phase combines every `ASCEND_WORK_PATH` with every `ge.externalWeightDir`).
+#[derive(Debug, Clone, Copy)]
+enum Rare {
+    /// A flush directory equal to ASCEND_WORK_PATH is taken for the engine's own temporary
+    /// directory, and unload removes it with the user's weights: a combination of two paths.
+    EqualDirsTakenForTemp,
+    /// An index written beside the sandbox (`<sandbox>/../`), outside the chosen directory.
+    WritesBeside,
+}
+
+#[derive(Debug)]
+struct RareFault(Rare);
+
+impl Backend for RareFault {
+    fn name(&self) -> &str {
+        "rare-weights-fault"
+    }
+
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        [Capability::Weights].into_iter().collect()
+    }
+
+    fn weights(&self, scenario: &WeightsScenario, sandbox: &Path) -> Answer<WeightsObservation> {
+        let obs = Reference::new(Profile::Documented).weights(scenario, sandbox)?;
+        match self.0 {
+            Rare::EqualDirsTakenForTemp => {
+                let env = match &scenario.ascend_work_path {
+                    WorkPathEnv::Set { path } => path.trim_start_matches("./"),
+                    _ => "",
+                };
+                if scenario.unload && user_dir_set(scenario) && !env.is_empty() && obs.dir == env {
+                    let _ = fs::remove_dir_all(sandbox.join(&obs.dir));
+                }
+            }
+            Rare::WritesBeside if !obs.files.is_empty() => {
+                let _ = fs::write(sandbox.join("../stray-index"), b"{}\n");
+            }
+            Rare::WritesBeside => {}
+        }
+        Ok(obs)
+    }
+}
+
+#[rstest]
+#[case::equal_dirs_taken_for_temp(Rare::EqualDirsTakenForTemp, "EWD-013")]
+#[case::writes_beside_the_sandbox(Rare::WritesBeside, "WGT-007")]
+fn rare_fault_is_caught_by_the_generated_scenarios(#[case] fault: Rare, #[case] clause: &str) {
+    let caught = ge_conformance::runner::caught_in_certification(
+        &Judging::failing(Profile::Documented, clause),
+        &RareFault(fault),
+        "property/weights",
+    );
+    assert!(
+        caught.contains(clause),
+        "{fault:?} should be caught by {clause}; caught by {caught:?}"
+    );
+}
