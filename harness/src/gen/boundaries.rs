@@ -342,15 +342,16 @@ pub fn weights() -> Vec<WeightsScenario> {
             true,
         ));
     }
-    // One byte past the cap is refused before anything is read or written; the cap itself
-    // would hold 128 MiB in the two sandboxes of every trial, more than the rest of a run.
+    // One byte past the cap, the large weight last so that the total is refused before it is
+    // decoded; the cap itself would hold 128 MiB in the two sandboxes of every trial, more
+    // than the rest of a run.
     let cap = ge_spec::vocab::weights::MAX_WEIGHT_BYTES;
     out.push(weights_of(
         "1",
         Level::Session,
         None,
         WorkPathEnv::Unset,
-        vec![filled("c0", 0x44, cap), filled("c1", 0x55, 1)],
+        vec![filled("c0", 0x55, 1), filled("c1", 0x44, cap)],
         false,
     ));
     out
