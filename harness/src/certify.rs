@@ -435,38 +435,69 @@ pub fn run_case_trial(
     result
 }
 
-/// Applies the waivers to a result; returns the indexes of the waivers that matched. A waived
-/// failure is `waived`; a waived trial that passes is an unexpected pass; a deviation stays a
-/// deviation (it fails nothing to waive).
-pub fn apply_waivers(result: &mut TrialResult, expectations: &Expectations) -> Vec<usize> {
-    let matched: Vec<(usize, String)> = expectations
+/// Applies the waivers to a result. A waived failure is `waived`; a trial that passes is an
+/// unexpected pass when a waiver names it (or one of its clauses) exactly, and stays a pass
+/// when only globs cover it; a deviation stays a deviation (it fails nothing to waive).
+pub fn apply_waivers(result: &mut TrialResult, expectations: &Expectations) {
+    let matched: Vec<&crate::expectations::Waiver> = expectations
         .matching(&result.name, &result.clauses)
-        .map(|(i, w)| {
-            (
-                i,
-                format!("{} ({}, expires {})", w.reason, w.tracker, w.expires),
-            )
-        })
+        .map(|(_, w)| w)
         .collect();
-    if let Some((_, why)) = matched.first() {
-        match result.outcome {
-            Outcome::Fail => {
+    let why = |w: &crate::expectations::Waiver| {
+        format!("{} ({}, expires {})", w.reason, w.tracker, w.expires)
+    };
+    match result.outcome {
+        Outcome::Fail => {
+            if let Some(w) = matched.first() {
                 result.outcome = Outcome::Waived;
                 result.message = Some(format!(
-                    "waived: {why}\n{}",
+                    "waived: {}\n{}",
+                    why(w),
                     result.message.clone().unwrap_or_default()
                 ));
             }
-            Outcome::Pass => {
+        }
+        // Only a waiver naming this trial or clause exactly insists that it fails; a glob
+        // covers a group of which some may pass (part of a fix landed).
+        Outcome::Pass => {
+            if let Some(w) = matched.iter().find(|w| !w.is_glob()) {
                 result.outcome = Outcome::UnexpectedPass;
                 result.message = Some(format!(
-                    "passed, but is waived as failing: {why}; remove the waiver"
+                    "passed, but is waived as failing: {}; remove the waiver",
+                    why(w)
                 ));
             }
-            _ => {}
         }
+        _ => {}
     }
-    matched.into_iter().map(|(i, _)| i).collect()
+}
+
+/// The waivers that match no trial of the suite under `profile`, by name or by the clauses it
+/// checks: stale, reported by `certify` and by [`crate::libtest::Suite`] alike, never failing.
+pub fn stale_waivers(
+    expectations: &Expectations,
+    profile: ge_spec::Profile,
+) -> Vec<&crate::expectations::Waiver> {
+    let mut used = vec![false; expectations.waive.len()];
+    let spec = Spec::embedded();
+    let mut mark = |name: &str, clauses: &[String]| {
+        for (i, _) in expectations.matching(name, clauses) {
+            used[i] = true;
+        }
+    };
+    for case in spec.cases_in(profile) {
+        mark(&case.full_name(), &case.case.clauses);
+    }
+    for cap in Capability::ALL {
+        mark(&format!("property/{cap}"), &property_clauses(profile, cap));
+    }
+    expectations
+        .waive
+        .iter()
+        .zip(used)
+        .filter(|(_, u)| !u)
+        .map(|(w, _)| w)
+        .collect()
 }
 
 /// Every trial of the suite under `profile`, by name, in run order: the cases, then one
@@ -531,11 +562,8 @@ pub fn certify(
         .collect();
     let total = cases.len() + props.len();
     let mut trials = Vec::with_capacity(total);
-    let mut used = vec![false; cfg.expectations.waive.len()];
     let mut finish = |mut r: TrialResult, trials: &mut Vec<TrialResult>| {
-        for i in apply_waivers(&mut r, &cfg.expectations) {
-            used[i] = true;
-        }
+        apply_waivers(&mut r, &cfg.expectations);
         progress(trials.len() + 1, total, &r);
         trials.push(r);
     };
@@ -559,13 +587,11 @@ pub fn certify(
         };
         finish(r, &mut trials);
     }
-    let stale = cfg
-        .expectations
-        .waive
-        .iter()
-        .zip(&used)
-        .filter(|(_, u)| !**u)
-        .map(|(w, _)| format!("{} ({})", w.pattern, w.tracker))
+    // Stale means matching no trial of the suite, whatever the filter ran: the same list as
+    // under `cargo test`.
+    let stale = stale_waivers(&cfg.expectations, cfg.judging.profile)
+        .into_iter()
+        .map(|w| format!("{} ({})", w.pattern, w.tracker))
         .collect();
     let expired = cfg
         .expectations

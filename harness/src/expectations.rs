@@ -29,6 +29,15 @@ pub struct Waiver {
     pub expires: String,
 }
 
+impl Waiver {
+    /// True when the pattern is a glob (`*` or `?`) rather than one trial or clause: such a
+    /// waiver accepts failures among the trials it covers and does not insist that each of
+    /// them fails (see [`crate::certify::apply_waivers`]).
+    pub fn is_glob(&self) -> bool {
+        self.pattern.contains(['*', '?'])
+    }
+}
+
 /// Reads `expires`, refusing anything that is not a real date written `YYYY-MM-DD`.
 fn calendar_date<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     let text = String::deserialize(d)?;

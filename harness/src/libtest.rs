@@ -23,11 +23,18 @@
 //!
 //! At level `documented` (the default) a trial that only departs from the suite's own choices
 //! passes; the deviations are listed after libtest's summary. At level `strict` they fail.
+//!
+//! Waivers behave as under `certify`: a waived failure is listed after the summary;
+//! a trial an exact waiver names that passes fails as an unexpected pass (a glob waiver only
+//! accepts the failures among the trials it covers); an expired waiver is a failing trial
+//! `waiver/expired/<pattern>` (the waived trials still run); a waiver that matches no trial is
+//! a trial `waiver/stale/<pattern>` that shows as ignored with that reason. A waived failure
+//! shows as ignored too, with the waiver's reason: it is not a pass.
 
 use std::sync::{Arc, Mutex};
 
 use ge_spec::{Backend, Conformance, Profile, Spec};
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 use crate::certify::{self, Config};
 use crate::expectations::Expectations;
@@ -39,16 +46,32 @@ pub struct Suite<B> {
     backend: Arc<B>,
     config: Config,
     deviations: Arc<Mutex<Vec<String>>>,
+    waived: Arc<Mutex<Vec<String>>>,
 }
 
-fn render(r: &TrialResult) -> String {
+fn render(r: &TrialResult, cfg: &Config) -> String {
     let mut out = r.message.clone().unwrap_or_default();
     if let Some(s) = &r.scenario {
         out.push_str(&format!("\nscenario: {s}"));
         // The command line cannot load a backend linked into the vendor's test binary: rerun the
         // trial here, and ask the reference what it answers for the same scenario.
+        // The settings that change which scenarios a property draws travel with the line.
+        let default = Config::default();
+        let mut env = String::new();
+        if cfg.seed != default.seed {
+            env.push_str(&format!("GE_CONFORMANCE_SEED={} ", cfg.seed));
+        }
+        if cfg.cases != default.cases {
+            env.push_str(&format!("GE_CONFORMANCE_CASES={} ", cfg.cases));
+        }
+        if cfg.judging.profile != default.judging.profile {
+            env.push_str(&format!("GE_CONFORMANCE_PROFILE={} ", cfg.judging.profile));
+        }
+        if cfg.judging.level != default.judging.level {
+            env.push_str(&format!("GE_CONFORMANCE_LEVEL={} ", cfg.judging.level));
+        }
         out.push_str(&format!(
-            "\nrerun: cargo test -- --exact {}",
+            "\nrerun: {env}cargo test -- --exact {}",
             certify::shell_quote(&r.name)
         ));
         out.push_str(&format!(
@@ -59,21 +82,39 @@ fn render(r: &TrialResult) -> String {
     out
 }
 
-fn verdict(r: TrialResult, deviations: &Mutex<Vec<String>>) -> Result<(), Failed> {
+/// Where a trial's outcome goes besides pass or fail: the lists printed after the summary.
+#[derive(Debug, Clone, Default)]
+struct Lists {
+    deviations: Arc<Mutex<Vec<String>>>,
+    waived: Arc<Mutex<Vec<String>>>,
+}
+
+/// A trial's outcome as libtest shows it: a waived failure is neither a pass nor a failure, so
+/// it shows as ignored with the waiver's reason (and is listed after the summary).
+fn verdict(r: TrialResult, cfg: &Config, lists: &Lists) -> Result<Completion, Failed> {
+    let deviations = &lists.deviations;
     match r.outcome {
-        Outcome::Pass | Outcome::Waived => Ok(()),
+        Outcome::Pass => Ok(Completion::Completed),
+        Outcome::Waived => {
+            let why = r.message.as_deref().unwrap_or_default();
+            let first = why.lines().next().unwrap_or_default().to_owned();
+            if let Ok(mut w) = lists.waived.lock() {
+                w.push(format!("{}: {first}", r.name));
+            }
+            Ok(Completion::ignored_with(first))
+        }
         Outcome::Deviation => {
             if let Ok(mut d) = deviations.lock() {
                 d.push(format!("{}: {}", r.name, r.deviations.join(", ")));
             }
-            Ok(())
+            Ok(Completion::Completed)
         }
         // Such trials are marked ignored; run anyway (`--include-ignored`), a skip must still
         // never show as a pass.
         Outcome::NotSupported => {
             Err(format!("not supported: {}", r.message.unwrap_or_default()).into())
         }
-        Outcome::Fail | Outcome::UnexpectedPass => Err(render(&r).into()),
+        Outcome::Fail | Outcome::UnexpectedPass => Err(render(&r, cfg).into()),
     }
 }
 
@@ -119,6 +160,14 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
             backend: Arc::new(backend),
             config,
             deviations: Arc::new(Mutex::new(Vec::new())),
+            waived: Arc::new(Mutex::new(Vec::new())),
+        }
+    }
+
+    fn lists(&self) -> Lists {
+        Lists {
+            deviations: Arc::clone(&self.deviations),
+            waived: Arc::clone(&self.waived),
         }
     }
 
@@ -146,21 +195,21 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         let config = Arc::new(self.config.clone());
         let mut trials = Vec::new();
         for case in Spec::embedded().cases_in(self.config.judging.profile) {
-            let (backend, config, case_ref, deviations) = (
+            let (backend, config, case_ref, lists) = (
                 Arc::clone(&self.backend),
                 Arc::clone(&config),
                 case.clone(),
-                Arc::clone(&self.deviations),
+                self.lists(),
             );
-            let waived = |r: TrialResult, cfg: &Config| apply(r, cfg);
             trials.push(
-                Trial::test(case.full_name(), move || {
+                Trial::ignorable_test(case.full_name(), move || {
                     verdict(
-                        waived(
+                        apply(
                             certify::run_case_trial(backend.as_ref(), &case_ref, &config),
                             &config,
                         ),
-                        &deviations,
+                        &config,
+                        &lists,
                     )
                 })
                 .with_kind(case.capability().as_str())
@@ -168,23 +217,44 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
             );
         }
         for cap in ge_spec::Capability::ALL {
-            let (backend, config, deviations) = (
-                Arc::clone(&self.backend),
-                Arc::clone(&config),
-                Arc::clone(&self.deviations),
-            );
+            let (backend, config, lists) =
+                (Arc::clone(&self.backend), Arc::clone(&config), self.lists());
             trials.push(
-                Trial::test(format!("property/{cap}"), move || {
+                Trial::ignorable_test(format!("property/{cap}"), move || {
                     verdict(
                         apply(
                             certify::run_property(backend.as_ref(), cap, &config),
                             &config,
                         ),
-                        &deviations,
+                        &config,
+                        &lists,
                     )
                 })
                 .with_kind("property")
                 .with_ignored_flag(!declared.contains(&cap)),
+            );
+        }
+        let expectations = &self.config.expectations;
+        for w in expectations.expired(self.config.today) {
+            let why = format!(
+                "expired waiver: {} ({}, expired {}): renew it or remove it",
+                w.pattern, w.tracker, w.expires
+            );
+            trials.push(
+                Trial::test(format!("waiver/expired/{}", w.pattern), move || {
+                    Err(why.into())
+                })
+                .with_kind("waiver"),
+            );
+        }
+        for w in certify::stale_waivers(expectations, self.config.judging.profile) {
+            trials.push(
+                Trial::ignorable_test(format!("waiver/stale/{}", w.pattern), || {
+                    Ok(Completion::ignored_with(
+                        "this waiver matches no trial of the suite: remove it",
+                    ))
+                })
+                .with_kind("waiver"),
             );
         }
         trials
@@ -193,19 +263,18 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
     /// Parses the libtest arguments, runs the trials and exits with libtest's status.
     pub fn run_and_exit(self) -> ! {
         let args = Arguments::from_args();
-        let expired = self.config.expectations.expired(self.config.today);
-        if !expired.is_empty() {
-            for w in expired {
-                eprintln!(
-                    "expired waiver: {} ({}, expired {})",
-                    w.pattern, w.tracker, w.expires
-                );
-            }
-            std::process::exit(101);
-        }
         let level = self.config.judging.level;
         let deviations = Arc::clone(&self.deviations);
+        let waived = Arc::clone(&self.waived);
         let conclusion = libtest_mimic::run(&args, self.trials());
+        let mut listed = waived.lock().map(|w| w.clone()).unwrap_or_default();
+        if !listed.is_empty() {
+            listed.sort();
+            println!("{} trial(s) failed as waived:", listed.len());
+            for w in listed {
+                println!("  waived {w}");
+            }
+        }
         let mut listed = deviations.lock().map(|d| d.clone()).unwrap_or_default();
         if !listed.is_empty() {
             listed.sort();

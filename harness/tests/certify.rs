@@ -494,3 +494,100 @@ fn impossible_waiver_dates_are_refused_with_their_line() {
     )
     .is_ok());
 }
+
+#[test]
+fn a_glob_waiver_accepts_the_failures_it_covers_and_leaves_the_passes_alone() {
+    let cfg = Config {
+        filter: Some("options-numbers/".into()),
+        expectations: waivers(
+            r#"
+[[waive]]
+match = "options-numbers/ifs-*"
+reason = "range check off by one"
+tracker = "ENG-1"
+expires = "2027-01-01"
+"#,
+        ),
+        ..small()
+    };
+    let report = run(&OffByOne, &cfg);
+    let ifs: Vec<_> = report
+        .trials
+        .iter()
+        .filter(|t| t.name.starts_with("options-numbers/ifs-"))
+        .collect();
+    assert!(ifs.iter().any(|t| t.outcome == Outcome::Waived));
+    assert!(ifs.iter().any(|t| t.outcome == Outcome::Pass));
+    assert!(
+        ifs.iter()
+            .all(|t| matches!(t.outcome, Outcome::Waived | Outcome::Pass)),
+        "a glob insists on no trial failing"
+    );
+    assert_eq!(report.totals.unexpected_pass, 0);
+    assert!(report.stale_waivers.is_empty());
+}
+
+/// Runs the `cargo test` route's trials named exactly `names` and returns libtest's tally.
+fn libtest_run(
+    suite: ge_conformance::libtest::Suite<OffByOne>,
+    names: &[&str],
+) -> libtest_mimic::Conclusion {
+    let trials: Vec<_> = suite
+        .trials()
+        .into_iter()
+        .filter(|t| names.contains(&t.name()))
+        .collect();
+    assert_eq!(trials.len(), names.len(), "every named trial exists");
+    // Into a file of its own: an inner libtest summary in the test log would read as this
+    // binary's own.
+    let log = tempfile::NamedTempFile::new().expect("a log file");
+    let args = libtest_mimic::Arguments::from_iter([
+        "conformance".to_owned(),
+        "--test-threads=1".to_owned(),
+        format!("--logfile={}", log.path().display()),
+    ]);
+    libtest_mimic::run(&args, trials)
+}
+
+#[test]
+fn under_cargo_test_waivers_behave_as_under_certify_and_nothing_panics_before_the_run() {
+    let suite = || {
+        ge_conformance::libtest::Suite::new(OffByOne).with_config(Config {
+            expectations: waivers(
+                r#"
+[[waive]]
+match = "options-numbers/ifs-rejects-max-plus-one"
+reason = "off by one"
+tracker = "ENG-1"
+expires = "2026-11-01"
+
+[[waive]]
+match = "options-numbers/ifs-accepts-zero"
+reason = "thought to fail"
+tracker = "ENG-2"
+expires = "2027-01-01"
+
+[[waive]]
+match = "nothing/*"
+reason = "stale"
+tracker = "ENG-3"
+expires = "2027-01-01"
+"#,
+            ),
+            ..small()
+        })
+    };
+    // The waived failure is ignored (not passed), its expired waiver fails a trial of its own,
+    // the stale one shows as ignored, and an exact waiver on a passing trial fails it.
+    let waived = libtest_run(suite(), &["options-numbers/ifs-rejects-max-plus-one"]);
+    assert_eq!((waived.num_ignored, waived.num_failed), (1, 0));
+    let expired = libtest_run(
+        suite(),
+        &["waiver/expired/options-numbers/ifs-rejects-max-plus-one"],
+    );
+    assert_eq!(expired.num_failed, 1);
+    let stale = libtest_run(suite(), &["waiver/stale/nothing/*"]);
+    assert_eq!((stale.num_ignored, stale.num_failed), (1, 0));
+    let unexpected = libtest_run(suite(), &["options-numbers/ifs-accepts-zero"]);
+    assert_eq!(unexpected.num_failed, 1);
+}
