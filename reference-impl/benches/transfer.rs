@@ -36,7 +36,7 @@ fn scenario(n: u32, seed: u64) -> TransferScenario {
             } else {
                 65_537 + (r >> 8) % (1 << 20)
             };
-            let placement = if (r >> 4) % 10 == 0 {
+            let placement = if (r >> 4).is_multiple_of(10) {
                 Placement::Device
             } else {
                 Placement::Host

@@ -67,7 +67,7 @@ pub struct ConstNode {
 /// Decodes hexadecimal text (two digits per byte, either case).
 pub fn decode_hex(text: &str) -> Result<Vec<u8>, String> {
     let digits = text.as_bytes();
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return Err(format!("odd number of hex digits ({})", digits.len()));
     }
     let value = |d: u8| -> Result<u8, String> {
