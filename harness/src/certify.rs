@@ -526,6 +526,19 @@ pub enum SetupError {
     NoScenarios,
 }
 
+fn micros(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
+/// This machine's host name, for the report (none where the system does not say).
+fn host_name() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_owned())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .filter(|h| !h.is_empty())
+}
+
 /// Checks that `cfg` can make a meaningful run under its profile.
 pub fn check(cfg: &Config) -> Result<(), SetupError> {
     if cfg.cases == 0 {
@@ -562,7 +575,13 @@ pub fn certify(
         .collect();
     let total = cases.len() + props.len();
     let mut trials = Vec::with_capacity(total);
+    let started = std::time::SystemTime::now();
+    let run_started = Instant::now();
+    // Each trial's wall time counts from the end of the one before it.
+    let mut last = Instant::now();
     let mut finish = |mut r: TrialResult, trials: &mut Vec<TrialResult>| {
+        r.micros = micros(last.elapsed());
+        last = Instant::now();
         apply_waivers(&mut r, &cfg.expectations);
         progress(trials.len() + 1, total, &r);
         trials.push(r);
@@ -614,6 +633,12 @@ pub fn certify(
         upstream_source: (cfg.judging.profile == ge_spec::Profile::Upstream)
             .then(|| crate::divergence::pinned(Spec::embedded())),
         confinement: None,
+        started: Some(
+            chrono::DateTime::<chrono::Utc>::from(started)
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        ),
+        host: host_name(),
+        micros: micros(run_started.elapsed()),
     };
     Ok(Report::new(meta, trials, stale, expired))
 }

@@ -90,6 +90,9 @@ pub struct TrialResult {
     /// For failures: the scenario (after shrinking, for properties).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scenario: Option<serde_json::Value>,
+    /// Wall time the trial took, in microseconds (0 when unknown).
+    #[serde(default)]
+    pub micros: u64,
     /// For failures: a command line that reproduces it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reproducer: Option<String>,
@@ -141,6 +144,7 @@ impl TrialResult {
             reproducer: None,
             scenarios: 0,
             counterexamples: Vec::new(),
+            micros: 0,
         }
     }
 
@@ -222,6 +226,15 @@ pub struct Meta {
     /// Landlock or not: `ge_conformance::confine`); absent for an in-process backend.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confinement: Option<String>,
+    /// When the run started, RFC 3339 in UTC (`2026-12-01T20:45:07Z`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<String>,
+    /// The machine it ran on (its host name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// Wall time of the whole run, in microseconds.
+    #[serde(default)]
+    pub micros: u64,
 }
 
 /// Counts of outcomes.
@@ -570,6 +583,18 @@ impl Report {
         if let Some(c) = &m.confinement {
             let _ = writeln!(out, "| confinement | {} |", md(c));
         }
+        if let Some(t) = &m.started {
+            let _ = writeln!(
+                out,
+                "| started | {} ({:.1} s{}) |",
+                md(t),
+                m.micros as f64 / 1e6,
+                m.host
+                    .as_ref()
+                    .map(|h| format!(" on {}", md(h)))
+                    .unwrap_or_default()
+            );
+        }
         let _ = writeln!(out, "| suite | {} {} |", m.suite, m.suite_version);
         let _ = writeln!(out, "| spec tables (SHA-256) | `{}` |", m.spec_digest);
         let _ = writeln!(
@@ -640,79 +665,108 @@ impl Report {
     /// JUnit XML: one test suite per capability, one test case per trial. A deviation is a
     /// skipped test whose message starts with `deviation`: not a pass, not a failure.
     pub fn to_junit(&self) -> String {
-        let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        let t = &self.totals;
-        let _ = writeln!(
-            out,
-            "<testsuites name=\"ge-conformance\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">",
-            t.total(),
-            t.failed + t.unexpected_pass,
-            t.not_supported + t.waived + t.deviations
-        );
+        use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
+        let m = &self.meta;
+        let duration = std::time::Duration::from_micros;
+        let timestamp = m
+            .started
+            .as_deref()
+            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok());
+        let mut properties = vec![
+            ("spec_digest", m.spec_digest.clone()),
+            ("backend", m.backend.clone()),
+            ("profile", m.profile.to_string()),
+            ("level", m.level.to_string()),
+            ("verdict", self.verdict.as_str().to_owned()),
+            ("seed", m.seed.to_string()),
+        ];
+        for (name, value) in [
+            ("filter", &m.filter),
+            ("upstream_source", &m.upstream_source),
+            ("confinement", &m.confinement),
+            ("host", &m.host),
+        ] {
+            if let Some(v) = value {
+                properties.push((name, v.clone()));
+            }
+        }
+        let mut report = quick_junit::Report::new("ge-conformance");
+        report.set_time(duration(m.micros));
+        if let Some(t) = timestamp {
+            report.set_timestamp(t);
+        }
+        // The backend's standard error goes with the first suite that failed (or the first).
+        let stderr_with = Capability::ALL
+            .iter()
+            .copied()
+            .filter(|c| self.trials.iter().any(|t| t.capability == *c))
+            .find(|c| {
+                self.trials
+                    .iter()
+                    .any(|t| t.capability == *c && t.outcome.fails_run())
+            })
+            .or_else(|| self.trials.first().map(|t| t.capability));
         for cap in Capability::ALL {
             let trials: Vec<_> = self.trials.iter().filter(|x| x.capability == cap).collect();
             if trials.is_empty() {
                 continue;
             }
-            let failures = trials.iter().filter(|x| x.outcome.fails_run()).count();
-            let skipped = trials
-                .iter()
-                .filter(|x| {
-                    matches!(
-                        x.outcome,
-                        Outcome::NotSupported | Outcome::Waived | Outcome::Deviation
-                    )
-                })
-                .count();
-            let _ = writeln!(out, "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\">", cap, trials.len());
-            let _ = writeln!(out, "    <properties><property name=\"spec_digest\" value=\"{}\"/><property name=\"backend\" value=\"{}\"/><property name=\"profile\" value=\"{}\"/><property name=\"level\" value=\"{}\"/><property name=\"verdict\" value=\"{}\"/><property name=\"seed\" value=\"{}\"/>{}{}</properties>", xml(&self.meta.spec_digest), xml(&self.meta.backend), self.meta.profile, self.meta.level, xml(self.verdict.as_str()), self.meta.seed, self.meta.filter.as_ref().map(|f| format!("<property name=\"filter\" value=\"{}\"/>", xml(f))).unwrap_or_default(), self.meta.upstream_source.as_ref().map(|u| format!("<property name=\"upstream_source\" value=\"{}\"/>", xml(u))).unwrap_or_default() + &self.meta.confinement.as_ref().map(|c| format!("<property name=\"confinement\" value=\"{}\"/>", xml(c))).unwrap_or_default());
+            let mut suite = TestSuite::new(cap.as_str());
+            suite.set_time(duration(trials.iter().map(|t| t.micros).sum()));
+            if let Some(t) = timestamp {
+                suite.set_timestamp(t);
+            }
+            suite.add_properties(
+                properties
+                    .iter()
+                    .map(|(n, v)| Property::new(*n, spelled(v))),
+            );
+            if stderr_with == Some(cap) && !self.backend_stderr.is_empty() {
+                suite.set_system_err(spelled(&self.backend_stderr));
+            }
             for trial in trials {
-                let _ = write!(
-                    out,
-                    "    <testcase classname=\"{}\" name=\"{}\">",
-                    cap,
-                    xml(&trial.name)
-                );
-                match trial.outcome {
-                    Outcome::Pass => {}
+                let message = trial.message.clone().unwrap_or_default();
+                let first = message.lines().next().unwrap_or_default();
+                let status = match trial.outcome {
+                    Outcome::Pass => TestCaseStatus::success(),
                     Outcome::Fail | Outcome::UnexpectedPass => {
-                        let msg = trial.message.clone().unwrap_or_default();
-                        let repro = trial.reproducer.clone().unwrap_or_default();
-                        let _ = write!(
-                            out,
-                            "<failure message=\"{}\">{}\n{}</failure>",
-                            xml(&format!(
-                                "{} [{}]",
-                                trial.outcome.as_str(),
-                                trial.broken.join(", ")
-                            )),
-                            xml(&msg),
-                            xml(&repro)
-                        );
+                        let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                        // What a dashboard shows in one line: the broken clauses and the
+                        // first line of what differs; the whole message and the reproducer
+                        // below it.
+                        status
+                            .set_message(spelled(&format!("[{}] {first}", trial.broken.join(", "))))
+                            .set_type(trial.outcome.as_str())
+                            .set_description(spelled(&format!(
+                                "{message}\n{}",
+                                trial.reproducer.clone().unwrap_or_default()
+                            )));
+                        status
                     }
                     Outcome::NotSupported | Outcome::Waived | Outcome::Deviation => {
-                        let _ = write!(
-                            out,
-                            "<skipped message=\"{}\"/>",
-                            xml(&format!(
-                                "{}{}: {}",
-                                trial.outcome.as_str(),
-                                if trial.outcome == Outcome::Deviation {
-                                    format!(" [{}]", trial.deviations.join(", "))
-                                } else {
-                                    String::new()
-                                },
-                                trial.message.clone().unwrap_or_default()
-                            ))
-                        );
+                        let mut status = TestCaseStatus::skipped();
+                        let clauses = if trial.outcome == Outcome::Deviation {
+                            format!(" [{}]", trial.deviations.join(", "))
+                        } else {
+                            String::new()
+                        };
+                        status.set_message(spelled(&format!(
+                            "{}{clauses}: {message}",
+                            trial.outcome.as_str()
+                        )));
+                        status
                     }
-                }
-                let _ = writeln!(out, "</testcase>");
+                };
+                let mut case = TestCase::new(spelled(&trial.name), status);
+                case.set_classname(cap.as_str())
+                    .set_time(duration(trial.micros));
+                suite.add_test_case(case);
             }
-            let _ = writeln!(out, "  </testsuite>");
+            report.add_test_suite(suite);
         }
-        out.push_str("</testsuites>\n");
-        out
+        report
+            .to_string()
+            .unwrap_or_else(|e| format!("<!-- the JUnit report could not be written: {e} -->\n"))
     }
 
     /// Pretty JSON (the schema is `spec/schema/report.schema.json`).
@@ -747,23 +801,19 @@ fn fenced(lang: &str, text: &str) -> String {
     format!("{fence}{lang}\n{text}\n{fence}")
 }
 
-fn xml(s: &str) -> String {
+/// `s` with every character XML 1.0 cannot carry, not even as a reference, spelled out
+/// (`\u{fffe}`): what a backend prints must not make the report unreadable. Escaping is
+/// the writer's.
+fn spelled(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c if ((c as u32) < 0x20 && c != '\n' && c != '\t' && c != '\r')
-                || c == '\u{fffe}'
-                || c == '\u{ffff}' =>
-            {
-                // XML 1.0 cannot carry these at all, not even as references: spell them out.
-                let _ = write!(out, "\\u{{{:04x}}}", c as u32);
-            }
-            c => out.push(c),
+        if ((c as u32) < 0x20 && c != '\n' && c != '\t' && c != '\r')
+            || c == '\u{fffe}'
+            || c == '\u{ffff}'
+        {
+            let _ = write!(out, "\\u{{{:04x}}}", c as u32);
+        } else {
+            out.push(c);
         }
     }
     out

@@ -591,3 +591,45 @@ expires = "2027-01-01"
     let unexpected = libtest_run(suite(), &["options-numbers/ifs-accepts-zero"]);
     assert_eq!(unexpected.num_failed, 1);
 }
+
+#[test]
+fn junit_carries_what_dashboards_read_and_reads_back() {
+    let cfg = Config {
+        filter: Some("options-numbers/".into()),
+        ..small()
+    };
+    let mut report = run(&OffByOne, &cfg);
+    report.backend_stderr = "engine: range check at line 7\n".into();
+    let xml = report.to_junit();
+    let back =
+        quick_junit::Report::deserialize_from_str(&xml).expect("the JUnit report reads back");
+    assert_eq!(back.tests, report.trials.len());
+    assert!(back.timestamp.is_some(), "{xml}");
+    let suite = &back.test_suites[0];
+    assert!(suite.timestamp.is_some() && suite.time.is_some());
+    assert!(suite
+        .system_err
+        .as_ref()
+        .is_some_and(|e| e.as_str().contains("range check at line 7")));
+    let failed: Vec<_> = suite
+        .test_cases
+        .iter()
+        .filter(|c| !matches!(c.status, quick_junit::TestCaseStatus::Success { .. }))
+        .filter_map(|c| match &c.status {
+            quick_junit::TestCaseStatus::NonSuccess { message, .. } => message.clone(),
+            _ => None,
+        })
+        .collect();
+    assert!(!failed.is_empty());
+    for m in failed {
+        assert!(
+            m.as_str().starts_with("[IFS-001]"),
+            "the broken clause first: {m:?}"
+        );
+        assert!(
+            m.as_str().len() > "[IFS-001] ".len(),
+            "and what differs: {m:?}"
+        );
+    }
+    assert!(suite.test_cases.iter().all(|c| c.time.is_some()));
+}
