@@ -582,6 +582,9 @@ fn explain(id: &str) -> Result<ExitCode, Usage> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// How often a run off a terminal says how far it is.
+const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// The default of `--timeout-ms`.
 const DEFAULT_TIMEOUT_MS: u64 = protocol::DEFAULT_TIMEOUT.as_millis() as u64;
 
@@ -793,7 +796,10 @@ fn certify_cmd(
     certify::check(&cfg).map_err(|e| Usage(e.to_string()))?;
     let handle = open_backend(backend, exec, judging.profile)?;
     let tty = std::io::stderr().is_terminal();
-    let mut progress = |done: usize, total: usize, r: &ge_conformance::report::TrialResult| {
+    // Off a terminal (a CI log), a line every few seconds says the run is alive.
+    let started = std::time::Instant::now();
+    let mut said = started;
+    let mut progress = move |done: usize, total: usize, r: &ge_conformance::report::TrialResult| {
         let mut err = std::io::stderr().lock();
         if tty {
             let width = 30;
@@ -808,8 +814,18 @@ fn certify_cmd(
             if done == total {
                 let _ = writeln!(err);
             }
-        } else if r.outcome != ge_conformance::report::Outcome::Pass {
-            let _ = writeln!(err, "{} {}", r.outcome.as_str(), r.name);
+        } else {
+            if r.outcome != ge_conformance::report::Outcome::Pass {
+                let _ = writeln!(err, "{} {}", r.outcome.as_str(), r.name);
+            }
+            if said.elapsed() >= PROGRESS_EVERY && done < total {
+                said = std::time::Instant::now();
+                let _ = writeln!(
+                    err,
+                    "[ge-conformance] {done}/{total} trials after {} s",
+                    started.elapsed().as_secs()
+                );
+            }
         }
     };
     let mut report = certify::certify(handle.backend(), &cfg, &mut progress)

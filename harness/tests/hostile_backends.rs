@@ -305,3 +305,29 @@ fn a_hello_later_than_the_handshake_window_gives_up_in_bounded_time() {
         "{tries} handshakes of at most {window:?} each: {elapsed:?}"
     );
 }
+
+#[test]
+fn a_slow_run_off_a_terminal_says_how_far_it_is() {
+    // Seven requests the deaf backend never answers, a second each: past the five seconds
+    // after which a CI log gets a progress line.
+    let deaf = format!("exec:sh {}", shim("deaf.sh"));
+    let (code, stderr) = cli_within(
+        &[
+            "certify",
+            "--timeout-ms",
+            "1000",
+            "--filter",
+            "options-values/acp",
+            "--backend",
+            &deaf,
+        ],
+        None,
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with("[ge-conformance] ") && l.contains("/7 trials after")),
+        "{stderr}"
+    );
+}
