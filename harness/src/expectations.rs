@@ -82,46 +82,36 @@ pub struct Date(pub u32, pub u32, pub u32);
 
 impl Date {
     /// Parses `YYYY-MM-DD`: a day that exists in the proleptic Gregorian calendar, from year 1
-    /// (February has 29 days in leap years only).
+    /// (the calendar is chrono's; the shape, four digits, two, two, is checked first, since
+    /// chrono also reads unpadded numbers).
     pub fn parse(text: &str) -> Option<Date> {
+        use chrono::Datelike;
         let b = text.as_bytes();
-        if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        let shaped = b.len() == 10
+            && b.iter().enumerate().all(|(i, c)| {
+                if i == 4 || i == 7 {
+                    *c == b'-'
+                } else {
+                    c.is_ascii_digit()
+                }
+            });
+        if !shaped {
             return None;
         }
-        let num = |s: &str| {
-            s.bytes()
-                .all(|c| c.is_ascii_digit())
-                .then(|| s.parse().ok())
-                .flatten()
-        };
-        let (y, m, d) = (num(&text[..4])?, num(&text[5..7])?, num(&text[8..])?);
-        let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-        let days = match m {
-            1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-            4 | 6 | 9 | 11 => 30,
-            2 if leap => 29,
-            2 => 28,
-            _ => return None,
-        };
-        (y >= 1 && (1..=days).contains(&d)).then_some(Date(y, m, d))
+        let day = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()?;
+        let year = u32::try_from(day.year()).ok().filter(|y| *y >= 1)?;
+        Some(Date(year, day.month(), day.day()))
     }
 
     /// Today (UTC), from the system clock.
     pub fn today() -> Date {
-        let secs = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        // Civil-from-days (Howard Hinnant's algorithm), days since 1970-01-01.
-        let z = (secs / 86_400) as i64 + 719_468;
-        let era = z.div_euclid(146_097);
-        let doe = z - era * 146_097;
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-        let mp = (5 * doy + 2) / 153;
-        let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-        let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-        let y = (yoe + era * 400 + i64::from(m <= 2)) as u32;
-        Date(y, m, d)
+        use chrono::Datelike;
+        let now = chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now());
+        Date(
+            u32::try_from(now.year()).unwrap_or(1),
+            now.month(),
+            now.day(),
+        )
     }
 }
 
