@@ -514,3 +514,50 @@ fn upstream_fault_is_caught(#[case] fault: UpstreamFault, #[case] clause: &str) 
         "{fault:?}: the oracle named {named:?}"
     );
 }
+
+/// Faults only the default certification's generated scripts reach (the session property,
+/// whose boundary phase sizes graphs around every width).
+#[derive(Debug, Clone, Copy)]
+enum Rare {
+    /// Sizes kept in 32 bits: a graph of 2^32 bytes or more is allocated modulo 2^32.
+    Sizes32,
+}
+
+#[derive(Debug)]
+struct RareFault(Rare);
+
+impl Backend for RareFault {
+    fn name(&self) -> &str {
+        "rare-session-fault"
+    }
+
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        [Capability::Session].into_iter().collect()
+    }
+
+    fn session(&self, scenario: &SessionScenario) -> Answer<SessionObservation> {
+        let mut obs = Reference::new(Profile::Documented).session(scenario)?;
+        match self.0 {
+            Rare::Sizes32 => {
+                for entry in &mut obs.trace {
+                    entry.bytes = u64::from(entry.bytes as u32);
+                }
+            }
+        }
+        Ok(obs)
+    }
+}
+
+#[rstest]
+#[case::sizes_kept_in_32_bits(Rare::Sizes32, "SMP-010")]
+fn rare_fault_is_caught_by_the_generated_scripts(#[case] fault: Rare, #[case] clause: &str) {
+    let caught = ge_conformance::runner::caught_in_certification(
+        &Judging::failing(Profile::Documented, clause),
+        &RareFault(fault),
+        "property/session",
+    );
+    assert!(
+        caught.contains(clause),
+        "{fault:?} should be caught by {clause}; caught by {caught:?}"
+    );
+}

@@ -10,12 +10,16 @@
 //!   fused totals past 64 MiB, 1 GiB and 4 GiB;
 //! - **memory**: tensor sizes around every width and in every residue class modulo 32, a listed
 //!   input of every residue, and plans whose offsets pass 4 GiB;
+//! - **session**: feature, I/O and refresh sizes around every width under each pool policy, two
+//!   graphs whose pooled sizes add up past 2^32 and 2^64, the largest graph id, and the
+//!   execution count at the script cap and one past it;
 //! - **weights**: `ASCEND_WORK_PATH` and `ge.externalWeightDir` combined (unset, empty, the
 //!   sandbox, equal, nested either way, apart), in modes 1 and 2, with and without an unload; a
 //!   weight of every length modulo 512 before another in the combined file; one byte past the
 //!   weights cap.
 
 use ge_spec::vocab::memory::{MemoryScenario, Role, Tensor};
+use ge_spec::vocab::session::{SessionEvent, SessionScenario, MAX_SCRIPT};
 use ge_spec::vocab::transfer::{Placement, TransferInput, TransferScenario};
 use ge_spec::vocab::weights::{ConstNode, Fill, NodeType, WeightsScenario, WorkPathEnv};
 use ge_spec::vocab::{GraphFacts, OptionsScenario};
@@ -245,6 +249,106 @@ pub fn memory() -> Vec<MemoryScenario> {
     out
 }
 
+/// A session of `events` under the session-level options `session`.
+fn session_of(session: &[(&str, &str)], events: Vec<SessionEvent>) -> SessionScenario {
+    let mut options = OptionMaps::default();
+    for (k, v) in session {
+        options.session.insert((*k).to_owned(), (*v).to_owned());
+    }
+    SessionScenario {
+        options,
+        events,
+        ge_use_static_memory: None,
+    }
+}
+
+fn load(graph: u32, feature_bytes: u64, io_bytes: u64) -> SessionEvent {
+    SessionEvent::Load {
+        graph,
+        shape: ShapeKind::Static,
+        feature_bytes,
+        io_bytes,
+        options: None,
+    }
+}
+
+/// The session catalogue. For each size of [`sizes`], under no pool, the static pool (`2`)
+/// and the static and dynamic pools (`4`), with zero-copy reuse off and on: a graph needing
+/// that much feature memory and that much I/O memory, executed twice, its base refreshed with
+/// a buffer of that size and one byte less (refreshable), then unloaded. Then two pooled graphs
+/// of 2^31 + 1 and 2^63 + 1 bytes each, whose pool sizes add up past 2^32 and 2^64; the largest
+/// graph id; and the execution count at [`MAX_SCRIPT`] and one past it.
+pub fn session() -> Vec<SessionScenario> {
+    let mut out = Vec::new();
+    let policies: [&[(&str, &str)]; 3] = [
+        &[],
+        &[("ge.exec.staticMemoryPolicy", "2")],
+        &[("ge.exec.staticMemoryPolicy", "4")],
+    ];
+    for size in sizes() {
+        for policy in policies {
+            for rzc in ["0", "1"] {
+                let mut options = policy.to_vec();
+                options.push(("ge.exec.reuseZeroCopyMemory", rzc));
+                options.push(("ge.featureBaseRefreshable", "1"));
+                out.push(session_of(
+                    &options,
+                    vec![
+                        load(1, size, size),
+                        SessionEvent::Execute { graph: 1, times: 2 },
+                        SessionEvent::Refresh {
+                            graph: 1,
+                            bytes: size,
+                        },
+                        SessionEvent::Refresh {
+                            graph: 1,
+                            bytes: size.saturating_sub(1),
+                        },
+                        SessionEvent::Unload { graph: 1 },
+                    ],
+                ));
+            }
+        }
+    }
+    for half in [(1u64 << 31) + 1, (1u64 << 63) + 1] {
+        for policy in &policies[1..] {
+            out.push(session_of(
+                policy,
+                vec![
+                    load(1, half, 0),
+                    load(2, half, 0),
+                    SessionEvent::Execute { graph: 2, times: 1 },
+                    SessionEvent::Unload { graph: 1 },
+                ],
+            ));
+        }
+    }
+    out.push(session_of(
+        &[],
+        vec![
+            load(u32::MAX, 64, 0),
+            SessionEvent::Execute {
+                graph: u32::MAX,
+                times: 1,
+            },
+            SessionEvent::Unload { graph: u32::MAX },
+        ],
+    ));
+    for times in [MAX_SCRIPT, MAX_SCRIPT + 1] {
+        out.push(session_of(
+            &[],
+            vec![
+                load(1, 64, 0),
+                SessionEvent::Execute {
+                    graph: 1,
+                    times: u32::try_from(times).unwrap_or(u32::MAX),
+                },
+            ],
+        ));
+    }
+    out
+}
+
 /// A constant named `name` of `len` bytes of `byte`.
 fn filled(name: &str, byte: u8, len: u64) -> ConstNode {
     ConstNode {
@@ -376,6 +480,29 @@ mod tests {
         }
         for r in 0..32 {
             assert!(m.iter().any(|s| s.tensors.iter().any(|t| t.size % 32 == r)));
+        }
+    }
+
+    #[test]
+    fn session_sizes_straddle_every_width_and_the_script_cap() {
+        let all = session();
+        let feature = |s: &SessionScenario| {
+            s.events
+                .iter()
+                .filter_map(|e| match e {
+                    SessionEvent::Load { feature_bytes, .. } => Some(*feature_bytes),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        for n in [u64::from(u32::MAX), 1 << 32, (1 << 32) + 1, u64::MAX] {
+            assert!(all.iter().any(|s| feature(s).contains(&n)), "{n}");
+        }
+        assert!(all
+            .iter()
+            .any(|s| feature(s).iter().map(|&b| u128::from(b)).sum::<u128>() > 1 << 64));
+        for n in [MAX_SCRIPT, MAX_SCRIPT + 1] {
+            assert!(all.iter().any(|s| s.executions() == n), "{n}");
         }
     }
 

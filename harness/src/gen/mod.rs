@@ -31,7 +31,10 @@ pub fn boundary_scenarios(capability: Capability) -> Vec<Scenario> {
             .into_iter()
             .map(Scenario::Weights)
             .collect(),
-        Capability::Session => Vec::new(),
+        Capability::Session => boundaries::session()
+            .into_iter()
+            .map(Scenario::Session)
+            .collect(),
     }
 }
 
