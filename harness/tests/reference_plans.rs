@@ -142,3 +142,96 @@ fn the_lower_bound_is_the_bytes_live_at_the_busiest_step() {
     assert_eq!(lower_bound(&apart), 60);
     assert_eq!(lower_bound(&MemoryScenario::default()), 0);
 }
+
+fn tensor(name: &str, size: u64, first: u32, last: u32) -> Tensor {
+    Tensor {
+        name: name.into(),
+        size,
+        first,
+        last,
+        role: Role::Intermediate,
+    }
+}
+
+fn scenario(tensors: Vec<Tensor>) -> MemoryScenario {
+    MemoryScenario {
+        tensors,
+        ..MemoryScenario::default()
+    }
+}
+
+#[test]
+fn freed_neighbours_merge_into_one_interval() {
+    // Below two tensors live for the whole graph (256 and 32 bytes), three of 64 bytes die one
+    // after the other, then one of 192 bytes needs their bytes as one interval; at the end the
+    // mirror image, so a sweep backward in time needs the merge as much as one forward. `up`
+    // frees the three from the lowest address up, else from the highest down, so both merges
+    // (with the interval below and with the one above) are needed. Every step has 480 bytes
+    // live, so the plan reaches the lower bound only if freed neighbours merge.
+    for up in [true, false] {
+        let (a, c) = if up { (1, 3) } else { (3, 1) };
+        let (p, r) = if up { (10, 8) } else { (8, 10) };
+        let s = scenario(vec![
+            tensor("g", 256, 0, 10),
+            tensor("h", 32, 0, 10),
+            tensor("a", 64, 0, a),
+            tensor("b", 64, 0, 2),
+            tensor("c", 64, 0, c),
+            tensor("e", 192, 4, 5),
+            tensor("x", 192, 6, 7),
+            tensor("p", 64, p, 10),
+            tensor("q", 64, 9, 10),
+            tensor("r", 64, r, 10),
+        ]);
+        assert_eq!(lower_bound(&s), 480);
+        assert_eq!(
+            peak(&s),
+            480,
+            "freed from the {}",
+            if up { "bottom" } else { "top" }
+        );
+    }
+}
+
+#[test]
+fn bytes_freed_at_the_top_lower_it() {
+    // A larger tensor after a smaller one: the freed 64 bytes at the top are not a hole it must
+    // fit in, the top comes down and it starts at 0 (either way in time).
+    let s = scenario(vec![
+        tensor("a", 64, 0, 1),
+        tensor("b", 128, 2, 3),
+        tensor("c", 64, 4, 5),
+    ]);
+    assert_eq!(peak(&s), 128);
+}
+
+#[test]
+fn a_tensor_ending_where_another_begins_keeps_its_bytes() {
+    // DRM-013: both are in use at step 1.
+    let s = scenario(vec![tensor("a", 64, 0, 1), tensor("b", 64, 1, 2)]);
+    let obs = observe(Profile::Documented, &s);
+    assert_ne!(obs.offsets["a"], obs.offsets["b"]);
+    assert_eq!(obs.peak_bytes, 128);
+}
+
+#[test]
+fn unaligned_sizes_never_need_more_than_no_reuse() {
+    // Sweeping either way puts the 40-byte tensor (64 rounded) below the 96-byte one: 160
+    // bytes. Stacked largest first, as with reuse off, the 40 bytes are on top: 136.
+    let s = scenario(vec![tensor("a", 40, 0, 2), tensor("b", 96, 1, 1)]);
+    assert_eq!(peak(&without_reuse(&s)), 136);
+    assert_eq!(peak(&s), 136);
+}
+
+#[test]
+fn a_zero_byte_tensor_takes_no_room() {
+    // It shares nothing, so it sits at offset 0 and leaves the arena as it was.
+    let s = scenario(vec![
+        tensor("a", 64, 0, 3),
+        tensor("z", 0, 1, 2),
+        tensor("b", 64, 2, 3),
+    ]);
+    let obs = observe(Profile::Documented, &s);
+    assert_eq!(obs.offsets["z"], 0);
+    assert_eq!(obs.peak_bytes, 128);
+}

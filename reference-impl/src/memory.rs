@@ -13,14 +13,18 @@
 //! Blocks that must live for the whole run (unlisted inputs and outputs, alias pairs, and every
 //! block when `disableReuseMemory=1`) are stacked from offset 0. The policy-0 memset region is
 //! live from step 0 (it is cleaned before the run) to the last step of its last memset output
-//! (ACP-012), and is reused after that like any other block. The
-//! others are placed greedily, largest first: each takes the smallest gap, among the blocks
-//! already placed whose lifetimes overlap its own, that fits it, or else the top of those blocks.
-//! Placed blocks are indexed by time buckets, so a block only looks at its neighbours in time;
-//! the cost is `O(n log n)` for the sort plus the candidates each block inspects, which stays
-//! bounded when lifetimes are short compared with the run, as in real graphs.
+//! (ACP-012), and is reused after that like any other block. The others are placed by a sweep
+//! over the steps, in order of their first step (largest first within a step): each takes the
+//! smallest free interval of the arena above the whole-run blocks that holds it (best fit), or
+//! else the top, and its bytes are free again once the sweep passes its last step (lifetimes are
+//! inclusive, DRM-013). Free intervals are kept by size and by offset, merged with their
+//! neighbours when bytes come back, so each block costs `O(log n)` and a plan `O(n log n)`. A
+//! zero-byte block shares nothing and sits at offset 0. When stacking every block largest
+//! first, as with reuse disabled, gives a lower peak (possible only through the padding of the
+//! top block), that plan is kept instead.
 
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
 use ge_spec::vocab::memory::{
     aligned, Alias, CleanupGroup, MemoryObservation, MemoryScenario, Role, ALIGNMENT,
@@ -294,118 +298,158 @@ fn place(scenario: &MemoryScenario, values: &Values) -> Vec<u64> {
     offsets
 }
 
-/// The orders blocks are placed in; the plan keeps the one with the lowest peak.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Order {
-    /// Largest first.
-    Size,
-    /// Longest lifetime first, then largest.
-    Length,
-    /// Largest size times lifetime first.
-    Area,
-    /// Every block stacked, largest first, as if reuse were disabled: the plan never does worse
-    /// than that.
-    Stack,
-}
-
-/// Offsets of the blocks: whole-run blocks stacked from 0, the others best-fit in a few orders,
-/// keeping the order whose plan has the lowest peak (ties: the earlier order).
+/// Offsets of the blocks: the better of two sweeps (forward in time, and backward, which sees
+/// the graph from its end), or every block stacked largest first as if reuse were disabled when
+/// that has a lower peak (with unaligned sizes it can: the top block's padding), so the plan
+/// never needs more than the reuse-off one. Ties keep the earlier candidate.
 fn place_blocks(blocks: &[Block]) -> Vec<u64> {
-    let mut best: Option<(u64, Vec<u64>)> = None;
-    for order in [Order::Size, Order::Length, Order::Area, Order::Stack] {
-        let offsets = place_in_order(blocks, order);
-        let peak = blocks
+    let peak = |offsets: &[u64]| {
+        blocks
             .iter()
-            .zip(&offsets)
+            .zip(offsets)
             .map(|(b, &o)| o + b.used)
             .max()
-            .unwrap_or(0);
-        if best.as_ref().is_none_or(|(p, _)| peak < *p) {
-            best = Some((peak, offsets));
-        }
-    }
-    best.map(|(_, o)| o).unwrap_or_default()
-}
-
-/// Offsets of the blocks, placing the ones that are not whole-run in `order`.
-fn place_in_order(blocks: &[Block], order: Order) -> Vec<u64> {
-    let mut offsets = vec![0u64; blocks.len()];
-    let len = |b: &Block| u64::from(b.end - b.start) + 1;
-    let key = |b: &Block| -> (u128, u64) {
-        match order {
-            Order::Size => (u128::from(b.size), 0),
-            Order::Length => (u128::from(len(b)), b.size),
-            Order::Area => (u128::from(b.size) * u128::from(len(b)), b.size),
-            Order::Stack => (u128::from(b.size), 0),
-        }
+            .unwrap_or(0)
     };
-    let stack = order == Order::Stack;
-    let mut order: Vec<usize> = (0..blocks.len()).collect();
-    order.sort_by(|&a, &b| {
-        let (x, y) = (&blocks[a], &blocks[b]);
-        // Stacking ignores lifetimes, so ties go by position alone, exactly as when reuse is
-        // disabled and every block spans the run.
-        let (xs, ys) = if stack { (0, 0) } else { (x.start, y.start) };
-        key(y).cmp(&key(x)).then(xs.cmp(&ys)).then(a.cmp(&b))
-    });
-    let mut base = 0u64;
-    for &b in order.iter().filter(|&&b| stack || blocks[b].whole) {
-        offsets[b] = base;
+    let forward = sweep(blocks, |b| (b.start, b.end));
+    let backward = sweep(blocks, |b| (u32::MAX - b.end, u32::MAX - b.start));
+    let mut order: Vec<(Reverse<u64>, usize)> = blocks
+        .iter()
+        .enumerate()
+        .map(|(b, block)| (Reverse(block.size), b))
+        .collect();
+    order.sort_unstable();
+    let mut stacked = vec![0u64; blocks.len()];
+    let mut base = 0;
+    for (_, b) in order {
+        stacked[b] = base;
         base += blocks[b].size;
     }
-    let rest: Vec<usize> = order
-        .into_iter()
-        .filter(|&b| !stack && !blocks[b].whole)
-        .collect();
-    if rest.is_empty() {
-        return offsets;
+    let mut best = forward;
+    for candidate in [backward, stacked] {
+        if peak(&candidate) < peak(&best) {
+            best = candidate;
+        }
     }
-    // Time buckets: about one mean lifetime wide, and never more than 2n + 1 of them.
-    let last = rest.iter().map(|&b| blocks[b].end).max().unwrap_or(0) as u64;
-    let total_len: u64 = rest
+    best
+}
+
+/// Offsets of the blocks from one sweep over the steps, each block's first and last step read
+/// through `span`. Whole-run blocks are stacked from 0, largest first. The others are taken by
+/// first step (largest first within a step) from the [`Arena`], and given back once the sweep
+/// passes their last step. Blocks of zero bytes share nothing and stay at offset 0.
+fn sweep(blocks: &[Block], span: impl Fn(&Block) -> (u32, u32)) -> Vec<u64> {
+    let mut offsets = vec![0u64; blocks.len()];
+    let mut order: Vec<(u32, Reverse<u64>, usize)> = blocks
         .iter()
-        .map(|&b| u64::from(blocks[b].end - blocks[b].start) + 1)
-        .sum();
-    let n = rest.len() as u64;
-    let width = (total_len / n).max(1).max((last + 1).div_ceil(2 * n + 1));
-    let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); (last / width + 1) as usize];
-    let mut seen = vec![u32::MAX; blocks.len()];
-    let mut candidates: Vec<(u64, u64)> = Vec::new();
-    for (round, &b) in rest.iter().enumerate() {
-        let block = blocks[b];
-        let (lo, hi) = (
-            (u64::from(block.start) / width) as usize,
-            (u64::from(block.end) / width) as usize,
-        );
-        candidates.clear();
-        for bucket in &buckets[lo..=hi] {
-            for &p in bucket {
-                let p = p as usize;
-                let other = &blocks[p];
-                if seen[p] != round as u32 && other.start <= block.end && block.start <= other.end {
-                    seen[p] = round as u32;
-                    candidates.push((offsets[p], offsets[p] + other.size));
-                }
+        .enumerate()
+        .map(|(b, block)| (span(block).0, Reverse(block.size), b))
+        .collect();
+    order.sort_unstable();
+    let mut arena = Arena::default();
+    for &(_, _, b) in order.iter().filter(|o| blocks[o.2].whole) {
+        offsets[b] = arena.take(blocks[b].size, u32::MAX);
+    }
+    // Blocks placed and not yet given back, by last step.
+    let mut live: BinaryHeap<Reverse<(u32, usize)>> = BinaryHeap::new();
+    for &(first, _, b) in order
+        .iter()
+        .filter(|o| !blocks[o.2].whole && blocks[o.2].size > 0)
+    {
+        // DRM-013: lifetimes are inclusive, so a block whose last step is this block's first
+        // is still in use.
+        while let Some(&Reverse((last, p))) = live.peek() {
+            if last >= first {
+                break;
             }
+            live.pop();
+            arena.give_back(offsets[p], blocks[p].size);
         }
-        candidates.sort_unstable();
-        let mut cursor = base;
-        let mut best: Option<(u64, u64)> = None; // (gap, offset)
-        for &(start, stop) in &candidates {
-            if start > cursor {
-                let gap = start - cursor;
-                if gap >= block.size && best.is_none_or(|(g, _)| gap < g) {
-                    best = Some((gap, cursor));
-                }
-            }
-            cursor = cursor.max(stop);
-        }
-        offsets[b] = best.map_or(cursor, |(_, at)| at);
-        for bucket in &mut buckets[lo..=hi] {
-            bucket.push(b as u32);
-        }
+        let last = span(&blocks[b]).1;
+        offsets[b] = arena.take(blocks[b].size, last);
+        live.push(Reverse((last, b)));
     }
     offsets
+}
+
+/// The arena during a sweep. Free intervals below the top are kept by size then offset (best
+/// fit) and by offset (merging neighbours); everything from the top up is free, so no free
+/// interval ends at the top. Blocks in use are kept by offset with their last step, so a block
+/// given a larger interval than it needs sits at the end whose neighbour dies closer to its own
+/// last step: when both die, their bytes come back as one interval.
+#[derive(Debug, Default)]
+struct Arena {
+    by_size: BTreeSet<(u64, u64)>,
+    by_offset: BTreeMap<u64, u64>,
+    in_use: BTreeMap<u64, u32>,
+    top: u64,
+}
+
+impl Arena {
+    /// The offset of `size` bytes in use until step `last`: in the smallest free interval that
+    /// holds them (the lowest of equal ones), or else at the top.
+    fn take(&mut self, size: u64, last: u32) -> u64 {
+        let at = match self.by_size.range((size, 0)..).next() {
+            Some(&(free, start)) => {
+                self.remove(start, free);
+                // The neighbours' last steps; the whole-run blocks below all others never die.
+                let below = self
+                    .in_use
+                    .range(..start)
+                    .next_back()
+                    .map_or(u32::MAX, |(_, &l)| l);
+                let above = self.in_use.get(&(start + free)).map_or(u32::MAX, |&l| l);
+                if below.abs_diff(last) > above.abs_diff(last) {
+                    self.insert(start, free - size);
+                    start + free - size
+                } else {
+                    self.insert(start + size, free - size);
+                    start
+                }
+            }
+            None => {
+                self.top += size;
+                self.top - size
+            }
+        };
+        self.in_use.insert(at, last);
+        at
+    }
+
+    /// Frees `size` bytes at `at`, merged with the free intervals just below and just above;
+    /// freed bytes that reach the top lower it instead.
+    fn give_back(&mut self, at: u64, size: u64) {
+        self.in_use.remove(&at);
+        let (mut start, mut end) = (at, at + size);
+        if let Some((&below, &len)) = self.by_offset.range(..start).next_back() {
+            if below + len == start {
+                self.remove(below, len);
+                start = below;
+            }
+        }
+        if let Some(&len) = self.by_offset.get(&end) {
+            self.remove(end, len);
+            end += len;
+        }
+        if end == self.top {
+            self.top = start;
+        } else {
+            self.insert(start, end - start);
+        }
+    }
+
+    /// Records a free interval; one of zero bytes is no interval.
+    fn insert(&mut self, at: u64, len: u64) {
+        if len > 0 {
+            self.by_size.insert((len, at));
+            self.by_offset.insert(at, len);
+        }
+    }
+
+    fn remove(&mut self, at: u64, len: u64) {
+        self.by_size.remove(&(len, at));
+        self.by_offset.remove(&at);
+    }
 }
 
 /// Fills offsets, peak, cleanup groups, reuse and alias reports from the tensor offsets.
@@ -479,15 +523,17 @@ fn fill_plan(
 /// byte ends over tensors sorted by offset, keeping the two largest so a tensor can skip itself.
 fn sharing(scenario: &MemoryScenario, offsets: &[u64]) -> Vec<bool> {
     let tensors = &scenario.tensors;
-    let mut order: Vec<usize> = (0..tensors.len())
+    // (offset, tensor), sorted: contiguous, so the searches below stay in cache.
+    let mut order: Vec<(u64, usize)> = (0..tensors.len())
         .filter(|&k| tensors[k].size > 0)
+        .map(|k| (offsets[k], k))
         .collect();
-    order.sort_by_key(|&k| offsets[k]);
+    order.sort_unstable();
     // top[p] = the two largest ends (with their tensor) among order[..=p].
     let mut top: Vec<[(u64, usize); 2]> = Vec::with_capacity(order.len());
     let mut best = [(0u64, usize::MAX); 2];
-    for &k in &order {
-        let e = offsets[k] + tensors[k].size;
+    for &(o, k) in &order {
+        let e = o + tensors[k].size;
         if e > best[0].0 {
             best = [(e, k), best[0]];
         } else if e > best[1].0 {
@@ -496,10 +542,10 @@ fn sharing(scenario: &MemoryScenario, offsets: &[u64]) -> Vec<bool> {
         top.push(best);
     }
     let mut shared = vec![false; tensors.len()];
-    for &k in &order {
-        let (o, e) = (offsets[k], offsets[k] + tensors[k].size);
+    for &(o, k) in &order {
+        let e = o + tensors[k].size;
         // Tensors starting before `e` share with k when they end after `o`.
-        let count = order.partition_point(|&x| offsets[x] < e);
+        let count = order.partition_point(|&(x, _)| x < e);
         if count == 0 {
             continue;
         }
