@@ -21,6 +21,7 @@ use crate::expectations::{Date, Expectations};
 use crate::judging::Judging;
 use crate::oracle;
 use crate::pattern;
+use crate::reduce::{self, Removal};
 use crate::report::{Counterexample, Meta, Outcome, Report, TrialKind, TrialResult};
 use crate::runner::{self, Problem, Verdict};
 
@@ -44,6 +45,10 @@ pub struct Config {
     pub filter: Option<String>,
     /// The date expiry is judged against.
     pub today: Date,
+    /// Whether each property judges its boundary catalogue before its random scenarios (on by
+    /// default). Off, a property reports what its random phase and shrinking find alone: how
+    /// the generators and the shrinking are measured (`docs/benchmarks.md`).
+    pub boundaries: bool,
 }
 
 impl Default for Config {
@@ -56,6 +61,7 @@ impl Default for Config {
             backend_arg: "reference".to_owned(),
             filter: None,
             today: Date::today(),
+            boundaries: true,
         }
     }
 }
@@ -244,8 +250,9 @@ fn seed_rng(seed: u64, capability: Capability) -> TestRng {
     TestRng::from_seed(RngAlgorithm::ChaCha, &bytes)
 }
 
-/// How long a property may spend shrinking in all, and how many steps for one clause: a
-/// backend that hangs until the protocol timeout must not make shrinking last for hours.
+/// How long a property may spend shrinking in all, and how many judgements for one clause
+/// (removals and simpler values together): a backend that hangs until the protocol timeout
+/// must not make shrinking last for hours.
 const SHRINK_TIME: Duration = Duration::from_secs(60);
 const SHRINK_STEPS: u32 = 2048;
 
@@ -285,7 +292,11 @@ pub fn run_property(backend: &dyn Backend, capability: Capability, cfg: &Config)
     let started = Instant::now();
     // The boundary phase: every scenario of the catalogue, in order, before any random one.
     // Each sets one thing at one edge, so it is its own smallest counterexample.
-    let boundaries = crate::gen::boundary_scenarios(capability);
+    let boundaries = if cfg.boundaries {
+        crate::gen::boundary_scenarios(capability)
+    } else {
+        Vec::new()
+    };
     result.scenarios += u32::try_from(boundaries.len()).unwrap_or(u32::MAX);
     'boundaries: for scenario in &boundaries {
         for p in compare(judging, backend, scenario) {
@@ -349,9 +360,14 @@ pub fn run_property(backend: &dyn Backend, capability: Capability, cfg: &Config)
     result
 }
 
-/// Shrinks `tree` while `still` finds the problem in its current value; returns the smallest
-/// scenario found with its problem (`found` when the tree does not reproduce it, or shrinks
-/// nothing).
+/// Shrinks a failing scenario while `still` finds the problem in it; returns the smallest
+/// scenario found with its problem (`found` when the tree does not reproduce it).
+///
+/// Whole elements go first ([`reduce`]): every option key, event, tensor, input, constant and
+/// list item that the failure does not need, across the whole scenario. Then proptest's own
+/// shrinking simplifies the values, each value it proposes judged with the same elements
+/// removed, so nothing removed comes back. Last, a second removal pass takes out what the
+/// simpler values no longer need. All three share one budget of judgements.
 fn shrink(
     tree: &mut Box<dyn ValueTree<Value = Scenario>>,
     found: (Scenario, Problem),
@@ -362,32 +378,42 @@ fn shrink(
     let Some(problem) = still(&start) else {
         return found;
     };
-    let mut best = (start, problem);
-    let mut steps = 0;
-    if !tree.simplify() {
-        return best;
-    }
-    loop {
-        steps += 1;
-        if steps > SHRINK_STEPS || started.elapsed() > SHRINK_TIME {
-            break;
-        }
-        let current = tree.current();
-        match still(&current) {
-            Some(p) => {
-                best = (current, p);
-                if !tree.simplify() {
-                    break;
+    let in_time = || started.elapsed() <= SHRINK_TIME;
+    let judge = |s: &Scenario| if in_time() { still(s) } else { None };
+    let mut budget = SHRINK_STEPS;
+    let (mut best, removed) = reduce::remove_while((start, problem), &mut budget, judge);
+    // Proptest steps on elements already removed change nothing: they cost no judgement, but
+    // are bounded all the same.
+    let mut idle = 16 * SHRINK_STEPS;
+    // Half of what is left goes to values, so the last removal pass always has its share.
+    let last_pass = budget / 2;
+    let mut more = tree.simplify();
+    while more && budget > last_pass && idle > 0 && in_time() {
+        let current = Removal::apply_all(&removed, &tree.current());
+        let fails = if current == best.0 {
+            idle -= 1;
+            true
+        } else if reduce::elements(&current) > reduce::elements(&best.0) {
+            // A regenerated value (a flat-mapped list drawn again) can bring back more than
+            // was removed: simpler values never buy a larger scenario.
+            false
+        } else {
+            budget -= 1;
+            match still(&current) {
+                Some(p) => {
+                    best = (current, p);
+                    true
                 }
+                None => false,
             }
-            None => {
-                if !tree.complicate() {
-                    break;
-                }
-            }
-        }
+        };
+        more = if fails {
+            tree.simplify()
+        } else {
+            tree.complicate()
+        };
     }
-    best
+    reduce::remove_while(best, &mut budget, judge).0
 }
 
 /// Runs one table case and turns its verdict into a trial result.

@@ -17,6 +17,7 @@ pub mod libtest;
 pub mod oracle;
 pub mod pattern;
 pub mod protocol;
+pub mod reduce;
 pub mod report;
 pub mod runner;
 pub mod sandbox;

@@ -1,6 +1,8 @@
 //! Deliberately wrong memory planners: each wraps the reference with ONE fault the contract
 //! forbids, and the memory cases with the oracle must catch it under the clause it breaks.
 
+mod common;
+
 use std::collections::BTreeSet;
 
 use ge_conformance::judging::Judging;
@@ -463,4 +465,141 @@ fn rare_fault_is_caught_by_the_default_certification(#[case] fault: Rare, #[case
         caught.contains(clause),
         "{fault:?} should be caught by {clause}; caught by {caught:?}"
     );
+}
+
+/// Measures shrinking: the size of each fault's property counterexample on its clause (option
+/// keys and items), then their distribution, for `docs/benchmarks.md`. Run with
+/// `cargo test --release -p ge-conformance --test faults_memory -- --ignored --nocapture counterexample_sizes`.
+#[test]
+#[ignore = "a measurement for docs/benchmarks.md; the regression it guards is held by the shrinking tests"]
+fn counterexample_sizes() {
+    let faults: Vec<(&str, Box<dyn Backend>, &str)> = vec![
+        (
+            "overlap_live",
+            Box::new(Faulty(Fault::OverlapLive)),
+            "DRM-011",
+        ),
+        (
+            "ignore_disable",
+            Box::new(Faulty(Fault::IgnoreDisable)),
+            "DRM-010",
+        ),
+        (
+            "touch_unlisted_input",
+            Box::new(Faulty(Fault::TouchUnlistedInput)),
+            "IRM-010",
+        ),
+        (
+            "accept_misaligned",
+            Box::new(Faulty(Fault::AcceptMisaligned)),
+            "IRM-011",
+        ),
+        (
+            "alias_apart",
+            Box::new(Faulty(Fault::AliasApart)),
+            "ORI-001",
+        ),
+        (
+            "scatter_memset",
+            Box::new(Faulty(Fault::ScatterMemset)),
+            "ACP-012",
+        ),
+        (
+            "ignore_run_mismatch",
+            Box::new(Faulty(Fault::IgnoreRunMismatch)),
+            "ORI-011",
+        ),
+        (
+            "half_open_lifetimes",
+            Box::new(Faulty(Fault::HalfOpenLifetimes)),
+            "DRM-013",
+        ),
+        (
+            "misreport_peak",
+            Box::new(Faulty(Fault::MisreportPeak)),
+            "MEM-004",
+        ),
+        ("misalign", Box::new(Faulty(Fault::Misalign)), "MEM-003"),
+        (
+            "drop_tensor",
+            Box::new(Faulty(Fault::DropTensor)),
+            "MEM-002",
+        ),
+        (
+            "accept_invalid",
+            Box::new(Faulty(Fault::AcceptInvalid)),
+            "MEM-001",
+        ),
+        (
+            "plan_despite_error",
+            Box::new(Faulty(Fault::PlanDespiteError)),
+            "MEM-002",
+        ),
+        (
+            "hide_reused_inputs",
+            Box::new(Faulty(Fault::HideReusedInputs)),
+            "IRM-012",
+        ),
+        (
+            "hide_reused_outputs",
+            Box::new(Faulty(Fault::HideReusedOutputs)),
+            "ORM-012",
+        ),
+        (
+            "merge_separate_groups",
+            Box::new(Faulty(Fault::MergeSeparateGroups)),
+            "ACP-011",
+        ),
+        (
+            "separate_under_policy_0",
+            Box::new(Faulty(Fault::SeparateUnderPolicy0)),
+            "ACP-010",
+        ),
+        (
+            "short_separate_regions",
+            Box::new(Faulty(Fault::ShortSeparateRegions)),
+            "ACP-013",
+        ),
+        (
+            "lists_override_disable",
+            Box::new(Faulty(Fault::ListsOverrideDisable)),
+            "DRM-012",
+        ),
+        (
+            "accept_misaligned_outputs",
+            Box::new(Faulty(Fault::AcceptMisalignedOutputs)),
+            "ORM-011",
+        ),
+        (
+            "offsets_kept_in_32_bits",
+            Box::new(RareFault(Rare::Offsets32)),
+            "DRM-011",
+        ),
+        (
+            "reuse_size_checked_at_16_bytes",
+            Box::new(RareFault(Rare::ResidueSixteen)),
+            "IRM-011",
+        ),
+        (
+            "never_reuse",
+            Box::new(RareFault(Rare::NeverReuse)),
+            "DRM-014",
+        ),
+        (
+            "ignore_input_reuse",
+            Box::new(RareFault(Rare::IgnoreInputReuse)),
+            "IRM-013",
+        ),
+        (
+            "ignore_output_reuse",
+            Box::new(RareFault(Rare::IgnoreOutputReuse)),
+            "ORM-013",
+        ),
+        (
+            "padded_reuse",
+            Box::new(RareFault(Rare::PaddedReuse)),
+            "DRM-015",
+        ),
+    ];
+    common::print_counterexample_sizes(Capability::Memory, &faults);
 }

@@ -1,6 +1,8 @@
 //! Deliberately wrong options backends, each breaking one rule the source text or our clauses
 //! set. Every one must be caught by the clause it breaks, and the reference by nothing.
 
+mod common;
+
 use std::collections::BTreeSet;
 
 use ge_conformance::judging::Judging;
@@ -445,4 +447,311 @@ fn an_upstream_engine_stopping_at_the_wrong_refusal_is_caught() {
         Some(Capability::Options),
     )
     .is_empty());
+}
+
+/// Measures shrinking: the size of each fault's property counterexample on its clause (option
+/// keys and items), then their distribution, for `docs/benchmarks.md`. Run with
+/// `cargo test --release -p ge-conformance --test faults_options -- --ignored --nocapture counterexample_sizes`.
+#[test]
+#[ignore = "a measurement for docs/benchmarks.md; the regression it guards is held by the shrinking tests"]
+fn counterexample_sizes() {
+    let faults: Vec<(&str, Box<dyn Backend>, &str)> = vec![
+        (
+            "acp_accepts_out_of_set",
+            Box::new(Faulty(Fault::Accept("ACP-001"))),
+            "ACP-001",
+        ),
+        (
+            "acp_graph_level_counts",
+            Box::new(Faulty(Fault::Leak(
+                OptionKey::AtomicCleanPolicy,
+                Level::Graph,
+            ))),
+            "ACP-002",
+        ),
+        (
+            "drm_accepts_out_of_set",
+            Box::new(Faulty(Fault::Accept("DRM-001"))),
+            "DRM-001",
+        ),
+        (
+            "drm_wrong_default",
+            Box::new(Faulty(Fault::WrongDefault(
+                OptionKey::DisableReuseMemory,
+                "1",
+            ))),
+            "OPT-006",
+        ),
+        (
+            "ifs_range_off_by_one",
+            Box::new(Faulty(Fault::Accept("IFS-001"))),
+            "IFS-001",
+        ),
+        (
+            "ifs_lenient_numbers",
+            Box::new(Faulty(Fault::Accept("OPT-003"))),
+            "OPT-003",
+        ),
+        (
+            "ifs_sync_run_silent",
+            Box::new(Faulty(Fault::Silence("IFS-003"))),
+            "OPT-008",
+        ),
+        (
+            "ifs_dynamic_shape_silent",
+            Box::new(Faulty(Fault::Silence("IFS-004"))),
+            "OPT-008",
+        ),
+        (
+            "irm_keeps_out_of_range",
+            Box::new(Faulty(Fault::KeepOutOfRange("IRM-003"))),
+            "IRM-003",
+        ),
+        (
+            "irm_accepts_malformed",
+            Box::new(Faulty(Fault::Accept("IRM-004"))),
+            "IRM-004",
+        ),
+        (
+            "irm_session_level_counts",
+            Box::new(Faulty(Fault::Leak(
+                OptionKey::InputReuseMemIndexes,
+                Level::Session,
+            ))),
+            "IRM-002",
+        ),
+        (
+            "rzc_accepts_out_of_set",
+            Box::new(Faulty(Fault::Accept("RZC-001"))),
+            "RZC-001",
+        ),
+        (
+            "rzc_wrong_default",
+            Box::new(Faulty(Fault::WrongDefault(
+                OptionKey::ReuseZeroCopyMemory,
+                "1",
+            ))),
+            "OPT-006",
+        ),
+        (
+            "smp_accepts_one",
+            Box::new(Faulty(Fault::Accept("SMP-001"))),
+            "SMP-001",
+        ),
+        (
+            "smp_graph_level_counts",
+            Box::new(Faulty(Fault::Leak(
+                OptionKey::StaticMemoryPolicy,
+                Level::Graph,
+            ))),
+            "SMP-002",
+        ),
+        (
+            "ori_accepts_out_of_range",
+            Box::new(Faulty(Fault::Accept("ORI-003"))),
+            "ORI-003",
+        ),
+        (
+            "ori_accepts_output_twice",
+            Box::new(Faulty(Fault::Accept("ORI-004"))),
+            "ORI-004",
+        ),
+        (
+            "ori_accepts_input_twice",
+            Box::new(Faulty(Fault::Accept("ORI-005"))),
+            "ORI-005",
+        ),
+        (
+            "ori_accepts_malformed",
+            Box::new(Faulty(Fault::Accept("ORI-006"))),
+            "ORI-006",
+        ),
+        (
+            "orm_keeps_out_of_range",
+            Box::new(Faulty(Fault::KeepOutOfRange("ORM-003"))),
+            "ORM-003",
+        ),
+        (
+            "orm_global_level_counts",
+            Box::new(Faulty(Fault::Leak(
+                OptionKey::OutputReuseMemIndexes,
+                Level::Global,
+            ))),
+            "ORM-002",
+        ),
+        (
+            "orm_accepts_malformed",
+            Box::new(Faulty(Fault::Accept("ORM-004"))),
+            "ORM-004",
+        ),
+        (
+            "exw_accepts_out_of_set",
+            Box::new(Faulty(Fault::Accept("EXW-001"))),
+            "EXW-001",
+        ),
+        (
+            "exw_graph_level_counts",
+            Box::new(Faulty(Fault::Leak(OptionKey::ExternalWeight, Level::Graph))),
+            "EXW-002",
+        ),
+        (
+            "ewd_silent_without_external_weight",
+            Box::new(Faulty(Fault::Silence("EWD-003"))),
+            "OPT-008",
+        ),
+        (
+            "ewd_graph_level_counts",
+            Box::new(Faulty(Fault::Leak(
+                OptionKey::ExternalWeightDir,
+                Level::Graph,
+            ))),
+            "EWD-002",
+        ),
+        (
+            "ibc_accepts_out_of_set",
+            Box::new(Faulty(Fault::Accept("IBC-001"))),
+            "IBC-001",
+        ),
+        (
+            "ibc_single_input_silent",
+            Box::new(Faulty(Fault::Silence("IBC-003"))),
+            "OPT-008",
+        ),
+        (
+            "ibc_unlisted_product_silent",
+            Box::new(Faulty(Fault::Silence("IBC-004"))),
+            "OPT-008",
+        ),
+        (
+            "ibc_sync_run_silent",
+            Box::new(Faulty(Fault::Silence("IBC-005"))),
+            "OPT-008",
+        ),
+        (
+            "fbr_accepts_out_of_set",
+            Box::new(Faulty(Fault::Accept("FBR-001"))),
+            "FBR-001",
+        ),
+        (
+            "fbr_dynamic_shape_silent",
+            Box::new(Faulty(Fault::Silence("FBR-003"))),
+            "OPT-008",
+        ),
+        (
+            "widest_level_wins",
+            Box::new(Faulty(Fault::WidestWins)),
+            "OPT-001",
+        ),
+        (
+            "ineffective_level_silent",
+            Box::new(Faulty(Fault::Silence("OPT-002"))),
+            "OPT-002",
+        ),
+        (
+            "passthrough_dropped",
+            Box::new(Faulty(Fault::DropPassthrough)),
+            "OPT-004",
+        ),
+        (
+            "lists_not_canonical",
+            Box::new(Faulty(Fault::NoCanonicalOrder)),
+            "OPT-007",
+        ),
+        (
+            "restriction_rejects",
+            Box::new(Faulty(Fault::RestrictionRejects)),
+            "OPT-008",
+        ),
+        (
+            "ewd_accepts_nul",
+            Box::new(Faulty(Fault::Accept("EWD-004"))),
+            "EWD-004",
+        ),
+        (
+            "irm_drops_whole_list",
+            Box::new(Faulty(Fault::DropWholeList("IRM-003"))),
+            "IRM-005",
+        ),
+        (
+            "orm_drops_whole_list",
+            Box::new(Faulty(Fault::DropWholeList("ORM-003"))),
+            "ORM-005",
+        ),
+        (
+            "diagnostics_without_subject",
+            Box::new(Faulty(Fault::NoSubjects)),
+            "OPT-012",
+        ),
+        (
+            "ifs_read_into_32_bits",
+            Box::new(Faulty(Fault::Width32(OptionKey::InputFusionSize))),
+            "IFS-001",
+        ),
+        (
+            "irm_index_read_into_32_bits",
+            Box::new(Faulty(Fault::Width32(OptionKey::InputReuseMemIndexes))),
+            "IRM-004",
+        ),
+        (
+            "ori_index_read_into_32_bits",
+            Box::new(Faulty(Fault::Width32(
+                OptionKey::OutputReuseInputMemIndexes,
+            ))),
+            "ORI-003",
+        ),
+        (
+            "smp_read_into_32_bits",
+            Box::new(Faulty(Fault::Width32(OptionKey::StaticMemoryPolicy))),
+            "SMP-001",
+        ),
+        (
+            "irm_drops_items_after_the_eighth",
+            Box::new(Faulty(Fault::DropAfterEighth(
+                OptionKey::InputReuseMemIndexes,
+            ))),
+            "IRM-003",
+        ),
+        (
+            "ori_drops_pairs_after_the_eighth",
+            Box::new(Faulty(Fault::DropAfterEighth(
+                OptionKey::OutputReuseInputMemIndexes,
+            ))),
+            "ORI-003",
+        ),
+        (
+            "fbr_unchecked_at_session_level",
+            Box::new(Faulty(Fault::SkipCheckAt(
+                OptionKey::FeatureBaseRefreshable,
+                Level::Session,
+            ))),
+            "FBR-001",
+        ),
+        (
+            "drm_unchecked_at_global_level",
+            Box::new(Faulty(Fault::SkipCheckAt(
+                OptionKey::DisableReuseMemory,
+                Level::Global,
+            ))),
+            "DRM-001",
+        ),
+    ];
+    common::print_counterexample_sizes(Capability::Options, &faults);
+}
+
+/// Shrinking finds the cause: a value out of range accepted (one rule, one option) is reported
+/// by the random phase alone with exactly that option and nothing else, whatever else the
+/// scenario that first showed it carried.
+#[test]
+fn a_one_rule_fault_shrinks_to_its_one_option() {
+    for (fault, clause) in [
+        (Fault::Accept("IFS-001"), "IFS-001"),
+        (Fault::Accept("SMP-001"), "SMP-001"),
+    ] {
+        let size = common::counterexample_size(&Faulty(fault), Capability::Options, clause, false);
+        assert_eq!(
+            size,
+            Some(ge_conformance::reduce::Size { keys: 1, items: 0 }),
+            "{clause}"
+        );
+    }
 }

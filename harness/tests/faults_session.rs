@@ -2,6 +2,8 @@
 //! forbids, and must be caught by the session cases naming the clause the fault breaks; the
 //! upstream ones wrap the upstream reference and are judged under the upstream profile.
 
+mod common;
+
 use std::collections::BTreeSet;
 
 use ge_conformance::judging::Judging;
@@ -560,4 +562,155 @@ fn rare_fault_is_caught_by_the_generated_scripts(#[case] fault: Rare, #[case] cl
         caught.contains(clause),
         "{fault:?} should be caught by {clause}; caught by {caught:?}"
     );
+}
+
+/// Measures shrinking: the size of each fault's property counterexample on its clause (option
+/// keys and items), then their distribution, for `docs/benchmarks.md`. Run with
+/// `cargo test --release -p ge-conformance --test faults_session -- --ignored --nocapture counterexample_sizes`.
+#[test]
+#[ignore = "a measurement for docs/benchmarks.md; the regression it guards is held by the shrinking tests"]
+fn counterexample_sizes() {
+    let faults: Vec<(&str, Box<dyn Backend>, &str)> = vec![
+        (
+            "pool_never_grows",
+            Box::new(Faulty(Fault::PoolNeverGrows)),
+            "SMP-011",
+        ),
+        (
+            "pool_oversized",
+            Box::new(Faulty(Fault::PoolOversized)),
+            "SMP-012",
+        ),
+        (
+            "zero_copy_reallocated_with_reuse_on",
+            Box::new(Faulty(Fault::ZeroCopyReallocatedWithReuseOn)),
+            "RZC-012",
+        ),
+        (
+            "zero_copy_reallocated_not_planned_at_load",
+            Box::new(Faulty(Fault::ZeroCopyReallocatedWithReuseOn)),
+            "RZC-013",
+        ),
+        (
+            "zero_copy_reused_with_reuse_off",
+            Box::new(Faulty(Fault::ZeroCopyReusedWithReuseOff)),
+            "RZC-010",
+        ),
+        (
+            "zero_copy_not_freed_per_execution",
+            Box::new(Faulty(Fault::ZeroCopyNotFreedPerExecution)),
+            "RZC-011",
+        ),
+        (
+            "refresh_allowed_twice_with_option_off",
+            Box::new(Faulty(Fault::RefreshAllowedTwiceWithOptionOff)),
+            "FBR-011",
+        ),
+        (
+            "refresh_once_with_option_on",
+            Box::new(Faulty(Fault::RefreshOnceWithOptionOn)),
+            "FBR-010",
+        ),
+        (
+            "first_refresh_refused",
+            Box::new(Faulty(Fault::FirstRefreshRefused)),
+            "FBR-012",
+        ),
+        (
+            "small_base_accepted",
+            Box::new(Faulty(Fault::SmallBaseAccepted)),
+            "FBR-013",
+        ),
+        (
+            "dynamic_graph_refreshable",
+            Box::new(Faulty(Fault::DynamicGraphRefreshable)),
+            "FBR-014",
+        ),
+        (
+            "no_dynamic_shape_warning",
+            Box::new(Faulty(Fault::NoDynamicShapeWarning)),
+            "OPT-008",
+        ),
+        (
+            "shared_pool_under_policy_0",
+            Box::new(Faulty(Fault::SharedPoolUnderPolicy0)),
+            "SMP-010",
+        ),
+        (
+            "dynamic_pooled_under_policy_2",
+            Box::new(Faulty(Fault::DynamicPooledUnderPolicy2)),
+            "SMP-014",
+        ),
+        (
+            "no_unload_at_end",
+            Box::new(Faulty(Fault::NoUnloadAtEnd)),
+            "SES-011",
+        ),
+        (
+            "end_unloads_descending",
+            Box::new(Faulty(Fault::EndUnloadsDescending)),
+            "SES-011",
+        ),
+        (
+            "script_errors_silent",
+            Box::new(Faulty(Fault::ScriptErrorsSilent)),
+            "SES-012",
+        ),
+        (
+            "end_releases_misnumbered",
+            Box::new(Faulty(Fault::EndReleasesMisnumbered)),
+            "SES-013",
+        ),
+        (
+            "pool_misnamed",
+            Box::new(Faulty(Fault::PoolMisnamed)),
+            "SES-014",
+        ),
+        (
+            "zero_byte_blocks",
+            Box::new(Faulty(Fault::ZeroByteBlocks)),
+            "SES-015",
+        ),
+        (
+            "free_size_mismatch",
+            Box::new(Faulty(Fault::FreeSizeMismatch)),
+            "SES-010",
+        ),
+        (
+            "load_map_ignored",
+            Box::new(Faulty(Fault::LoadMapIgnored)),
+            "SES-016",
+        ),
+        (
+            "runs_despite_rejected_option",
+            Box::new(Faulty(Fault::RunsDespiteRejectedOption)),
+            "SES-017",
+        ),
+        (
+            "refresh_touches_trace",
+            Box::new(Faulty(Fault::RefreshTouchesTrace)),
+            "SES-018",
+        ),
+        (
+            "refused_refresh_without_result",
+            Box::new(Faulty(Fault::RefusedRefreshWithoutResult)),
+            "SES-019",
+        ),
+        (
+            "oversized_script_silent",
+            Box::new(Faulty(Fault::OversizedScriptSilent)),
+            "SES-020",
+        ),
+        (
+            "event_cap_off_by_one",
+            Box::new(Faulty(Fault::EventCapOffByOne)),
+            "SES-020",
+        ),
+        (
+            "refusal_unreported",
+            Box::new(Faulty(Fault::RefusalUnreported)),
+            "FBR-015",
+        ),
+    ];
+    common::print_counterexample_sizes(Capability::Session, &faults);
 }

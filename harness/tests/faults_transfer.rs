@@ -2,6 +2,8 @@
 //! the contract forbids, and must be caught by the clause that fault breaks. The reference itself
 //! must be caught by nothing.
 
+mod common;
+
 use std::collections::BTreeSet;
 
 use ge_conformance::judging::Judging;
@@ -349,4 +351,120 @@ fn rare_fault_is_caught_by_the_default_certification(#[case] fault: Rare, #[case
         caught.contains(clause),
         "{fault:?} should be caught by {clause}; caught by {caught:?}"
     );
+}
+
+/// Measures shrinking: the size of each fault's property counterexample on its clause (option
+/// keys and items), then their distribution, for `docs/benchmarks.md`. Run with
+/// `cargo test --release -p ge-conformance --test faults_transfer -- --ignored --nocapture counterexample_sizes`.
+#[test]
+#[ignore = "a measurement for docs/benchmarks.md; the regression it guards is held by the shrinking tests"]
+fn counterexample_sizes() {
+    let faults: Vec<(&str, Box<dyn Backend>, &str)> = vec![
+        (
+            "less_than_instead_of_at_most",
+            Box::new(Faulty(Fault::LessThan)),
+            "IFS-010",
+        ),
+        (
+            "fusing_on_the_sync_run",
+            Box::new(Faulty(Fault::FuseOnSync)),
+            "IFS-003",
+        ),
+        (
+            "fusing_dynamic_shapes",
+            Box::new(Faulty(Fault::FuseDynamic)),
+            "IFS-004",
+        ),
+        (
+            "ignoring_threshold_0",
+            Box::new(Faulty(Fault::IgnoreThresholdZero)),
+            "IFS-012",
+        ),
+        (
+            "no_default_threshold",
+            Box::new(Faulty(Fault::NoDefaultThreshold)),
+            "IFS-001",
+        ),
+        (
+            "fusing_a_single_input",
+            Box::new(Faulty(Fault::FuseSingle)),
+            "IFS-016",
+        ),
+        (
+            "comparing_padded_sizes",
+            Box::new(Faulty(Fault::AlignedSizes)),
+            "IFS-019",
+        ),
+        (
+            "padding_the_fused_bytes",
+            Box::new(Faulty(Fault::PaddedFusedBytes)),
+            "IFS-018",
+        ),
+        (
+            "not_moving_zero_byte_inputs",
+            Box::new(Faulty(Fault::ZeroByteNotMoved)),
+            "IFS-017",
+        ),
+        (
+            "batch_copying_a_single_leftover",
+            Box::new(Faulty(Fault::BatchSingleLeftover)),
+            "IBC-013",
+        ),
+        (
+            "batch_copying_on_an_unlisted_product",
+            Box::new(Faulty(Fault::BatchUnlistedProduct)),
+            "IBC-004",
+        ),
+        (
+            "batch_copying_on_the_sync_run",
+            Box::new(Faulty(Fault::BatchOnSync)),
+            "IBC-005",
+        ),
+        (
+            "batch_copying_when_disabled",
+            Box::new(Faulty(Fault::BatchWhenDisabled)),
+            "IBC-010",
+        ),
+        (
+            "batch_copying_fused_inputs",
+            Box::new(Faulty(Fault::BatchFusedInputs)),
+            "IBC-012",
+        ),
+        (
+            "counting_host_inputs_only",
+            Box::new(Faulty(Fault::HostInputCount)),
+            "OPT-008",
+        ),
+        (
+            "moving_device_inputs",
+            Box::new(Faulty(Fault::DeviceInputsMoved)),
+            "TRF-003",
+        ),
+        (
+            "dropping_warnings",
+            Box::new(Faulty(Fault::DropWarnings)),
+            "OPT-008",
+        ),
+        (
+            "planning_despite_errors",
+            Box::new(Faulty(Fault::PlanDespiteErrors)),
+            "TRF-004",
+        ),
+        (
+            "accepting_duplicate_indexes",
+            Box::new(Faulty(Fault::AcceptDuplicates)),
+            "TRF-002",
+        ),
+        (
+            "sizes_read_into_32_bits",
+            Box::new(RareFault(Rare::Sizes32)),
+            "IFS-011",
+        ),
+        (
+            "fused_buffer_capped_at_64_mib",
+            Box::new(RareFault(Rare::StagingCap)),
+            "IFS-010",
+        ),
+    ];
+    common::print_counterexample_sizes(Capability::Transfer, &faults);
 }

@@ -2,6 +2,8 @@
 //! forbid, and the suite must catch it by the clause it breaks. The reference itself must be
 //! caught by nothing.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
@@ -543,4 +545,146 @@ fn rare_fault_is_caught_by_the_generated_scenarios(#[case] fault: Rare, #[case] 
         caught.contains(clause),
         "{fault:?} should be caught by {clause}; caught by {caught:?}"
     );
+}
+
+/// Measures shrinking: the size of each fault's property counterexample on its clause (option
+/// keys and items), then their distribution, for `docs/benchmarks.md`. Run with
+/// `cargo test --release -p ge-conformance --test faults_weights -- --ignored --nocapture counterexample_sizes`.
+#[test]
+#[ignore = "a measurement for docs/benchmarks.md; the regression it guards is held by the shrinking tests"]
+fn counterexample_sizes() {
+    let faults: Vec<(&str, Box<dyn Backend>, &str)> = vec![
+        (
+            "tiers_swapped",
+            Box::new(Faulty(Fault::TiersSwapped)),
+            "EWD-010",
+        ),
+        (
+            "work_path_ignored",
+            Box::new(Faulty(Fault::WorkPathIgnored)),
+            "EXW-016",
+        ),
+        (
+            "tmp_not_removed",
+            Box::new(Faulty(Fault::TmpNotRemoved)),
+            "EXW-019",
+        ),
+        (
+            "user_dir_removed",
+            Box::new(Faulty(Fault::UserDirRemoved)),
+            "EWD-013",
+        ),
+        (
+            "symlink_followed",
+            Box::new(Faulty(Fault::SymlinkFollowed)),
+            "WGT-006",
+        ),
+        (
+            "lies_about_files",
+            Box::new(Faulty(Fault::LiesAboutFiles)),
+            "WGT-005",
+        ),
+        (
+            "temp_left_behind",
+            Box::new(Faulty(Fault::TempLeftBehind)),
+            "WGT-004",
+        ),
+        (
+            "hash_truncated",
+            Box::new(Faulty(Fault::HashTruncated)),
+            "EXW-012",
+        ),
+        ("unaligned", Box::new(Faulty(Fault::Unaligned)), "EXW-015"),
+        (
+            "empty_work_path_as_root",
+            Box::new(Faulty(Fault::EmptyWorkPathAsRoot)),
+            "EXW-018",
+        ),
+        (
+            "dir_from_wrong_base",
+            Box::new(Faulty(Fault::DirFromWrongBase)),
+            "EWD-011",
+        ),
+        (
+            "mode0_writes",
+            Box::new(Faulty(Fault::Mode0Writes)),
+            "EXW-010",
+        ),
+        (
+            "rejected_mode_used",
+            Box::new(Faulty(Fault::RejectedModeUsed)),
+            "WGT-009",
+        ),
+        (
+            "removal_unreported",
+            Box::new(Faulty(Fault::RemovalUnreported)),
+            "WGT-010",
+        ),
+        (
+            "other_sessions_removed",
+            Box::new(Faulty(Fault::OtherSessionsRemoved)),
+            "WGT-007",
+        ),
+        (
+            "corrupt_weights",
+            Box::new(Faulty(Fault::CorruptWeights)),
+            "WGT-011",
+        ),
+        (
+            "failure_hidden",
+            Box::new(Faulty(Fault::FailureHidden)),
+            "WGT-008",
+        ),
+        (
+            "constant_cap_off_by_one",
+            Box::new(Faulty(Fault::ConstantCapOffByOne)),
+            "WGT-002",
+        ),
+        (
+            "total_cap_ignored",
+            Box::new(Faulty(Fault::TotalCapIgnored)),
+            "WGT-002",
+        ),
+        (
+            "index_written",
+            Box::new(Faulty(Fault::IndexWritten)),
+            "WGT-011",
+        ),
+        (
+            "upstream_index_unreported",
+            Box::new(Faulty(Fault::IndexUnreported)),
+            "WGT-005",
+        ),
+        (
+            "upstream_index_when_nothing_converted",
+            Box::new(Faulty(Fault::IndexWhenNothingConverted)),
+            "WGT-011",
+        ),
+        (
+            "upstream_dir_when_nothing_converted",
+            Box::new(Faulty(Fault::DirWhenNothingConverted)),
+            "EXW-015",
+        ),
+        (
+            "upstream_graph_name_refused",
+            Box::new(Faulty(Fault::GraphNameRefused)),
+            "WGT-002",
+        ),
+        (
+            "upstream_stops_at_first_failure",
+            Box::new(Faulty(Fault::StopsAtFirstFailure)),
+            "WGT-004",
+        ),
+        (
+            "upstream_tmp_link_refused",
+            Box::new(Faulty(Fault::TmpLinkRefused)),
+            "WGT-008",
+        ),
+        (
+            "upstream_weight_link_replaced",
+            Box::new(Faulty(Fault::WeightLinkReplaced)),
+            "WGT-007",
+        ),
+    ];
+    common::print_counterexample_sizes(Capability::Weights, &faults);
 }

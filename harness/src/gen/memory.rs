@@ -10,12 +10,19 @@ use proptest::prelude::*;
 use ge_spec::vocab::memory::{MemoryScenario, Role, RunAddresses, Tensor};
 use ge_spec::OptionMaps;
 
-/// A tensor size: mostly multiples of 32 bytes, sometimes not, sometimes 0.
+/// The widest tensor size drawn, in bits: a scenario holds at most 23 tensors, each padded to
+/// at most 512 bytes more, so their total stays far below 2^64 and no arena total overflows.
+pub const SIZE_BITS: u32 = 58;
+
+/// A tensor size: mostly multiples of 32 bytes (weight 6 of 11), sometimes not (2), sometimes
+/// 0 (1), else of any width up to [`SIZE_BITS`] bits (2), so plans pass 4 GiB and every residue
+/// modulo 32 occurs at every width.
 pub fn size() -> impl Strategy<Value = u64> {
     prop_oneof![
         6 => (1u64..=16).prop_map(|k| k * 32),
         2 => 1u64..=600,
         1 => Just(0u64),
+        2 => super::log_uniform(SIZE_BITS),
     ]
 }
 
@@ -33,6 +40,8 @@ struct Knobs {
     pairs: Vec<(u32, u32)>,
     clean: Option<bool>,
     run: Option<Option<usize>>,
+    /// An index of any width added to the input list (one scenario in ten).
+    far_index: Option<u64>,
 }
 
 fn knobs() -> impl Strategy<Value = Knobs> {
@@ -43,15 +52,17 @@ fn knobs() -> impl Strategy<Value = Knobs> {
         vec((0u32..5, 0u32..5), 0..3),
         proptest::option::of(any::<bool>()),
         proptest::option::of(proptest::option::of(0usize..3)),
+        proptest::option::weighted(0.1, super::log_uniform(64)),
     )
         .prop_map(
-            |(disable, input_mask, output_mask, pairs, clean, run)| Knobs {
+            |(disable, input_mask, output_mask, pairs, clean, run, far_index)| Knobs {
                 disable,
                 input_mask,
                 output_mask,
                 pairs,
                 clean,
                 run,
+                far_index,
             },
         )
 }
@@ -134,7 +145,13 @@ pub fn scenario() -> impl Strategy<Value = MemoryScenario> {
                     u8::from(d).to_string(),
                 );
             }
-            if let Some(list) = index_list(knobs.input_mask, inputs) {
+            // An index of any width is out of range (ignored with a warning) unless it is small.
+            let far = knobs.far_index.map(|i| i.to_string());
+            let list = match (index_list(knobs.input_mask, inputs), far) {
+                (Some(list), Some(far)) => Some(format!("{list},{far}")),
+                (list, far) => list.or(far),
+            };
+            if let Some(list) = list {
                 set(&mut options, false, "ge.exec.inputReuseMemIndexes", list);
             }
             if let Some(list) = index_list(knobs.output_mask, outputs) {

@@ -9,8 +9,26 @@ pub mod transfer;
 pub mod weights;
 
 use ge_spec::{Capability, Scenario};
+use proptest::prelude::any;
 use proptest::prop_oneof;
 use proptest::strategy::{BoxedStrategy, Strategy};
+
+/// A number of at most `max_bits` bits (at most 64), drawn log-uniformly: a bit width `w`
+/// uniformly from `0..=max_bits`, then a number of exactly `w` significant bits (0 for width 0).
+/// Every width is as likely as every other, so the generators reach 2^32 and 2^63 as often as
+/// 2^8, where a value read into too few bits goes wrong. It shrinks towards narrower widths and
+/// towards the power of two of its width. The generators mix it with the small values that make
+/// realistic scenarios; each says with what weight.
+pub fn log_uniform(max_bits: u32) -> impl Strategy<Value = u64> + Clone {
+    let max_bits = max_bits.min(64);
+    (0..=max_bits, any::<u64>()).prop_map(|(width, bits)| match width {
+        0 => 0,
+        w => {
+            let top = 1u64 << (w - 1);
+            top | (bits & (top - 1))
+        }
+    })
+}
 
 /// The boundary scenarios of `capability` ([`boundaries`]), judged before the random ones.
 pub fn boundary_scenarios(capability: Capability) -> Vec<Scenario> {

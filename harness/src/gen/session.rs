@@ -13,12 +13,14 @@ use proptest::prelude::*;
 /// Graph ids used by generated scripts: few, so that events meet loaded graphs often.
 pub const GRAPH_IDS: u32 = 4;
 
-/// Sizes in bytes: zero, equal and growing requirements all occur.
+/// Sizes in bytes: zero (weight 1 of 11), equal and growing requirements from a few sizes (6)
+/// and below 100,000 (2), and of any width up to 64 bits (2, [`super::log_uniform`]).
 pub fn bytes() -> impl Strategy<Value = u64> {
     prop_oneof![
         1 => Just(0u64),
         6 => prop::sample::select(vec![256u64, 1024, 4096, 65_536]),
         2 => 1u64..100_000,
+        2 => super::log_uniform(64),
     ]
 }
 

@@ -1,7 +1,10 @@
 //! Proptest strategies that generate transfer scenarios (used by property tests and the certify runner).
 //!
 //! Sizes and thresholds gather around the boundaries the clauses care about (0, the threshold,
-//! one over it, the default 131072, the maximum 33554432) so that small runs reach them.
+//! one over it, the default 131072, the maximum 33554432) so that small runs reach them, and
+//! reach the tails too: one input size in five is drawn log-uniformly over all 64 bits
+//! ([`super::log_uniform`]), one valid threshold in five over its 25 bits, and one refused
+//! value in four is a number of any width.
 
 use ge_spec::vocab::transfer::{Placement, TransferInput, TransferScenario};
 use ge_spec::{Level, OptionMaps, Product, RunMode, ShapeKind};
@@ -14,9 +17,12 @@ pub const BATCH_KEY: &str = "ge.inputBatchCpy";
 /// The largest threshold the option accepts.
 pub const MAX_THRESHOLD: u64 = 33_554_432;
 
-/// A valid threshold, biased to the interesting values.
+/// A valid threshold, biased to the interesting values (weight 8 of 10), else of any width up
+/// to the maximum (2 of 10).
 pub fn threshold() -> impl Strategy<Value = u64> {
     prop_oneof![
+        2 => super::log_uniform(25),
+        8 => prop_oneof![
         Just(0u64),
         Just(1),
         Just(1024),
@@ -25,13 +31,17 @@ pub fn threshold() -> impl Strategy<Value = u64> {
         Just(131_072),
         Just(MAX_THRESHOLD),
         0..=MAX_THRESHOLD,
+        ],
     ]
 }
 
 /// An input size, biased to the interesting values: 0, around the usual thresholds, around the
-/// maximum, and anything up to 64 MiB.
+/// maximum, and anything up to 64 MiB (weight 16 of 20), else of any width up to 64 bits
+/// (4 of 20).
 pub fn input_size() -> impl Strategy<Value = u64> {
     prop_oneof![
+        4 => super::log_uniform(64),
+        16 => prop_oneof![
         Just(0u64),
         Just(1),
         Just(1023),
@@ -48,6 +58,7 @@ pub fn input_size() -> impl Strategy<Value = u64> {
         Just(MAX_THRESHOLD + 1),
         0u64..=2048,
         0u64..=(64 << 20),
+        ],
     ]
 }
 
@@ -121,6 +132,7 @@ pub fn valid_options() -> impl Strategy<Value = OptionMaps> {
 /// Option maps that may also carry invalid values of the two options.
 pub fn any_options() -> impl Strategy<Value = OptionMaps> {
     let bad = prop_oneof![
+        5 => prop_oneof![
         Just(String::new()),
         Just("33554433".to_owned()),
         Just("-1".to_owned()),
@@ -128,6 +140,8 @@ pub fn any_options() -> impl Strategy<Value = OptionMaps> {
         Just("2".to_owned()),
         Just("128KB".to_owned()),
         "[0-9a-z ]{0,6}",
+        ],
+        2 => super::log_uniform(64).prop_map(|n| n.to_string()),
     ];
     (
         valid_options(),

@@ -6,15 +6,24 @@ use ge_spec::vocab::weights::{ConstNode, Fill, NodeType, WeightsScenario, WorkPa
 use ge_spec::OptionMaps;
 use proptest::prelude::*;
 
+/// The widest run of one byte drawn, in bits: six constants of at most 1 MiB each stay far
+/// under `MAX_WEIGHT_BYTES` (64 MiB) and keep the sandboxes small.
+pub const FILL_BITS: u32 = 20;
+
 /// The bytes of one constant: mostly from a small pool (so duplicates occur), sometimes random
-/// hex, sometimes a run of one byte.
+/// hex, sometimes a run of one byte, whose length is below 2048 (weight 3 of 4) or of any width
+/// up to [`FILL_BITS`] bits (1 of 4).
 pub fn weight_bytes() -> impl Strategy<Value = (Option<String>, Option<Fill>)> {
     prop_oneof![
         3 => prop::sample::select(vec!["", "00", "ff", "00010203", "deadbeef"])
             .prop_map(|h| (Some(h.to_owned()), None)),
         2 => prop::collection::vec(any::<u8>(), 0..48)
             .prop_map(|b| (Some(ge_spec::vocab::weights::encode_hex(&b)), None)),
-        1 => (any::<u8>(), 0u64..2048).prop_map(|(byte, len)| (None, Some(Fill { byte, len }))),
+        1 => (
+            any::<u8>(),
+            prop_oneof![3 => 0u64..2048, 1 => super::log_uniform(FILL_BITS)]
+        )
+            .prop_map(|(byte, len)| (None, Some(Fill { byte, len }))),
     ]
 }
 

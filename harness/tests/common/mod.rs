@@ -42,3 +42,67 @@ pub fn within<T: Send + 'static>(
     rx.recv_timeout(limit)
         .unwrap_or_else(|_| panic!("did not end within {limit:?}: the harness blocked"))
 }
+
+/// The size of the counterexample that the property of `capability` at the default seed and
+/// budget reports against `backend` for `clause`, judged at the level where `clause` binds,
+/// with its boundary phase (`certify` as users run it) or without (the random phase and the
+/// shrinking alone); `None` when the property does not fail on `clause`.
+#[allow(dead_code)] // each test crate uses the helpers it needs
+pub fn counterexample_size(
+    backend: &dyn ge_spec::Backend,
+    capability: ge_spec::Capability,
+    clause: &str,
+    boundaries: bool,
+) -> Option<ge_conformance::reduce::Size> {
+    let cfg = ge_conformance::certify::Config {
+        judging: ge_conformance::judging::Judging::failing(ge_spec::Profile::Documented, clause),
+        boundaries,
+        ..Default::default()
+    };
+    let trial = ge_conformance::certify::run_property(backend, capability, &cfg);
+    let found = trial
+        .counterexamples
+        .iter()
+        .find(|c| !c.deviation && c.clauses.iter().any(|c| c == clause))?;
+    let scenario: ge_spec::Scenario = serde_json::from_value(found.scenario.clone()).ok()?;
+    Some(ge_conformance::reduce::size(&scenario))
+}
+
+/// Prints, for each named fault, the size of its property counterexample on its clause with
+/// and without the boundary phase ([`counterexample_size`]), then the two distributions of the
+/// sizes (keys plus items, `size:count`).
+#[allow(dead_code)] // each test crate uses the helpers it needs
+pub fn print_counterexample_sizes(
+    capability: ge_spec::Capability,
+    faults: &[(&str, Box<dyn ge_spec::Backend>, &str)],
+) {
+    for boundaries in [true, false] {
+        let phase = if boundaries {
+            "with boundaries"
+        } else {
+            "random phase only"
+        };
+        let mut histogram: std::collections::BTreeMap<usize, usize> = Default::default();
+        let mut missed = 0;
+        for (name, backend, clause) in faults {
+            match counterexample_size(backend.as_ref(), capability, clause, boundaries) {
+                Some(size) => {
+                    println!(
+                        "{capability} ({phase}) {name} {clause}: {} keys, {} items",
+                        size.keys, size.items
+                    );
+                    *histogram.entry(size.total()).or_default() += 1;
+                }
+                None => {
+                    println!("{capability} ({phase}) {name} {clause}: not failed by the property");
+                    missed += 1;
+                }
+            }
+        }
+        let shown: Vec<String> = histogram.iter().map(|(s, n)| format!("{s}:{n}")).collect();
+        println!(
+            "{capability} ({phase}): size:count {} ({missed} not failed by the property)",
+            shown.join(" ")
+        );
+    }
+}

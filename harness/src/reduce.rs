@@ -1,0 +1,352 @@
+//! Removal shrinking: the first pass of a property's shrinking, before proptest simplifies any
+//! value. A failing scenario loses whole option keys, events, tensors, inputs, constants,
+//! setup steps and list items one at a time, each removal kept only when the failure is still
+//! found in what is left, until no single removal keeps it.
+//!
+//! Why a pass of our own: proptest shrinks a tuple field by field, and each field to the end
+//! (its removals, then every value inside it) before the next field's removals are tried. The
+//! generators draw the option maps of three levels, the items and the context as such tuples,
+//! so a property's shrink budget went to simplifying strings and regenerating flat-mapped
+//! values of the first fields, and the removals of the later ones were never reached: junk
+//! keys at graph level survived beside the one option a fault needs. Removing first, across
+//! the whole scenario, is cheap (one judgement per element) and leaves nothing that the
+//! failure does not need; the removals found are then replayed on every value proptest
+//! proposes ([`Removal::apply_all`]), so value simplification never brings an element back.
+
+use std::collections::BTreeMap;
+
+use ge_spec::vocab::session::SessionEvent;
+use ge_spec::{Level, OptionMaps, Scenario};
+
+/// One element of a scenario to take out. Positions count in the scenario as it is when the
+/// removal applies, so a list of removals replays in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Removal {
+    /// The option `key` at `level`.
+    Key(Level, String),
+    /// The option `key` of the graph-level map of the session load at `event`.
+    LoadKey(usize, String),
+    /// The item at a position of the scenario's list of events, tensors, inputs or constants.
+    Item(usize),
+    /// The step at a position of a weights scenario's setup.
+    Setup(usize),
+    /// A memory scenario's run-time addresses.
+    Run,
+    /// The items `start..start + len` of the list value of `key` at `level` (`,` or `|`
+    /// separated). Long lists lose halves, then quarters, down to single items, so a list of
+    /// a thousand items shrinks in a few dozen judgements.
+    ListItems(Level, String, usize, usize),
+}
+
+/// How many removable elements a scenario carries: what a counterexample's size is measured in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Size {
+    /// Option keys at every level, a session load's own map included.
+    pub keys: usize,
+    /// Events, tensors, inputs, constants or setup steps.
+    pub items: usize,
+}
+
+impl Size {
+    /// Keys and items together.
+    pub fn total(self) -> usize {
+        self.keys + self.items
+    }
+}
+
+fn maps(s: &Scenario) -> &OptionMaps {
+    match s {
+        Scenario::Options(s) => &s.options,
+        Scenario::Transfer(s) => &s.options,
+        Scenario::Memory(s) => &s.options,
+        Scenario::Session(s) => &s.options,
+        Scenario::Weights(s) => &s.options,
+    }
+}
+
+fn maps_mut(s: &mut Scenario) -> &mut OptionMaps {
+    match s {
+        Scenario::Options(s) => &mut s.options,
+        Scenario::Transfer(s) => &mut s.options,
+        Scenario::Memory(s) => &mut s.options,
+        Scenario::Session(s) => &mut s.options,
+        Scenario::Weights(s) => &mut s.options,
+    }
+}
+
+fn load_map(event: &SessionEvent) -> Option<&BTreeMap<String, String>> {
+    match event {
+        SessionEvent::Load { options, .. } => options.as_ref(),
+        _ => None,
+    }
+}
+
+fn item_count(s: &Scenario) -> usize {
+    match s {
+        Scenario::Options(_) => 0,
+        Scenario::Transfer(s) => s.inputs.len(),
+        Scenario::Memory(s) => s.tensors.len(),
+        Scenario::Session(s) => s.events.len(),
+        Scenario::Weights(s) => s.constants.len() + s.setup.len(),
+    }
+}
+
+/// The size of `scenario`.
+pub fn size(scenario: &Scenario) -> Size {
+    let m = maps(scenario);
+    let mut keys = m.global.len() + m.session.len() + m.graph.len();
+    if let Scenario::Session(s) = scenario {
+        keys += s
+            .events
+            .iter()
+            .filter_map(load_map)
+            .map(BTreeMap::len)
+            .sum::<usize>();
+    }
+    Size {
+        keys,
+        items: item_count(scenario),
+    }
+}
+
+/// Every removable element of `scenario`: its [`size`] and the items of its list values.
+pub fn elements(scenario: &Scenario) -> usize {
+    let m = maps(scenario);
+    let listed: usize = Level::ALL
+        .into_iter()
+        .flat_map(|l| m.at(l).values())
+        .filter_map(|v| list_separator(v).map(|sep| v.split(sep).count()))
+        .sum();
+    size(scenario).total() + listed
+}
+
+/// The separator of a list value, when `value` is a list of more than one item.
+fn list_separator(value: &str) -> Option<char> {
+    ['|', ','].into_iter().find(|c| value.contains(*c))
+}
+
+/// Every removal that applies to `scenario`: whole items first, then keys, then list items.
+pub fn removals(scenario: &Scenario) -> Vec<Removal> {
+    let mut out: Vec<Removal> = Vec::new();
+    match scenario {
+        Scenario::Weights(s) => {
+            out.extend((0..s.constants.len()).map(Removal::Item));
+            out.extend((0..s.setup.len()).map(Removal::Setup));
+        }
+        _ => out.extend((0..item_count(scenario)).map(Removal::Item)),
+    }
+    if let Scenario::Memory(s) = scenario {
+        if s.run.is_some() {
+            out.push(Removal::Run);
+        }
+    }
+    let m = maps(scenario);
+    for level in Level::ALL {
+        out.extend(m.at(level).keys().map(|k| Removal::Key(level, k.clone())));
+    }
+    if let Scenario::Session(s) = scenario {
+        for (i, e) in s.events.iter().enumerate() {
+            if let Some(map) = load_map(e) {
+                out.extend(map.keys().map(|k| Removal::LoadKey(i, k.clone())));
+            }
+        }
+    }
+    for level in Level::ALL {
+        for (k, v) in m.at(level) {
+            if let Some(sep) = list_separator(v) {
+                let n = v.split(sep).count();
+                let mut len = n.div_ceil(2);
+                loop {
+                    out.extend(
+                        (0..n)
+                            .step_by(len)
+                            .map(|start| Removal::ListItems(level, k.clone(), start, len)),
+                    );
+                    if len == 1 {
+                        break;
+                    }
+                    len = len.div_ceil(2);
+                }
+            }
+        }
+    }
+    out
+}
+
+impl Removal {
+    /// `scenario` without this element, or `None` when it has no such element.
+    pub fn apply(&self, scenario: &Scenario) -> Option<Scenario> {
+        let mut s = scenario.clone();
+        let applied = match (self, &mut s) {
+            (Removal::Key(level, key), s) => maps_mut(s).at_mut(*level).remove(key).is_some(),
+            (Removal::LoadKey(i, key), Scenario::Session(s)) => match s.events.get_mut(*i) {
+                Some(SessionEvent::Load {
+                    options: Some(map), ..
+                }) => map.remove(key).is_some(),
+                _ => false,
+            },
+            (Removal::Item(i), s) => remove_at(s, *i),
+            (Removal::Setup(i), Scenario::Weights(s)) => {
+                (*i < s.setup.len()).then(|| s.setup.remove(*i)).is_some()
+            }
+            (Removal::Run, Scenario::Memory(s)) => s.run.take().is_some(),
+            (Removal::ListItems(level, key, start, len), s) => {
+                match maps_mut(s).at_mut(*level).get_mut(key) {
+                    Some(value) => match list_separator(value) {
+                        Some(sep) if *start < value.split(sep).count() && *len > 0 => {
+                            let gone = *start..start.saturating_add(*len);
+                            let kept: Vec<&str> = value
+                                .split(sep)
+                                .enumerate()
+                                .filter(|(j, _)| !gone.contains(j))
+                                .map(|(_, item)| item)
+                                .collect();
+                            *value = kept.join(&sep.to_string());
+                            true
+                        }
+                        _ => false,
+                    },
+                    None => false,
+                }
+            }
+            _ => false,
+        };
+        applied.then_some(s)
+    }
+
+    /// `scenario` with every removal of `removals` that applies, in order.
+    pub fn apply_all(removals: &[Removal], scenario: &Scenario) -> Scenario {
+        removals
+            .iter()
+            .fold(scenario.clone(), |s, r| r.apply(&s).unwrap_or(s))
+    }
+}
+
+fn remove_at(s: &mut Scenario, i: usize) -> bool {
+    fn take<T>(v: &mut Vec<T>, i: usize) -> bool {
+        (i < v.len()).then(|| v.remove(i)).is_some()
+    }
+    match s {
+        Scenario::Options(_) => false,
+        Scenario::Transfer(s) => take(&mut s.inputs, i),
+        Scenario::Memory(s) => take(&mut s.tensors, i),
+        Scenario::Session(s) => take(&mut s.events, i),
+        Scenario::Weights(s) => take(&mut s.constants, i),
+    }
+}
+
+/// Removes elements of `best.0` one at a time while `still` finds the problem in what is left,
+/// until no single removal keeps it or `budget` judgements are spent (each call of `still`
+/// costs one). Returns the smallest scenario with its problem, and the removals made, in order.
+pub fn remove_while<P>(
+    mut best: (Scenario, P),
+    budget: &mut u32,
+    mut still: impl FnMut(&Scenario) -> Option<P>,
+) -> ((Scenario, P), Vec<Removal>) {
+    let mut made = Vec::new();
+    loop {
+        let mut progress = false;
+        let mut candidates = removals(&best.0);
+        let mut i = 0;
+        while i < candidates.len() {
+            if *budget == 0 {
+                return (best, made);
+            }
+            let Some(smaller) = candidates[i].apply(&best.0) else {
+                i += 1;
+                continue;
+            };
+            *budget -= 1;
+            match still(&smaller) {
+                Some(p) => {
+                    made.push(candidates[i].clone());
+                    best = (smaller, p);
+                    progress = true;
+                    // Positions after the one removed have moved: list them again, and retry
+                    // from the same place.
+                    candidates = removals(&best.0);
+                }
+                None => i += 1,
+            }
+        }
+        if !progress {
+            return (best, made);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ge_spec::vocab::transfer::{Placement, TransferInput, TransferScenario};
+
+    fn transfer() -> Scenario {
+        let mut s = TransferScenario::default();
+        s.options
+            .graph
+            .insert("ge.exec.input_fusion_size".into(), "10".into());
+        s.options.global.insert("ge.junk".into(), "x".into());
+        s.options
+            .session
+            .insert("ge.exec.inputReuseMemIndexes".into(), "0,1,2".into());
+        for (index, size) in [(0, 5), (1, 50), (2, 7)] {
+            s.inputs.push(TransferInput {
+                index,
+                size,
+                placement: Placement::Host,
+            });
+        }
+        Scenario::Transfer(s)
+    }
+
+    #[test]
+    fn removal_keeps_only_what_the_failure_needs() {
+        // The "failure": a threshold of 10 at graph level and an input of 50 bytes.
+        let fails = |s: &Scenario| {
+            let Scenario::Transfer(t) = s else {
+                return None;
+            };
+            (t.options
+                .graph
+                .get("ge.exec.input_fusion_size")
+                .map(String::as_str)
+                == Some("10")
+                && t.inputs.iter().any(|i| i.size == 50))
+            .then_some(())
+        };
+        let start = transfer();
+        assert_eq!(size(&start), Size { keys: 3, items: 3 });
+        let mut budget = 100;
+        let ((small, ()), made) = remove_while((start.clone(), ()), &mut budget, fails);
+        assert_eq!(size(&small), Size { keys: 1, items: 1 });
+        assert!(budget < 100);
+        // Replayed on the original, the removals give the same scenario.
+        assert_eq!(Removal::apply_all(&made, &start), small);
+    }
+
+    #[test]
+    fn list_items_are_removed_by_ranges() {
+        let s = transfer();
+        let r = Removal::ListItems(Level::Session, "ge.exec.inputReuseMemIndexes".into(), 1, 1);
+        let Some(Scenario::Transfer(t)) = r.apply(&s) else {
+            panic!("the list item applies");
+        };
+        assert_eq!(t.options.session["ge.exec.inputReuseMemIndexes"], "0,2");
+        let gone = Removal::ListItems(Level::Session, "ge.exec.inputReuseMemIndexes".into(), 3, 1);
+        assert_eq!(gone.apply(&s), None);
+        let half = Removal::ListItems(Level::Session, "ge.exec.inputReuseMemIndexes".into(), 0, 2);
+        let Some(Scenario::Transfer(t)) = half.apply(&s) else {
+            panic!("the range applies");
+        };
+        assert_eq!(t.options.session["ge.exec.inputReuseMemIndexes"], "2");
+    }
+
+    #[test]
+    fn a_budget_of_nothing_removes_nothing() {
+        let start = transfer();
+        let mut budget = 0;
+        let ((same, ()), made) = remove_while((start.clone(), ()), &mut budget, |_| Some(()));
+        assert_eq!(same, start);
+        assert!(made.is_empty());
+    }
+}
