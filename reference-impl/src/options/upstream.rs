@@ -371,6 +371,9 @@ impl Parser<'_> {
         }
         let mut pairs: Vec<(u64, u64)> = pairs.into_iter().map(|(i, o, _)| (i, o)).collect();
         pairs.sort_unstable();
+        // GE keeps a pair given twice twice, but checks each the same way on every run, so it
+        // means the pair once: one spelling (OPT-007).
+        pairs.dedup();
         Ok(Parsed::Pairs(pairs))
     }
 }
