@@ -456,15 +456,7 @@ impl Backend for RareFault {
 #[case::ignore_output_reuse(Rare::IgnoreOutputReuse, "ORM-013")]
 #[case::padded_reuse(Rare::PaddedReuse, "DRM-015")]
 fn rare_fault_is_caught_by_the_default_certification(#[case] fault: Rare, #[case] clause: &str) {
-    let caught = ge_conformance::runner::caught_in_certification(
-        &Judging::failing(Profile::Documented, clause),
-        &RareFault(fault),
-        "memory",
-    );
-    assert!(
-        caught.contains(clause),
-        "{fault:?} should be caught by {clause}; caught by {caught:?}"
-    );
+    common::assert_caught_in_certification(&fault, &RareFault(fault), "memory", clause);
 }
 
 /// Measures shrinking: the size of each fault's property counterexample on its clause (option

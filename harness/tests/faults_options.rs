@@ -383,15 +383,7 @@ fn boundary_fault_is_caught_by_the_default_certification(
     #[case] fault: Fault,
     #[case] clause: &str,
 ) {
-    let caught = ge_conformance::runner::caught_in_certification(
-        &Judging::failing(Profile::Documented, clause),
-        &Faulty(fault.clone()),
-        "options",
-    );
-    assert!(
-        caught.contains(clause),
-        "{fault:?} should be caught by {clause}; caught by {caught:?}"
-    );
+    common::assert_caught_in_certification(&fault, &Faulty(fault.clone()), "options", clause);
 }
 
 #[test]

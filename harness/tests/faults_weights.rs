@@ -536,15 +536,7 @@ impl Backend for RareFault {
 #[case::equal_dirs_taken_for_temp(Rare::EqualDirsTakenForTemp, "EWD-013")]
 #[case::writes_beside_the_sandbox(Rare::WritesBeside, "WGT-007")]
 fn rare_fault_is_caught_by_the_generated_scenarios(#[case] fault: Rare, #[case] clause: &str) {
-    let caught = ge_conformance::runner::caught_in_certification(
-        &Judging::failing(Profile::Documented, clause),
-        &RareFault(fault),
-        "property/weights",
-    );
-    assert!(
-        caught.contains(clause),
-        "{fault:?} should be caught by {clause}; caught by {caught:?}"
-    );
+    common::assert_caught_in_certification(&fault, &RareFault(fault), "property/weights", clause);
 }
 
 /// Measures shrinking: the size of each fault's property counterexample on its clause (option

@@ -106,3 +106,24 @@ pub fn print_counterexample_sizes(
         );
     }
 }
+
+/// Asserts that the default certification of `backend` (its trials whose names contain
+/// `filter`, at the default seed and budget) catches `fault` on `clause`, judged at the level
+/// `clause` binds: for faults that the generated scenarios, not only a case, must reach.
+#[allow(dead_code)] // each test crate uses the helpers it needs
+pub fn assert_caught_in_certification(
+    fault: &dyn std::fmt::Debug,
+    backend: &dyn ge_spec::Backend,
+    filter: &str,
+    clause: &str,
+) {
+    let caught = ge_conformance::runner::caught_in_certification(
+        &ge_conformance::judging::Judging::failing(ge_spec::Profile::Documented, clause),
+        backend,
+        filter,
+    );
+    assert!(
+        caught.contains(clause),
+        "{fault:?} should be caught by {clause}; caught by {caught:?}"
+    );
+}
