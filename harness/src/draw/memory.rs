@@ -378,7 +378,7 @@ pub(super) fn panel(
         "lower bound (live bytes)",
         1,
     );
-    ly += ROW * 1.6;
+    ly += ROW * 2.0;
     text(&mut out, LEGEND_X, ly, "sub", "tensors", 1);
     ly += ROW;
     for t in drawn.iter().take(LEGEND_ROWS) {
