@@ -295,26 +295,27 @@ const MARGIN: f64 = 16.0;
 const GAP: f64 = 32.0;
 const LINE: f64 = 16.0;
 
-/// The shared style sheet: inline, generic font families only.
-const CSS: &str = "text{font-family:sans-serif;font-size:11px;fill:#222}\
-.title{font-size:15px;font-weight:bold}.sub{font-size:13px;font-weight:bold}\
-.small{font-size:9px}.bad{fill:#b00020}.mono{font-family:monospace}\
-.axis{stroke:#444;stroke-width:1}.tick{stroke:#bbb;stroke-width:0.5}\
-.grid{stroke:#e4e4e4;stroke-width:0.5}\
-.input{fill:#9ecae1;stroke:#3b6e8f}.output{fill:#a1d99b;stroke:#3f7f3a}\
-.intermediate{fill:#d9d9d9;stroke:#666}.memset{fill:#fdd0a2;stroke:#a0522d}\
-.reused{stroke-dasharray:4 2;stroke-width:2}.alias{stroke:#6a3d9a;stroke-width:2.5}\
-.violating{stroke:#d00;stroke-width:3}\
-.overlap{fill:url(#hatch);stroke:#d00;stroke-width:1}\
-.peak{stroke:#c51b7d;stroke-width:1.5;stroke-dasharray:6 3}\
-.bound{stroke:#2166ac;stroke-width:1.5;stroke-dasharray:2 3}\
-.cleanup{fill:#fff3cd;stroke:#b8860b;stroke-width:1}\
-.feature{fill:#c6dbef;stroke:#3b6e8f}.io{fill:#c7e9c0;stroke:#3f7f3a}\
-.pool{fill:#fdd0a2;stroke:#a0522d}.other{fill:#eee;stroke:#888}\
-.fused{fill:#fdae6b;stroke:#a0522d}.batched{fill:#9e9ac8;stroke:#54278f}\
-.direct{fill:#9ecae1;stroke:#3b6e8f}.on_device{fill:#d9d9d9;stroke:#666}\
-.unplanned{fill:#fff;stroke:#d00;stroke-dasharray:3 2}\
-.threshold{stroke:#d00;stroke-width:1.5;stroke-dasharray:5 3}";
+/// The shared style sheet: inline, generic font families only, every rule under the `ge-draw`
+/// class of the picture's root, so a picture inlined in a page neither takes nor gives styles.
+const CSS: &str = ".ge-draw text{font-family:sans-serif;font-size:11px;fill:#222}\
+.ge-draw .title{font-size:15px;font-weight:bold}.ge-draw .sub{font-size:13px;font-weight:bold}\
+.ge-draw .small{font-size:9px}.ge-draw .bad{fill:#b00020}.ge-draw .mono{font-family:monospace}\
+.ge-draw .axis{stroke:#444;stroke-width:1}.ge-draw .tick{stroke:#bbb;stroke-width:0.5}\
+.ge-draw .grid{stroke:#e4e4e4;stroke-width:0.5}\
+.ge-draw .input{fill:#9ecae1;stroke:#3b6e8f}.ge-draw .output{fill:#a1d99b;stroke:#3f7f3a}\
+.ge-draw .intermediate{fill:#d9d9d9;stroke:#666}.ge-draw .memset{fill:#fdd0a2;stroke:#a0522d}\
+.ge-draw .reused{stroke-dasharray:4 2;stroke-width:2}.ge-draw .alias{stroke:#6a3d9a;stroke-width:2.5}\
+.ge-draw .violating{stroke:#d00;stroke-width:3}\
+.ge-draw .overlap{fill:url(#hatch);stroke:#d00;stroke-width:1}\
+.ge-draw .peak{stroke:#c51b7d;stroke-width:1.5;stroke-dasharray:6 3}\
+.ge-draw .bound{stroke:#2166ac;stroke-width:1.5;stroke-dasharray:2 3}\
+.ge-draw .cleanup{fill:#fff3cd;stroke:#b8860b;stroke-width:1}\
+.ge-draw .feature{fill:#c6dbef;stroke:#3b6e8f}.ge-draw .io{fill:#c7e9c0;stroke:#3f7f3a}\
+.ge-draw .pool{fill:#fdd0a2;stroke:#a0522d}.ge-draw .other{fill:#eee;stroke:#888}\
+.ge-draw .fused{fill:#fdae6b;stroke:#a0522d}.ge-draw .batched{fill:#9e9ac8;stroke:#54278f}\
+.ge-draw .direct{fill:#9ecae1;stroke:#3b6e8f}.ge-draw .on_device{fill:#d9d9d9;stroke:#666}\
+.ge-draw .unplanned{fill:#fff;stroke:#d00;stroke-dasharray:3 2}\
+.ge-draw .threshold{stroke:#d00;stroke-width:1.5;stroke-dasharray:5 3}";
 
 /// A whole SVG document: the title, the clauses and problems of `marks`, then the panels side by
 /// side, each under its caption.
@@ -381,7 +382,7 @@ fn document(title: &str, marks: &Marks, panels: &[(String, Panel)]) -> String {
     let mut out = String::with_capacity(body.len() + 4096);
     let _ = write!(
         out,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\">\n<title>{t}</title>\n<defs><style>{CSS}</style>\
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"ge-draw\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\">\n<title>{t}</title>\n<defs><style>{CSS}</style>\
 <pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">\
 <rect width=\"6\" height=\"6\" fill=\"#ffd6d6\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#d00\" stroke-width=\"3\"/></pattern></defs>\n\
 <rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n",
