@@ -70,15 +70,11 @@ impl Marks {
             ..Marks::default()
         };
         for message in messages {
-            let mut parts = message.split('`');
-            // Text between an odd and the next even backtick is quoted.
-            parts.next();
-            while let Some(quoted) = parts.next() {
-                if !quoted.is_empty() {
-                    marks.names.insert(quoted.to_owned());
-                }
-                if parts.next().is_none() {
-                    break;
+            // Text between an odd and the next even backtick is quoted; an unclosed one is not.
+            let parts: Vec<&str> = message.split('`').collect();
+            for (i, quoted) in parts.iter().enumerate() {
+                if i % 2 == 1 && i + 1 < parts.len() && !quoted.is_empty() {
+                    marks.names.insert((*quoted).to_owned());
                 }
             }
             let mut rest = message.as_str();
