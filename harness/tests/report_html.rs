@@ -4,9 +4,10 @@
 //! Chromium renders `report.html` and the pictures with no console message, not blank, with the
 //! highlight's red on screen (the screenshots are kept under `target/test-artefacts/`).
 //!
-//! Without Chromium (the Debian package `chromium`, which `.ci/run` installs) the rendering
-//! tests say so on standard error and pass, unless `GE_CONFORMANCE_REQUIRE_CHROMIUM` is set, as
-//! in CI, where a missing Chromium fails them.
+//! Without Chromium (the Debian package `chromium`, which `.ci/run` installs; another binary
+//! with `GE_CONFORMANCE_CHROMIUM`) the rendering tests say so on standard error and pass,
+//! unless `GE_CONFORMANCE_REQUIRE_CHROMIUM` is set, as in CI, where a missing Chromium fails
+//! them.
 
 use std::collections::BTreeSet;
 use std::io::Write as _;
@@ -145,8 +146,20 @@ fn a_picture_no_trial_names_is_caught() {
     );
 }
 
-/// Chromium's binary, or why there is none.
+/// Chromium's binary (`GE_CONFORMANCE_CHROMIUM` when set, else `chromium` on the `PATH` or
+/// in `/usr/bin`), or why there is none.
 fn chromium() -> Result<PathBuf, String> {
+    if let Some(given) = std::env::var_os("GE_CONFORMANCE_CHROMIUM") {
+        let given = PathBuf::from(given);
+        return if given.is_file() {
+            Ok(given)
+        } else {
+            Err(format!(
+                "GE_CONFORMANCE_CHROMIUM names {}, which is not a file",
+                given.display()
+            ))
+        };
+    }
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .chain([PathBuf::from("/usr/bin")])
