@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::draw::esc;
+use crate::draw::{self, esc};
 use crate::report::{Report, Standing, Tally};
 
 const CSS: &str = "body{font-family:sans-serif;margin:24px;color:#222;max-width:1800px}\
@@ -182,6 +182,11 @@ impl Report {
             if let Some(p) = &t.picture {
                 match self.pictures.get(p) {
                     Some(svg) => {
+                        // Ids are the page's: each picture's hatching pattern gets its own.
+                        let id = format!("hatch-{}", i + 1);
+                        let svg = svg
+                            .replace(draw::HATCH, &format!(" fill=\"url(#{id})\""))
+                            .replace(draw::HATCH_ID, &format!(" id=\"{id}\""));
                         let _ = writeln!(
                             out,
                             "<figure>\n{}\n<figcaption>{}: the backend's answer (left) beside the reference's (right), what the broken clauses name outlined in red and shared bytes hatched.</figcaption>\n</figure>",

@@ -302,7 +302,7 @@ const CSS: &str = ".ge-draw text{font-family:sans-serif;font-size:11px;fill:#222
 .ge-draw .intermediate{fill:#d9d9d9;stroke:#666}.ge-draw .memset{fill:#fdd0a2;stroke:#a0522d}\
 .ge-draw .reused{stroke-dasharray:4 2;stroke-width:2}.ge-draw .alias{stroke:#6a3d9a;stroke-width:2.5}\
 .ge-draw .violating{stroke:#d00;stroke-width:3}\
-.ge-draw .overlap{fill:url(#hatch);stroke:#d00;stroke-width:1}\
+.ge-draw .overlap{stroke:#d00;stroke-width:1}\
 .ge-draw .peak{stroke:#c51b7d;stroke-width:1.5;stroke-dasharray:6 3}\
 .ge-draw .bound{stroke:#2166ac;stroke-width:1.5;stroke-dasharray:2 3}\
 .ge-draw .cleanup{fill:#fff3cd;stroke:#b8860b;stroke-width:1}\
@@ -379,7 +379,7 @@ fn document(title: &str, marks: &Marks, panels: &[(String, Panel)]) -> String {
     let _ = write!(
         out,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"ge-draw\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\">\n<title>{t}</title>\n<defs><style>{CSS}</style>\
-<pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">\
+<pattern{HATCH_ID} width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">\
 <rect width=\"6\" height=\"6\" fill=\"#ffd6d6\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#d00\" stroke-width=\"3\"/></pattern></defs>\n\
 <rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n",
         w = num(width),
@@ -468,12 +468,27 @@ pub fn exact(n: u64) -> String {
     }
 }
 
+/// The fill of hatched rectangles, as written: the one reference to the pattern `hatch`. Text
+/// from a scenario cannot hold it (quotes are escaped), so a page can rename the pattern in
+/// each picture it inlines by replacing this and [`HATCH_ID`].
+pub const HATCH: &str = " fill=\"url(#hatch)\"";
+
+/// The hatching pattern's id attribute, as written.
+pub const HATCH_ID: &str = " id=\"hatch\"";
+
 /// A rectangle with a class, a tooltip and an optional label inside it when it fits.
 pub(crate) fn rect(out: &mut String, r: [f64; 4], class: &str, tip: &str, label: Option<&str>) {
     let [x, y, w, h] = r;
+    // The hatching is an attribute, not a style rule: a page inlining several pictures renames
+    // each one's pattern (see [`HATCH`]), which a shared style rule could not follow.
+    let fill = if class.split(' ').any(|c| c == "overlap") {
+        HATCH
+    } else {
+        ""
+    };
     let _ = write!(
         out,
-        "<rect class=\"{class}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}</title></rect>",
+        "<rect class=\"{class}\"{fill} x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}</title></rect>",
         num(x),
         num(y),
         num(w.max(0.5)),
