@@ -19,9 +19,11 @@ use ge_conformance::certify::{self, Config};
 use ge_conformance::{bundle, draw};
 use ge_reference::Reference;
 use ge_spec::vocab::memory::{MemoryObservation, MemoryScenario};
+use ge_spec::vocab::session::{SessionObservation, SessionScenario};
 use ge_spec::{Answer, Backend, Capability, Profile};
 
-/// A planner that puts every tensor at offset 0, live or not (and reports the peak it makes).
+/// A planner that puts every tensor at offset 0, live or not (and reports the peak it makes),
+/// and a session that forgets to record its last release.
 #[derive(Debug)]
 struct Overlapping;
 
@@ -31,7 +33,15 @@ impl Backend for Overlapping {
     }
 
     fn capabilities(&self) -> BTreeSet<Capability> {
-        [Capability::Memory].into_iter().collect()
+        [Capability::Memory, Capability::Session]
+            .into_iter()
+            .collect()
+    }
+
+    fn session(&self, scenario: &SessionScenario) -> Answer<SessionObservation> {
+        let mut obs = Reference::new(Profile::Documented).session(scenario)?;
+        obs.trace.pop();
+        Ok(obs)
     }
 
     fn memory(&self, scenario: &MemoryScenario) -> Answer<MemoryObservation> {
@@ -60,10 +70,11 @@ fn artefacts(name: &str) -> PathBuf {
     dir
 }
 
-/// The bundle of a certification of [`Overlapping`] on the memory plan cases, in `dir/bundle`.
-fn overlapping_bundle(dir: &Path) -> PathBuf {
+/// The bundle of a certification of [`Overlapping`] on the trials `filter` selects, in
+/// `dir/bundle`.
+fn bundle_of(dir: &Path, filter: &str) -> PathBuf {
     let cfg = Config {
-        filter: Some("memory-plans/overlapping-lifetimes-never-share".into()),
+        filter: Some(filter.into()),
         ..Config::default()
     };
     let mut report =
@@ -73,6 +84,33 @@ fn overlapping_bundle(dir: &Path) -> PathBuf {
     let out = dir.join("bundle");
     bundle::write(&report, &out, false).expect("the bundle is written");
     out
+}
+
+/// The bundle of the memory case where two tensors are in use at once.
+fn overlapping_bundle(dir: &Path) -> PathBuf {
+    bundle_of(dir, "memory-plans/overlapping-lifetimes-never-share")
+}
+
+#[test]
+fn every_failing_session_trial_is_drawn() {
+    let dir = artefacts("session");
+    let out = bundle_of(&dir, "session-script/");
+    let report = bundle::verify(&out).expect("the bundle verifies");
+    let failing: Vec<_> = report
+        .trials
+        .iter()
+        .filter(|t| t.outcome.fails_run())
+        .collect();
+    assert!(!failing.is_empty(), "the forgetful session fails");
+    for t in &failing {
+        let file = t
+            .picture
+            .as_ref()
+            .unwrap_or_else(|| panic!("{} has no picture", t.name));
+        let svg = std::fs::read_to_string(out.join(file)).expect("the picture");
+        assert!(svg.contains("still held at the end"), "{}: {file}", t.name);
+        assert!(svg.contains("violating"), "{}: {file}", t.name);
+    }
 }
 
 #[test]
@@ -106,7 +144,12 @@ fn a_failing_memory_trial_is_drawn_in_the_bundle() {
     }
     assert!(html
         .match_indices("url(")
-        .all(|(at, _)| html[at..].starts_with("url(#hatch)")));
+        .all(|(at, _)| html[at..].starts_with("url(#hatch-1)")));
+    let mut ids = BTreeSet::new();
+    for (at, _) in html.match_indices(" id=\"") {
+        let id = html[at + 5..].split('"').next().unwrap_or_default();
+        assert!(ids.insert(id.to_owned()), "id {id} is given twice");
+    }
 
     // A changed picture is caught, and so is one no trial names.
     let mut file = std::fs::OpenOptions::new()
