@@ -343,6 +343,59 @@ fn a_million_tensors_make_a_bounded_picture() {
 }
 
 #[test]
+fn huge_sessions_and_transfers_make_bounded_pictures() {
+    use ge_spec::vocab::session::{SessionObservation, TraceAction, TraceEntry};
+    use ge_spec::vocab::transfer::TransferObservation;
+    let evil = "</text><script>alert(1)</script>";
+    let events = 100_000u32;
+    let s = Scenario::Session(SessionScenario {
+        events: (0..events)
+            .map(|graph| SessionEvent::Execute { graph, times: 1 })
+            .collect(),
+        ..SessionScenario::default()
+    });
+    let trace = (0..events)
+        .flat_map(|step| {
+            let pool = format!("{evil}{step}");
+            [TraceAction::Alloc, TraceAction::Free].map(|action| TraceEntry {
+                step,
+                action,
+                pool: pool.clone(),
+                bytes: 64,
+            })
+        })
+        .collect();
+    let o = Observation::Session(SessionObservation {
+        trace,
+        ..SessionObservation::default()
+    });
+    let svg = draw::picture(&s, &o, &Marks::default(), style(), evil).expect("draws");
+    assert!(svg.len() < 512 << 10, "{} bytes", svg.len());
+    assert!(!svg.contains("<script"));
+    assert!(svg.contains("more pools not drawn"));
+    assert!(svg.contains("… 99976 more events"));
+
+    let inputs = 100_000u32;
+    let s = Scenario::Transfer(TransferScenario {
+        inputs: (0..inputs)
+            .map(|index| TransferInput {
+                index,
+                size: u64::from(index) * 1000,
+                placement: Default::default(),
+            })
+            .collect(),
+        ..TransferScenario::default()
+    });
+    let o = Observation::Transfer(TransferObservation {
+        direct: (0..inputs).collect(),
+        ..TransferObservation::default()
+    });
+    let svg = draw::picture(&s, &o, &Marks::default(), style(), "many inputs").expect("draws");
+    assert!(svg.len() < 64 << 10, "{} bytes", svg.len());
+    assert!(svg.contains("showing 64 of 100000 inputs"));
+}
+
+#[test]
 fn options_have_nothing_to_draw() {
     let s: Scenario =
         serde_json::from_str(r#"{"capability":"options","options":{}}"#).expect("a scenario");
