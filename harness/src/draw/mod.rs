@@ -292,7 +292,8 @@ const GAP: f64 = 32.0;
 const LINE: f64 = 16.0;
 
 /// The shared style sheet: inline, generic font families only, every rule under the `ge-draw`
-/// class of the picture's root, so a picture inlined in a page neither takes nor gives styles.
+/// class of the picture's root, so a picture inlined in a page neither takes nor gives styles;
+/// `violating` comes last, so its outline wins over every role's and pool's colour.
 const CSS: &str = ".ge-draw text{font-family:sans-serif;font-size:11px;fill:#222}\
 .ge-draw .title{font-size:15px;font-weight:bold}.ge-draw .sub{font-size:13px;font-weight:bold}\
 .ge-draw .small{font-size:9px}.ge-draw .bad{fill:#b00020}.ge-draw .mono{font-family:monospace}\
@@ -301,7 +302,6 @@ const CSS: &str = ".ge-draw text{font-family:sans-serif;font-size:11px;fill:#222
 .ge-draw .input{fill:#9ecae1;stroke:#3b6e8f}.ge-draw .output{fill:#a1d99b;stroke:#3f7f3a}\
 .ge-draw .intermediate{fill:#d9d9d9;stroke:#666}.ge-draw .memset{fill:#fdd0a2;stroke:#a0522d}\
 .ge-draw .reused{stroke-dasharray:4 2;stroke-width:2}.ge-draw .alias{stroke:#6a3d9a;stroke-width:2.5}\
-.ge-draw .violating{stroke:#d00;stroke-width:3}\
 .ge-draw .overlap{stroke:#d00;stroke-width:1}\
 .ge-draw .peak{stroke:#c51b7d;stroke-width:1.5;stroke-dasharray:6 3}\
 .ge-draw .bound{stroke:#2166ac;stroke-width:1.5;stroke-dasharray:2 3}\
@@ -311,7 +311,8 @@ const CSS: &str = ".ge-draw text{font-family:sans-serif;font-size:11px;fill:#222
 .ge-draw .fused{fill:#fdae6b;stroke:#a0522d}.ge-draw .batched{fill:#9e9ac8;stroke:#54278f}\
 .ge-draw .direct{fill:#9ecae1;stroke:#3b6e8f}.ge-draw .on_device{fill:#d9d9d9;stroke:#666}\
 .ge-draw .unplanned{fill:#fff;stroke:#d00;stroke-dasharray:3 2}\
-.ge-draw .threshold{stroke:#d00;stroke-width:1.5;stroke-dasharray:5 3}";
+.ge-draw .threshold{stroke:#d00;stroke-width:1.5;stroke-dasharray:5 3}\
+.ge-draw .violating{stroke:#d00;stroke-width:3}";
 
 /// A whole SVG document: the title, the clauses and problems of `marks`, then the panels side by
 /// side, each under its caption.
