@@ -561,6 +561,46 @@ mod tests {
         assert_eq!(m.entries.iter().copied().collect::<Vec<_>>(), [3]);
     }
 
+    /// Any scenario and any answer, however wrong (made from random bytes by `arbitrary`),
+    /// draw into a whole document or give a typed error: nothing a backend answers panics here.
+    #[test]
+    fn arbitrary_answers_draw_or_are_refused() {
+        use arbitrary::{Arbitrary, Unstructured};
+        let mut state = 0x5eed_u64;
+        let mut drawn = 0;
+        for round in 0..3000 {
+            let bytes: Vec<u8> = (0..512 + round % 4096)
+                .map(|_| {
+                    state = state
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    (state >> 56) as u8
+                })
+                .collect();
+            let mut u = Unstructured::new(&bytes);
+            let (Ok(scenario), Ok(observation)) =
+                (Scenario::arbitrary(&mut u), Observation::arbitrary(&mut u))
+            else {
+                continue;
+            };
+            let marks = Marks::from_problems(
+                vec!["X-1".into()],
+                &[String::arbitrary(&mut u).unwrap_or_default()],
+            );
+            match picture(&scenario, &observation, &marks, Style::default(), "t") {
+                Ok(svg) => {
+                    assert!(svg.trim_end().ends_with("</svg>"));
+                    drawn += 1;
+                }
+                Err(DrawError::NothingToDraw(_) | DrawError::Mismatch { .. }) => {}
+            }
+        }
+        assert!(
+            drawn > 50,
+            "only {drawn} pictures drawn: the generator misses the point"
+        );
+    }
+
     #[test]
     fn text_is_escaped_and_cut() {
         assert_eq!(
