@@ -545,6 +545,9 @@ impl Report {
             if let Some(r) = &trial.reproducer {
                 let _ = writeln!(out, "    reproduce: {r}");
             }
+            if let Some(p) = &trial.picture {
+                let _ = writeln!(out, "    picture: {p} (in the report bundle)");
+            }
         }
         let deviating: Vec<_> = self
             .trials
