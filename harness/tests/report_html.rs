@@ -1,8 +1,10 @@
 //! `report.html` and the pictures of a bundle: a memory planner that shares the bytes of tensors
 //! in use at once yields a bundle whose picture and `report.html` show the overlap hatched and
-//! the clause named, which `verify` holds and whose changed picture it catches; and headless
-//! Chromium renders `report.html` and the pictures with no console message, not blank, with the
-//! highlight's red on screen (the screenshots are kept under `target/test-artefacts/`).
+//! the clause named, which `verify` holds and whose changed picture it catches, and one whose
+//! session never records its last release yields a picture of every failing session trial; and
+//! headless Chromium renders both bundles' `report.html` and pictures with no console message,
+//! not blank, with the highlight's red on screen (the screenshots are kept under
+//! `target/test-artefacts/report_html/chromium/`).
 //!
 //! Without Chromium (the Debian package `chromium`, which `.ci/run` installs; another binary
 //! with `GE_CONFORMANCE_CHROMIUM`) the rendering tests say so on standard error and pass,
@@ -323,15 +325,37 @@ fn chromium_renders_the_report_and_its_pictures() {
         Err(why) => return skip(&why),
     };
     let dir = artefacts("chromium");
-    let out = overlapping_bundle(&dir);
-    let mut pages = vec![(out.join("report.html"), (1600, 2400))];
-    pages.push((out.join("picture-001.svg"), (1900, 700)));
-    for (page, size) in pages {
-        let name = page
-            .file_name()
-            .and_then(|n| n.to_str())
-            .expect("a name")
-            .to_owned();
+    let out = overlapping_bundle(&dir.join("memory"));
+    let sessions = bundle_of(&dir.join("session"), "session-script/");
+    let mut pages = vec![
+        (
+            "memory-report.html".to_owned(),
+            out.join("report.html"),
+            (1600, 2400),
+        ),
+        (
+            "memory-picture-001.svg".to_owned(),
+            out.join("picture-001.svg"),
+            (1900, 700),
+        ),
+        (
+            "session-report.html".to_owned(),
+            sessions.join("report.html"),
+            (1600, 2400),
+        ),
+    ];
+    for entry in std::fs::read_dir(&sessions).expect("the session bundle") {
+        let name = entry.expect("an entry").file_name();
+        let name = name.to_string_lossy();
+        if draw::is_picture_file(&name) {
+            pages.push((
+                format!("session-{name}"),
+                sessions.join(&*name),
+                (1600, 700),
+            ));
+        }
+    }
+    for (name, page, size) in pages {
         let png = dir.join(format!("{name}.png"));
         let r = render(&chromium, &page, &png, size);
         assert!(r.console.is_empty(), "{name}: console says {:?}", r.console);
