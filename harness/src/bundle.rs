@@ -14,8 +14,16 @@ use crate::report::{self, Report, Standing};
 /// The manifest's file name inside a bundle.
 pub const MANIFEST: &str = "MANIFEST.sha256";
 
-/// The report files of a bundle.
-pub const FILES: [&str; 4] = ["report.json", "report.md", "report.xml", "report.txt"];
+/// The report files of a bundle. Beside them a bundle holds the pictures of its failures,
+/// `picture-NNN.svg` ([`crate::draw::is_picture_file`]), each named by its trial in
+/// `report.json`, linked from `report.md` and inlined in `report.html`.
+pub const FILES: [&str; 5] = [
+    "report.json",
+    "report.md",
+    "report.xml",
+    "report.txt",
+    "report.html",
+];
 
 /// The largest file `verify` reads from a bundle: a bundle is untrusted input.
 pub const MAX_BUNDLE_FILE: u64 = 64 << 20;
@@ -117,7 +125,10 @@ fn destination(dir: &Path, force: bool) -> Result<Destination, BundleError> {
         let entry = entry.map_err(|e| io(dir, e))?;
         let name = entry.file_name().to_string_lossy().into_owned();
         let regular = entry.file_type().is_ok_and(|t| t.is_file());
-        if !regular || !(name == MANIFEST || FILES.contains(&name.as_str())) {
+        let ours = name == MANIFEST
+            || FILES.contains(&name.as_str())
+            || crate::draw::is_picture_file(&name);
+        if !regular || !ours {
             return Err(refuse(&format!(
                 "holds `{name}`, which is not part of a report bundle; give a new or empty directory"
             )));
@@ -156,9 +167,15 @@ pub fn write(report: &Report, dir: &Path, force: bool) -> Result<(), BundleError
         report.to_markdown(),
         report.to_junit(),
         report.to_text(),
+        report.to_html(),
     ];
+    let pictures = report
+        .pictures
+        .iter()
+        .filter(|(name, _)| crate::draw::is_picture_file(name))
+        .map(|(name, svg)| (name.as_str(), svg.clone()));
     let mut manifest = String::new();
-    for (name, text) in FILES.iter().zip(contents) {
+    for (name, text) in FILES.iter().copied().zip(contents).chain(pictures) {
         create_new(&staging.path().join(name), text.as_bytes())?;
         manifest.push_str(&format!("{}  {name}\n", sha256_hex(text.as_bytes())));
     }
@@ -251,9 +268,19 @@ pub fn verify(dir: &Path) -> Result<Report, BundleError> {
             findings.push(format!("{name} is not in the manifest (extra file)"));
         }
     }
-    let report: Option<Report> = read
+    let mut report: Option<Report> = read
         .get("report.json")
         .and_then(|bytes| serde_json::from_slice(bytes).ok());
+    if let Some(r) = &mut report {
+        for (name, bytes) in read.iter().filter(|(n, _)| crate::draw::is_picture_file(n)) {
+            match String::from_utf8(bytes.clone()) {
+                Ok(svg) => {
+                    r.pictures.insert(name.clone(), svg);
+                }
+                Err(_) => findings.push(format!("{name} is not UTF-8 text")),
+            }
+        }
+    }
     match &report {
         None => findings.push("report.json is not a readable report".to_owned()),
         Some(r) if r.meta.spec_digest != Spec::embedded().digest() => findings.push(format!(
@@ -294,10 +321,34 @@ fn recheck(r: &Report, read: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
             r.verdict, r.certified, verdict
         ));
     }
+    let named: std::collections::BTreeSet<&str> = r
+        .trials
+        .iter()
+        .filter_map(|t| t.picture.as_deref())
+        .collect();
+    for name in &named {
+        if !crate::draw::is_picture_file(name) {
+            findings.push(format!(
+                "report.json names picture `{name}`, which is not a picture file name"
+            ));
+        } else if !read.contains_key(*name) {
+            findings.push(format!(
+                "report.json names picture {name}, which the bundle does not hold"
+            ));
+        }
+    }
+    for name in read.keys().filter(|n| !FILES.contains(&n.as_str())) {
+        if !named.contains(name.as_str()) {
+            findings.push(format!(
+                "{name} is listed in the manifest but no trial of report.json names it"
+            ));
+        }
+    }
     for (name, rendered) in [
         ("report.txt", r.to_text()),
         ("report.md", r.to_markdown()),
         ("report.xml", r.to_junit()),
+        ("report.html", r.to_html()),
     ] {
         match read.get(name) {
             Some(bytes) if bytes == rendered.as_bytes() => {}

@@ -130,6 +130,14 @@ enum Command {
         /// The conformance level the answer is judged at (`--case`, `--judge`).
         #[arg(long, value_enum, default_value = "documented")]
         level: LevelArg,
+        /// Write a picture of the answer (SVG) to this file: memory, session and transfer
+        /// scenarios. With `--judge` the backend's answer is drawn beside the reference's, what
+        /// is wrong highlighted and its clauses named.
+        #[arg(long, value_name = "FILE.svg")]
+        draw: Option<PathBuf>,
+        /// With `--draw`, the 32-byte alignment grid behind a memory plan.
+        #[arg(long, requires = "draw")]
+        grid: bool,
     },
     /// Certify a backend against the whole suite and print the report.
     Certify {
@@ -290,6 +298,8 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             no_confine,
             profile,
             level,
+            draw,
+            grid,
         } => eval(
             scenario,
             case,
@@ -298,6 +308,7 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             judge,
             Exec::new(timeout_ms, no_confine),
             Judging::new(profile.into(), level.into()),
+            draw.map(|file| (file, grid)),
         ),
         Command::Certify {
             backend,
@@ -612,6 +623,8 @@ fn open_backend(arg: &str, exec: Exec, profile: Profile) -> Result<BackendHandle
     backends::open_confined(arg, exec.timeout, profile, exec.confine).map_err(Usage)
 }
 
+// One argument per command-line flag; a struct would only repeat the clap definition.
+#[allow(clippy::too_many_arguments)]
 fn eval(
     scenario: Option<PathBuf>,
     case: Option<String>,
@@ -620,6 +633,7 @@ fn eval(
     judge: bool,
     exec: Exec,
     judging: Judging,
+    draw: Option<(PathBuf, bool)>,
 ) -> Result<ExitCode, Usage> {
     let profile = judging.profile;
     let spec = Spec::embedded();
@@ -656,6 +670,12 @@ fn eval(
             serde_json::from_slice(&data).map_err(|e| Usage(format!("not a scenario: {e}")))?
         }
     };
+    // Nothing to draw is said before the backend starts.
+    if draw.is_some() && !ge_conformance::draw::draws(scenario.capability()) {
+        return Err(Usage(
+            ge_conformance::draw::DrawError::NothingToDraw(scenario.capability()).to_string(),
+        ));
+    }
     let handle = open_backend(backend, exec, profile)?;
     let temp;
     let dir = match sandbox {
@@ -683,8 +703,12 @@ fn eval(
     );
     let mut failed = false;
     let level = judging.level;
+    // The problems found, for the picture.
+    let mut found: Vec<runner::Problem> = Vec::new();
+    let drawn_observation = draw.as_ref().map(|_| observation.clone());
     if let Some(c) = table_case {
         let verdict = runner::judge_observation(&judging, c, observation);
+        found.extend(verdict.problems().iter().cloned());
         match &verdict {
             runner::Verdict::Pass => eprintln!("{}: pass at level {level}", c.full_name()),
             runner::Verdict::Deviates(problems) => {
@@ -713,8 +737,15 @@ fn eval(
             }
         }
     }
+    let mut reference = None;
     if judge {
         let problems = certify::compare(&judging, handle.backend(), &scenario);
+        found.extend(problems.iter().cloned());
+        if draw.is_some() {
+            let answer = certify::evaluate(&ge_reference::Reference::new(profile), &scenario, &dir)
+                .map_err(|e| Usage(format!("the reference cannot answer: {e}")))?;
+            reference = Some(answer);
+        }
         if problems.is_empty() {
             eprintln!("agrees with the reference at level {level}");
         } else {
@@ -729,6 +760,20 @@ fn eval(
                 eprintln!("  {p}");
             }
         }
+    }
+    if let (Some((file, grid)), Some(observation)) = (draw, drawn_observation) {
+        let style = ge_conformance::draw::Style { grid, profile };
+        let name = handle.backend().name().to_owned();
+        let svg = ge_conformance::draw::of_problems(
+            &scenario,
+            (&name, &observation),
+            reference.as_ref(),
+            &found,
+            style,
+        )
+        .map_err(|e| Usage(e.to_string()))?;
+        std::fs::write(&file, svg).map_err(|e| Usage(format!("{}: {e}", file.display())))?;
+        eprintln!("picture written to {}", file.display());
     }
     Ok(if failed {
         ExitCode::from(1)
@@ -830,6 +875,10 @@ fn certify_cmd(
     };
     let mut report = certify::certify(handle.backend(), &cfg, &mut progress)
         .map_err(|e| Usage(e.to_string()))?;
+    if out.is_some() {
+        // The bundle draws its failures: the backend is asked each failing scenario again.
+        ge_conformance::draw::attach_pictures(&mut report, handle.backend());
+    }
     report.backend_stderr = handle.stderr();
     report.meta.confinement = handle.confinement();
     let text = match format {

@@ -102,6 +102,10 @@ pub struct TrialResult {
     /// For properties: one counterexample per distinct clause broken, each shrunk for it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub counterexamples: Vec<Counterexample>,
+    /// For failures drawn in a report bundle: the picture's file name beside `report.json`
+    /// (the backend's answer beside the reference's, see `ge_conformance::draw`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub picture: Option<String>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -145,6 +149,7 @@ impl TrialResult {
             scenarios: 0,
             counterexamples: Vec::new(),
             micros: 0,
+            picture: None,
         }
     }
 
@@ -332,6 +337,11 @@ pub struct Report {
     /// What the backend wrote to its standard error (subprocess backends).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub backend_stderr: String,
+    /// The pictures of failures, by file name (SVG text): written into a bundle beside the
+    /// reports and inlined in `report.html`, never part of `report.json` (its trials name them).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub pictures: BTreeMap<String, String>,
 }
 
 /// The option a clause belongs to, or `cross-cutting`.
@@ -405,6 +415,7 @@ impl Report {
             stale_waivers: stale,
             expired_waivers: expired,
             backend_stderr: String::new(),
+            pictures: BTreeMap::new(),
         }
     }
 
@@ -534,6 +545,9 @@ impl Report {
             if let Some(r) = &trial.reproducer {
                 let _ = writeln!(out, "    reproduce: {r}");
             }
+            if let Some(p) = &trial.picture {
+                let _ = writeln!(out, "    picture: {p} (in the report bundle)");
+            }
         }
         let deviating: Vec<_> = self
             .trials
@@ -640,6 +654,17 @@ impl Report {
                 }
                 if let Some(r) = &t.reproducer {
                     let _ = writeln!(out, "Reproduce:\n\n{}\n", fenced("sh", r));
+                }
+                if let Some(p) = t
+                    .picture
+                    .as_deref()
+                    .filter(|p| crate::draw::is_picture_file(p))
+                {
+                    let _ = writeln!(
+                        out,
+                        "Picture, the backend's answer beside the reference's ([{p}]({p})):\n\n![{} drawn]({p})\n",
+                        md(&t.name)
+                    );
                 }
             }
         }

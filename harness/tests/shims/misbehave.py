@@ -21,6 +21,8 @@ line contains TRIGGER, where it misbehaves as MODE says:
     through-link  relays the answer, then writes into $MISBEHAVE_OUTSIDE through a link it
                   makes in the sandbox, and removes the link
     late-hello    sleeps $MISBEHAVE_DELAY seconds before relaying the hello (TRIGGER unused)
+    zero-offsets  relays the answer with every tensor of a memory plan at offset 0, as a
+                  planner that shares the bytes of tensors in use at once would
 
 With MISBEHAVE_PIDFILE set, it appends its process id to that file when it starts.
 """
@@ -82,6 +84,12 @@ def main():
             head, tail = answer.split('"id":', 1)
             number, rest = tail.split(",", 1)
             answer = '%s"id":%d,%s' % (head, int(number) + 1000, rest)
+        if mode == "zero-offsets" and trigger in line and '"request"' in line:
+            message = json.loads(answer)
+            observation = message.get("observation") or {}
+            if observation.get("capability") == "memory":
+                observation["offsets"] = {name: 0 for name in observation.get("offsets", {})}
+                answer = json.dumps(message) + "\n"
         sys.stdout.write(answer)
         if mode == "extra-line" and trigger in line and '"request"' in line:
             sys.stdout.write(answer)
