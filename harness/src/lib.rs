@@ -7,6 +7,7 @@ pub mod bundle;
 pub mod certify;
 pub mod confine;
 pub mod divergence;
+pub mod dylib;
 pub mod expectations;
 pub mod findings;
 pub mod fuzz;
