@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,7 +41,7 @@ struct Diagnostic {
 // Diagnostics, each kept once (the same diagnostic found twice is reported once).
 struct Diagnostics {
     std::vector<Diagnostic> items;
-    std::vector<std::string> seen;
+    std::set<std::string> seen;
     void push(const Diagnostic &d);
     void extend(const Diagnostics &other);
     bool empty() const { return items.empty(); }

@@ -270,20 +270,25 @@ class Reader {
 // Parses one JSON document of `len` bytes.
 inline Value parse(const char *data, std::size_t len) { return Reader(data, len).document(); }
 
-// Appends `text` as a JSON string.
+// Appends `text` as a JSON string, copying runs of plain characters at once.
 inline void quote(std::string &out, const std::string &text) {
     static const char hex[] = "0123456789abcdef";
     out += '"';
-    for (char c : text) {
-        auto u = static_cast<unsigned char>(c);
-        if (c == '"') out += "\\\"";
-        else if (c == '\\') out += "\\\\";
-        else if (u < 0x20) {
+    std::size_t run = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        auto u = static_cast<unsigned char>(text[i]);
+        if (u >= 0x20 && u != '"' && u != '\\') continue;
+        out.append(text, run, i - run);
+        run = i + 1;
+        if (u == '"') out += "\\\"";
+        else if (u == '\\') out += "\\\\";
+        else {
             out += "\\u00";
             out += hex[u >> 4];
             out += hex[u & 0xF];
-        } else out += c;
+        }
     }
+    out.append(text, run, text.size() - run);
     out += '"';
 }
 

@@ -54,8 +54,7 @@ void Diagnostic::write(std::string &out) const {
 void Diagnostics::push(const Diagnostic &d) {
     std::string text;
     d.write(text);
-    if (std::find(seen.begin(), seen.end(), text) != seen.end()) return;
-    seen.push_back(text);
+    if (!seen.insert(std::move(text)).second) return;
     items.push_back(d);
 }
 
