@@ -8,9 +8,10 @@
 //! The engines are compiled here (`make` for the C++ engine, `cc` for the C one); without a
 //! compiler each test prints why and returns.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use ge_conformance::dylib::{DylibBackend, DylibError};
 use ge_spec::{Profile, Scenario};
@@ -67,9 +68,19 @@ fn cpp_engine() -> Option<&'static (PathBuf, PathBuf)> {
         .as_ref()
 }
 
-/// `harness/tests/cabi/engine.c` built with `-D<variant>`; `None` (with the reason printed)
-/// when there is no C compiler.
+/// `harness/tests/cabi/engine.c` built with `-D<variant>`, once per test binary (tests run in
+/// parallel and two of them load the crashing build); `None` (with the reason printed) when
+/// there is no C compiler.
 fn c_engine(variant: &str) -> Option<PathBuf> {
+    static BUILT: Mutex<BTreeMap<String, Option<PathBuf>>> = Mutex::new(BTreeMap::new());
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    built
+        .entry(variant.to_owned())
+        .or_insert_with(|| build_c_engine(variant))
+        .clone()
+}
+
+fn build_c_engine(variant: &str) -> Option<PathBuf> {
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_owned());
     if !have(&cc) {
         eprintln!("skipped: no C compiler (`{cc}`) to build the C test engine");
