@@ -8,6 +8,9 @@
  *   GE_TEST_BAD_HELLO    greets with JSON lacking the engine's name
  *   GE_TEST_ABI_2        reports ABI version 2
  *   GE_TEST_NO_FREE      does not export ge_conformance_free
+ *   GE_TEST_OFF_BY_ONE   copies the scenario into a buffer one byte too small for its NUL
+ *                        terminator (for AddressSanitizer, docs/c-abi.md), then answers
+ *                        not-supported
  */
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +75,14 @@ GE_CONFORMANCE_EXPORT int32_t ge_conformance_answer(const char *scenario, size_t
     *answer = NULL;
     *answer_len = 0;
     return 0;
+#elif defined(GE_TEST_OFF_BY_ONE)
+    (void)contains;
+    char *copy = malloc(scenario_len ? scenario_len : 1);
+    if (!copy) return 1;
+    memcpy(copy, scenario, scenario_len);
+    ((volatile char *)copy)[scenario_len] = '\0'; /* the memory error this build exists for */
+    free(copy);
+    return give("{\"type\":\"not-supported\",\"reason\":\"test engine\"}", answer, answer_len);
 #else
     (void)contains;
     (void)scenario;
