@@ -1,5 +1,6 @@
-//! Backends the command line can name: the built-in reference (`reference`) and, through the
-//! subprocess protocol, any engine (`exec:<command line>`).
+//! Backends the command line can name: the built-in reference (`reference`), an engine built as
+//! a shared library against the C ABI loaded in-process (`dylib:<path>`, [`crate::dylib`]) and,
+//! through the subprocess protocol, any engine (`exec:<command line>`).
 //!
 //! The command line after `exec:` is split into words like a POSIX shell would
 //! ([`crate::protocol::split_command_line`]: blanks, quotes and backslashes), but no shell runs:
@@ -94,6 +95,18 @@ pub fn open_confined(
             confinement,
         });
     }
+    if let Some(path) = arg.strip_prefix("dylib:") {
+        let path = std::path::Path::new(path);
+        let note = crate::dylib::in_process_crash_note(path);
+        let dylib = crate::dylib::DylibBackend::open(path, &note)
+            .and_then(|d| d.require_profile(profile).map(|()| d))
+            .map_err(|e| format!("backend `{arg}`: {e}"))?;
+        return Ok(BackendHandle {
+            backend: Box::new(dylib),
+            stderr: None,
+            confinement: None,
+        });
+    }
     match arg {
         "reference" => Ok(BackendHandle {
             backend: Box::new(Reference::new(profile)),
@@ -101,7 +114,7 @@ pub fn open_confined(
             confinement: None,
         }),
         other => Err(format!(
-            "unknown backend `{other}`: use `reference` or `exec:<command line>`"
+            "unknown backend `{other}`: use `reference`, `dylib:<path>` or `exec:<command line>`"
         )),
     }
 }

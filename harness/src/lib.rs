@@ -8,6 +8,7 @@ pub mod certify;
 pub mod confine;
 pub mod divergence;
 pub mod draw;
+pub mod dylib;
 pub mod expectations;
 pub mod findings;
 pub mod fuzz;

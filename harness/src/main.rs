@@ -107,7 +107,7 @@ enum Command {
         /// Take the scenario of this table case (`table/case`) and judge the answer against it.
         #[arg(long, conflicts_with = "scenario")]
         case: Option<String>,
-        /// The backend: `reference` or `exec:<command line>`.
+        /// The backend: `reference`, `dylib:<path>` (in-process, C ABI) or `exec:<command line>`.
         #[arg(long, default_value = "reference")]
         backend: String,
         /// Directory weights scenarios work in (a temporary one when absent).
@@ -141,7 +141,7 @@ enum Command {
     },
     /// Certify a backend against the whole suite and print the report.
     Certify {
-        /// The backend: `reference` or `exec:<command line>`.
+        /// The backend: `reference`, `dylib:<path>` (in-process, C ABI) or `exec:<command line>`.
         #[arg(long, default_value = "reference")]
         backend: String,
         /// Generated scenarios per property.
@@ -190,6 +190,13 @@ enum Command {
         /// The profile the served reference behaves per (and declares in its hello).
         #[arg(long, value_enum, default_value = "documented")]
         profile: ProfileArg,
+    },
+    /// Serve an engine built as a shared library against the C ABI (include/ge_conformance.h)
+    /// over the subprocess protocol, so that `certify --backend 'exec:ge-conformance serve-dylib
+    /// PATH'` isolates its crashes (see docs/c-abi.md).
+    ServeDylib {
+        /// The engine's shared library.
+        path: PathBuf,
     },
     /// Print the divergence map: every clause where the open-source GE implementation departs
     /// from the documented behaviour, with what each does.
@@ -352,6 +359,16 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
                 Ok(()) => Ok(ExitCode::SUCCESS),
                 Err(e) => {
                     eprintln!("serve-reference: {e}");
+                    Ok(ExitCode::from(1))
+                }
+            }
+        }
+        Command::ServeDylib { path } => {
+            let stdin = std::io::stdin().lock();
+            match ge_conformance::dylib::serve(&path, stdin) {
+                Ok(()) => Ok(ExitCode::SUCCESS),
+                Err(e) => {
+                    eprintln!("{e}");
                     Ok(ExitCode::from(1))
                 }
             }

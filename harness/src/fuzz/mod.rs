@@ -557,8 +557,9 @@ pub fn differential(judging: &Judging, backend: &dyn ge_spec::Backend, data: &[u
 pub struct Target {
     /// The name of the target (its file under `fuzz/fuzz_targets/`).
     pub name: &'static str,
-    /// The function the target calls. For `differential` this pairs the reference with itself;
-    /// the fuzz binary pairs it with the example vendor engine.
+    /// The function the target calls. For `differential` and `cabi` this pairs the reference
+    /// with itself; the fuzz binaries pair it with the example vendor engine and with the engine
+    /// loaded through the C ABI.
     pub run: fn(&[u8]) -> Verdict,
     /// The capability whose cases seed the target, or `None` for every case.
     pub seeded_by: Option<ge_spec::Capability>,
@@ -612,6 +613,13 @@ pub const TARGETS: &[Target] = &[
     },
     Target {
         name: "differential",
+        run: differential_reference,
+        seeded_by: None,
+    },
+    // The differential target over an engine behind the C ABI (`fuzz/fuzz_targets/cabi.rs`):
+    // the same inputs and seeds.
+    Target {
+        name: "cabi",
         run: differential_reference,
         seeded_by: None,
     },

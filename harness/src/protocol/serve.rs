@@ -58,7 +58,11 @@ pub fn answer(backend: &dyn Backend, request: &Request) -> BackendMessage {
             id,
             reason: ns.reason,
         }),
-        Err(_) => error(Some(id), "the backend panicked while answering"),
+        // A backend that knows what went wrong (an engine behind the C ABI) unwinds with it.
+        Err(payload) => match payload.downcast_ref::<super::BrokenBackend>() {
+            Some(broken) => error(Some(id), broken.0.clone()),
+            None => error(Some(id), "the backend panicked while answering"),
+        },
     }
 }
 

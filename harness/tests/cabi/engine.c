@@ -1,0 +1,99 @@
+/* engine.c: a tiny C engine for the C ABI tests (harness/tests/cabi.rs), one misbehaviour per
+ * build, chosen by a macro:
+ *
+ *   GE_TEST_CRASH        declares options, answers every scenario with an error, and segfaults
+ *                        on a scenario setting ge.exec.atomicCleanPolicy to 1
+ *   GE_TEST_BAD_JSON     answers text that is not JSON
+ *   GE_TEST_NULL_BUFFER  returns 0 from the answer function without storing a buffer
+ *   GE_TEST_BAD_HELLO    greets with JSON lacking the engine's name
+ *   GE_TEST_ABI_2        reports ABI version 2
+ *   GE_TEST_NO_FREE      does not export ge_conformance_free
+ *   GE_TEST_OFF_BY_ONE   copies the scenario into a buffer one byte too small for its NUL
+ *                        terminator (for AddressSanitizer, docs/c-abi.md), then answers
+ *                        not-supported
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ge_conformance.h"
+
+static int32_t give(const char *text, char **buffer, size_t *len) {
+    size_t n = strlen(text);
+    char *copy = malloc(n ? n : 1);
+    if (!copy) return 1;
+    memcpy(copy, text, n);
+    *buffer = copy;
+    *len = n;
+    return 0;
+}
+
+GE_CONFORMANCE_EXPORT uint32_t ge_conformance_abi_version(void) {
+#ifdef GE_TEST_ABI_2
+    return 2;
+#else
+    return GE_CONFORMANCE_ABI_VERSION;
+#endif
+}
+
+GE_CONFORMANCE_EXPORT int32_t ge_conformance_hello(char **hello, size_t *hello_len) {
+#ifdef GE_TEST_BAD_HELLO
+    return give("{\"protocol\":2,\"version\":\"0\",\"capabilities\":[\"options\"]}", hello,
+                hello_len);
+#else
+    return give("{\"protocol\":2,\"name\":\"c-test-engine\",\"version\":\"0\","
+                "\"capabilities\":[\"options\"]}",
+                hello, hello_len);
+#endif
+}
+
+/* True when the `len` bytes at `text` contain `needle`. */
+static int contains(const char *text, size_t len, const char *needle) {
+    size_t n = strlen(needle);
+    for (size_t i = 0; i + n <= len; ++i)
+        if (memcmp(text + i, needle, n) == 0) return 1;
+    return 0;
+}
+
+GE_CONFORMANCE_EXPORT int32_t ge_conformance_answer(const char *scenario, size_t scenario_len,
+                                                    const char *sandbox, char **answer,
+                                                    size_t *answer_len) {
+    (void)sandbox;
+#if defined(GE_TEST_CRASH)
+    if (contains(scenario, scenario_len, "\"ge.exec.atomicCleanPolicy\":\"1\"")) {
+        volatile int *nowhere = (volatile int *)0;
+        *nowhere = 1; /* the crash this build exists for */
+    }
+    return give("{\"type\":\"error\",\"message\":\"this engine answers nothing\"}", answer,
+                answer_len);
+#elif defined(GE_TEST_BAD_JSON)
+    (void)scenario;
+    (void)scenario_len;
+    return give("{\"type\":\"observation\",\"observation\":", answer, answer_len);
+#elif defined(GE_TEST_NULL_BUFFER)
+    (void)scenario;
+    (void)scenario_len;
+    *answer = NULL;
+    *answer_len = 0;
+    return 0;
+#elif defined(GE_TEST_OFF_BY_ONE)
+    (void)contains;
+    char *copy = malloc(scenario_len ? scenario_len : 1);
+    if (!copy) return 1;
+    memcpy(copy, scenario, scenario_len);
+    ((volatile char *)copy)[scenario_len] = '\0'; /* the memory error this build exists for */
+    free(copy);
+    return give("{\"type\":\"not-supported\",\"reason\":\"test engine\"}", answer, answer_len);
+#else
+    (void)contains;
+    (void)scenario;
+    (void)scenario_len;
+    return give("{\"type\":\"not-supported\",\"reason\":\"test engine\"}", answer, answer_len);
+#endif
+}
+
+#ifndef GE_TEST_NO_FREE
+GE_CONFORMANCE_EXPORT void ge_conformance_free(char *buffer, size_t buffer_len) {
+    (void)buffer_len;
+    free(buffer);
+}
+#endif
