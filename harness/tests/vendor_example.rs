@@ -1,0 +1,288 @@
+//! The vendor example's workflow, run as its crate runs it: a copy of `examples/vendor-engine`
+//! with one answer changed fails its snapshot trial against a copy of the example's committed
+//! snapshots, with insta's diff of the two answers, and leaves the new answer as a `.snap.new`
+//! for review (nothing written under `CI=true`), while the unchanged engine passes; the bundle
+//! of a `cargo test` run (`GE_CONFORMANCE_OUT`) verifies, partial when filtered; and a local
+//! case table that breaks the loader's rules is a failing trial, never a panic.
+//!
+//! The test binary is its own vendor crate: run with `VENDOR_SNAPSHOTS_CHILD` set, its `main`
+//! is the example's `tests/conformance.rs` over the changed (or unchanged) engine.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ge_conformance::libtest::Suite;
+use ge_spec::vocab::{OptionsObservation, OptionsScenario, TransferObservation, TransferScenario};
+use ge_spec::{Answer, Backend, Capability};
+use libtest_mimic::{Arguments, Failed, Trial};
+
+/// Set in the child: `changed` or `unchanged`, with the snapshot directory in `VENDOR_SNAPSHOTS_DIR`.
+const CHILD: &str = "VENDOR_SNAPSHOTS_CHILD";
+const DIR: &str = "VENDOR_SNAPSHOTS_DIR";
+/// The local case tables of the child, when not the example's.
+const CASES: &str = "VENDOR_SNAPSHOTS_CASES";
+/// The scenario whose answer changes, and its trial.
+const CASE: &str = "transfer-examples/ten-inputs-threshold-0";
+const TRIAL: &str = "snapshot/transfer-examples/ten-inputs-threshold-0";
+
+/// The example engine, except that with fusion off it sends input 9 in a batch of its own
+/// instead of directly.
+#[derive(Debug)]
+struct Changed(vendor_engine::Engine);
+
+impl Backend for Changed {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn version(&self) -> &str {
+        self.0.version()
+    }
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        self.0.capabilities()
+    }
+    fn options(&self, s: &OptionsScenario) -> Answer<OptionsObservation> {
+        self.0.options(s)
+    }
+    fn transfer(&self, s: &TransferScenario) -> Answer<TransferObservation> {
+        let mut o = self.0.transfer(s)?;
+        let off = s.options.session.get("ge.exec.input_fusion_size") == Some(&"0".to_owned());
+        if off && s.inputs.len() == 10 {
+            o.direct.retain(|i| *i != 9);
+            o.batched = vec![9];
+        }
+        Ok(o)
+    }
+}
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/vendor-engine")
+}
+
+/// A copy of the example's snapshots, so the run never touches the committed ones.
+fn copy_snapshots() -> tempfile::TempDir {
+    let copy = tempfile::tempdir().expect("a temporary directory");
+    for entry in std::fs::read_dir(example().join("snapshots")).expect("the example's snapshots") {
+        let entry = entry.expect("a directory entry");
+        std::fs::copy(entry.path(), copy.path().join(entry.file_name())).expect("copied");
+    }
+    copy
+}
+
+/// Runs this binary as the vendor's test binary over `engine`, on the snapshot trial alone.
+fn run_child(engine: &str, dir: &Path, ci: bool) -> (bool, String) {
+    child(engine, dir, ci, &["--exact", TRIAL], &[])
+}
+
+/// Runs this binary as the vendor's test binary over `engine` with libtest arguments `args`
+/// and the environment `env` besides.
+fn child(
+    engine: &str,
+    dir: &Path,
+    ci: bool,
+    args: &[&str],
+    env: &[(&str, &Path)],
+) -> (bool, String) {
+    let mut cmd = Command::new(std::env::current_exe().expect("this test binary"));
+    cmd.args(args)
+        .env(CHILD, engine)
+        .env(DIR, dir)
+        .env_remove("INSTA_UPDATE")
+        .env_remove("INSTA_OUTPUT")
+        .env_remove("INSTA_FORCE_PASS")
+        .env_remove("GE_CONFORMANCE_SNAPSHOTS")
+        .env_remove("GE_CONFORMANCE_OUT")
+        .env_remove(CASES);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    if ci {
+        cmd.env("CI", "true");
+    } else {
+        cmd.env_remove("CI");
+    }
+    let out = cmd.output().expect("the child runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+fn a_changed_answer_fails_with_the_insta_diff() -> Result<(), Failed> {
+    let copy = copy_snapshots();
+    let pending = copy
+        .path()
+        .join(format!("{}.snap.new", CASE.replace('/', "__")));
+
+    let (ok, text) = run_child("unchanged", copy.path(), true);
+    if !ok {
+        return Err(format!("the unchanged engine should pass {TRIAL}:\n{text}").into());
+    }
+
+    let (ok, text) = run_child("changed", copy.path(), true);
+    if ok {
+        return Err(format!("the changed answer passed {TRIAL}:\n{text}").into());
+    }
+    // insta's diff: the old answer's line removed, the new one added, and the assertion named.
+    for needle in [
+        "-old snapshot",
+        "+new results",
+        "snapshot assertion for 'transfer-examples__ten-inputs-threshold-0' failed",
+        TRIAL,
+    ] {
+        if !text.contains(needle) {
+            return Err(format!("no `{needle}` in the output:\n{text}").into());
+        }
+    }
+    if pending.exists() {
+        return Err(format!("CI=true wrote {}", pending.display()).into());
+    }
+
+    let (ok, text) = run_child("changed", copy.path(), false);
+    if ok || !pending.exists() {
+        return Err(format!(
+            "outside CI the change should fail and wait in {} for review:\n{text}",
+            pending.display()
+        )
+        .into());
+    }
+    Ok(())
+}
+
+fn the_bundle_of_a_cargo_test_run_verifies() -> Result<(), Failed> {
+    let copy = copy_snapshots();
+    let out = tempfile::tempdir().expect("a temporary directory");
+    let bundle = out.path().join("bundle");
+    let (ok, text) = child(
+        "unchanged",
+        copy.path(),
+        true,
+        &[],
+        &[("GE_CONFORMANCE_OUT", &bundle)],
+    );
+    if !ok || !text.contains("report bundle written to") {
+        return Err(format!("the whole run should pass and write its bundle:\n{text}").into());
+    }
+    let report = ge_conformance::bundle::verify(&bundle).map_err(|e| e.to_string())?;
+    if report.verdict != ge_conformance::report::Standing::Certified {
+        return Err(format!("{:?}: {}", report.verdict, report.verdict_line()).into());
+    }
+    let local = report
+        .trials
+        .iter()
+        .filter(|t| t.name.starts_with("vendor-models/"))
+        .count();
+    if local != 2 || report.meta.local_cases.is_none() {
+        return Err(format!(
+            "{local} local trials, local digest {:?}",
+            report.meta.local_cases
+        )
+        .into());
+    }
+    // Trials of undeclared capabilities are in the report as not supported, as under certify.
+    if !report.trials.iter().any(|t| {
+        t.name == "property/memory" && t.outcome == ge_conformance::report::Outcome::NotSupported
+    }) {
+        return Err("property/memory is not reported as not supported".into());
+    }
+    // A second run replaces the bundle; a filtered one is a partial run, never certified.
+    let (ok, text) = child(
+        "unchanged",
+        copy.path(),
+        true,
+        &["transfer-examples/"],
+        &[("GE_CONFORMANCE_OUT", &bundle)],
+    );
+    let report = ge_conformance::bundle::verify(&bundle).map_err(|e| e.to_string())?;
+    if !ok || report.verdict != ge_conformance::report::Standing::Partial {
+        return Err(format!("{:?} after a filtered run:\n{text}", report.verdict).into());
+    }
+    // A directory holding anything but a bundle is refused by a failing trial, not a panic.
+    std::fs::write(bundle.join("notes.txt"), "mine").expect("written");
+    let (ok, text) = child(
+        "unchanged",
+        copy.path(),
+        true,
+        &["--exact", "bundle/destination"],
+        &[("GE_CONFORMANCE_OUT", &bundle)],
+    );
+    if ok || !text.contains("bundle/destination") || !text.contains("notes.txt") {
+        return Err(
+            format!("a foreign file in the bundle directory was not refused:\n{text}").into(),
+        );
+    }
+    Ok(())
+}
+
+fn a_broken_local_table_is_a_failing_trial() -> Result<(), Failed> {
+    let copy = copy_snapshots();
+    let cases = tempfile::tempdir().expect("a temporary directory");
+    std::fs::write(
+        cases.path().join("vendor-models.toml"),
+        std::fs::read_to_string(example().join("cases/vendor-models.toml"))
+            .expect("the example's table")
+            .replace("IBC-011", "IBC-999"),
+    )
+    .expect("written");
+    let (ok, text) = child(
+        "unchanged",
+        copy.path(),
+        true,
+        &["--exact", "cases/local"],
+        &[(CASES, cases.path())],
+    );
+    if ok || !text.contains("IBC-999, which does not exist") || text.contains("panicked") {
+        return Err(format!(
+            "the broken table should fail `cases/local` with the loader's words:\n{text}"
+        )
+        .into());
+    }
+    let (ok, text) = child(
+        "unchanged",
+        copy.path(),
+        true,
+        &["--exact", "cases/local"],
+        &[],
+    );
+    if !ok || !text.contains("0 passed") {
+        return Err(format!(
+            "the example's own tables load, so there is no `cases/local`:\n{text}"
+        )
+        .into());
+    }
+    Ok(())
+}
+
+fn main() {
+    if let Ok(engine) = std::env::var(CHILD) {
+        let dir = std::env::var_os(DIR).expect("the child is given its snapshot directory");
+        let cases = std::env::var_os(CASES).map_or_else(|| example().join("cases"), PathBuf::from);
+        if engine == "changed" {
+            Suite::new(Changed(vendor_engine::Engine::default()))
+                .with_cases(cases)
+                .with_snapshots(dir)
+                .run_and_exit();
+        }
+        Suite::new(vendor_engine::Engine::default())
+            .with_cases(cases)
+            .with_snapshots(dir)
+            .run_and_exit();
+    }
+    let trials = vec![
+        Trial::test(
+            "a_changed_answer_fails_its_snapshot_trial_with_the_insta_diff",
+            a_changed_answer_fails_with_the_insta_diff,
+        ),
+        Trial::test(
+            "the_bundle_of_a_cargo_test_run_verifies",
+            the_bundle_of_a_cargo_test_run_verifies,
+        ),
+        Trial::test(
+            "a_broken_local_table_is_a_failing_trial",
+            a_broken_local_table_is_a_failing_trial,
+        ),
+    ];
+    libtest_mimic::run(&Arguments::from_args(), trials).exit();
+}
