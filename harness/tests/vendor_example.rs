@@ -255,7 +255,89 @@ fn a_broken_local_table_is_a_failing_trial() -> Result<(), Failed> {
     Ok(())
 }
 
+/// `ge-conformance certify`, `eval --judge` and `promote` against the engine served as
+/// `examples/vendor-engine/examples/serve.rs` serves it (this binary with the argument `serve`).
+fn the_command_line_certifies_judges_and_promotes_a_served_engine() -> Result<(), Failed> {
+    let exe = std::env::current_exe().expect("this test binary");
+    let backend = format!(
+        "exec:{} serve",
+        ge_conformance::certify::shell_quote(&exe.to_string_lossy())
+    );
+    let cli = |args: &[&str], stdin: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ge-conformance"));
+        cmd.args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().expect("the command line runs");
+        if let Some(text) = stdin {
+            use std::io::Write as _;
+            let mut input = child.stdin.take().expect("a pipe");
+            input.write_all(text.as_bytes()).expect("written");
+        }
+        drop(child.stdin.take());
+        let out = child.wait_with_output().expect("it ends");
+        (
+            out.status.code(),
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ),
+        )
+    };
+    let (code, text) = cli(
+        &[
+            "certify",
+            "--backend",
+            &backend,
+            "--filter",
+            "transfer-examples/",
+        ],
+        None,
+    );
+    if code != Some(0) || !text.contains("PARTIAL RUN") || !text.contains("vendor-engine") {
+        return Err(format!("certify against the served engine:\n{text}").into());
+    }
+    let scenario = r#"{"capability":"transfer","options":{"session":{"ge.exec.input_fusion_size":"0"}},"inputs":[{"index":0,"size":64}]}"#;
+    let (code, text) = cli(&["eval", "--judge", "--backend", &backend], Some(scenario));
+    if code != Some(0) || !text.contains("agrees with the reference") {
+        return Err(format!("eval --judge against the served engine:\n{text}").into());
+    }
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let finding = dir.path().join("finding.json");
+    std::fs::write(&finding, scenario).expect("written");
+    let into = dir.path().join("cases");
+    let (code, text) = cli(
+        &[
+            "promote",
+            &finding.to_string_lossy(),
+            "--backend",
+            &backend,
+            "--into",
+            &into.to_string_lossy(),
+            "--clause",
+            "IFS-013",
+        ],
+        None,
+    );
+    if code != Some(0) || !into.join("local-regressions.toml").exists() {
+        return Err(format!("promote against the served engine:\n{text}").into());
+    }
+    Ok(())
+}
+
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("serve") {
+        // The one line of examples/vendor-engine/examples/serve.rs.
+        let engine = vendor_engine::Engine::default();
+        let served = ge_conformance::protocol::serve(
+            &engine,
+            std::io::stdin().lock(),
+            std::io::stdout().lock(),
+        );
+        std::process::exit(i32::from(served.is_err()));
+    }
     if let Ok(engine) = std::env::var(CHILD) {
         let dir = std::env::var_os(DIR).expect("the child is given its snapshot directory");
         let cases = std::env::var_os(CASES).map_or_else(|| example().join("cases"), PathBuf::from);
@@ -282,6 +364,10 @@ fn main() {
         Trial::test(
             "a_broken_local_table_is_a_failing_trial",
             a_broken_local_table_is_a_failing_trial,
+        ),
+        Trial::test(
+            "the_command_line_certifies_judges_and_promotes_a_served_engine",
+            the_command_line_certifies_judges_and_promotes_a_served_engine,
         ),
     ];
     libtest_mimic::run(&Arguments::from_args(), trials).exit();
