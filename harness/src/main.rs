@@ -377,7 +377,7 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
         Command::Verify { dir } => match bundle::verify(&dir) {
             Ok(report) => {
                 out!(
-                    "bundle verifies: backend {} {}, {} at level {} (profile {}; {} passed, {} failed, {} deviations), spec tables {}",
+                    "bundle verifies: backend {} {}, {} at level {} (profile {}; {} passed, {} failed, {} deviations), spec tables {}{}",
                     report.meta.backend,
                     report.meta.backend_version,
                     report.verdict.as_str(),
@@ -386,7 +386,13 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
                     report.totals.passed,
                     report.totals.failed,
                     report.totals.deviations,
-                    report.meta.spec_digest
+                    report.meta.spec_digest,
+                    report
+                        .meta
+                        .local_cases
+                        .as_ref()
+                        .map(|d| format!(", with the vendor's own case tables {d}"))
+                        .unwrap_or_default()
                 );
                 Ok(ExitCode::SUCCESS)
             }
