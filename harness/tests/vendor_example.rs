@@ -3,7 +3,8 @@
 //! snapshots, with insta's diff of the two answers, and leaves the new answer as a `.snap.new`
 //! for review (nothing written under `CI=true`), while the unchanged engine passes; the bundle
 //! of a `cargo test` run (`GE_CONFORMANCE_OUT`) verifies, partial when filtered; and a local
-//! case table that breaks the loader's rules is a failing trial, never a panic.
+//! case table that breaks the loader's rules is a failing trial, never a panic; accepted, the
+//! changed answer gets a deviation snapshot, which fails once the engine agrees again.
 //!
 //! The test binary is its own vendor crate: run with `VENDOR_SNAPSHOTS_CHILD` set, its `main`
 //! is the example's `tests/conformance.rs` over the changed (or unchanged) engine.
@@ -81,7 +82,7 @@ fn child(
     dir: &Path,
     ci: bool,
     args: &[&str],
-    env: &[(&str, &Path)],
+    env: &[(&str, &std::ffi::OsStr)],
 ) -> (bool, String) {
     let mut cmd = Command::new(std::env::current_exe().expect("this test binary"));
     cmd.args(args)
@@ -151,6 +152,60 @@ fn a_changed_answer_fails_with_the_insta_diff() -> Result<(), Failed> {
     Ok(())
 }
 
+/// Accepted (`INSTA_UPDATE=always`), the changed answer leaves a deviation snapshot beside its
+/// snapshot, naming what the suite finds wrong and each field that differs; once the engine
+/// agrees with the reference again, the deviation snapshot left over fails the trial, which
+/// names the file to delete.
+fn a_deviation_snapshot_records_how_the_engine_departs() -> Result<(), Failed> {
+    let copy = copy_snapshots();
+    let deviation = copy
+        .path()
+        .join(format!("{}@deviation.snap", CASE.replace('/', "__")));
+    let always = std::ffi::OsStr::new("always");
+    for _ in 0..2 {
+        // The first run accepts the new answer and stops at it; the second writes the deviation.
+        child(
+            "changed",
+            copy.path(),
+            false,
+            &["--exact", TRIAL],
+            &[("INSTA_UPDATE", always)],
+        );
+    }
+    let text = std::fs::read_to_string(&deviation)
+        .map_err(|e| format!("no deviation snapshot {}: {e}", deviation.display()))?;
+    for needle in [
+        "failure [IBC-010] inputs [9] are batch-copied but batch copy is not enabled",
+        "differences from the reference (wording left out):",
+        "/batched: reference [], backend [9]",
+    ] {
+        if !text.contains(needle) {
+            return Err(format!("no `{needle}` in the deviation snapshot:\n{text}").into());
+        }
+    }
+    let (ok, text) = run_child("changed", copy.path(), true);
+    if !ok {
+        return Err(
+            format!("the accepted answer and its deviation should pass now:\n{text}").into(),
+        );
+    }
+    std::fs::copy(
+        example()
+            .join("snapshots")
+            .join(format!("{}.snap", CASE.replace('/', "__"))),
+        copy.path()
+            .join(format!("{}.snap", CASE.replace('/', "__"))),
+    )
+    .map_err(|e| e.to_string())?;
+    let (ok, text) = run_child("unchanged", copy.path(), true);
+    if ok || !text.contains("as the reference does: delete") {
+        return Err(
+            format!("a deviation snapshot left over should fail the trial:\n{text}").into(),
+        );
+    }
+    Ok(())
+}
+
 fn the_bundle_of_a_cargo_test_run_verifies() -> Result<(), Failed> {
     let copy = copy_snapshots();
     let out = tempfile::tempdir().expect("a temporary directory");
@@ -160,7 +215,7 @@ fn the_bundle_of_a_cargo_test_run_verifies() -> Result<(), Failed> {
         copy.path(),
         true,
         &[],
-        &[("GE_CONFORMANCE_OUT", &bundle)],
+        &[("GE_CONFORMANCE_OUT", bundle.as_os_str())],
     );
     if !ok || !text.contains("report bundle written to") {
         return Err(format!("the whole run should pass and write its bundle:\n{text}").into());
@@ -193,7 +248,7 @@ fn the_bundle_of_a_cargo_test_run_verifies() -> Result<(), Failed> {
         copy.path(),
         true,
         &["transfer-examples/"],
-        &[("GE_CONFORMANCE_OUT", &bundle)],
+        &[("GE_CONFORMANCE_OUT", bundle.as_os_str())],
     );
     let report = ge_conformance::bundle::verify(&bundle).map_err(|e| e.to_string())?;
     if !ok || report.verdict != ge_conformance::report::Standing::Partial {
@@ -206,7 +261,7 @@ fn the_bundle_of_a_cargo_test_run_verifies() -> Result<(), Failed> {
         copy.path(),
         true,
         &["--exact", "bundle/destination"],
-        &[("GE_CONFORMANCE_OUT", &bundle)],
+        &[("GE_CONFORMANCE_OUT", bundle.as_os_str())],
     );
     if ok || !text.contains("bundle/destination") || !text.contains("notes.txt") {
         return Err(
@@ -231,7 +286,7 @@ fn a_broken_local_table_is_a_failing_trial() -> Result<(), Failed> {
         copy.path(),
         true,
         &["--exact", "cases/local"],
-        &[(CASES, cases.path())],
+        &[(CASES, cases.path().as_os_str())],
     );
     if ok || !text.contains("IBC-999, which does not exist") || text.contains("panicked") {
         return Err(format!(
@@ -356,6 +411,10 @@ fn main() {
         Trial::test(
             "a_changed_answer_fails_its_snapshot_trial_with_the_insta_diff",
             a_changed_answer_fails_with_the_insta_diff,
+        ),
+        Trial::test(
+            "a_deviation_snapshot_records_how_the_engine_departs",
+            a_deviation_snapshot_records_how_the_engine_departs,
         ),
         Trial::test(
             "the_bundle_of_a_cargo_test_run_verifies",
