@@ -4,7 +4,8 @@
 //! for review (nothing written under `CI=true`), while the unchanged engine passes; the bundle
 //! of a `cargo test` run (`GE_CONFORMANCE_OUT`) verifies, partial when filtered; and a local
 //! case table that breaks the loader's rules is a failing trial, never a panic; accepted, the
-//! changed answer gets a deviation snapshot, which fails once the engine agrees again.
+//! changed answer gets a deviation snapshot, which fails once the engine agrees again; and the
+//! READMEs' samples of the example's `cargo test` output are what it prints.
 //!
 //! The test binary is its own vendor crate: run with `VENDOR_SNAPSHOTS_CHILD` set, its `main`
 //! is the example's `tests/conformance.rs` over the changed (or unchanged) engine.
@@ -382,6 +383,89 @@ fn the_command_line_certifies_judges_and_promotes_a_served_engine() -> Result<()
     Ok(())
 }
 
+/// The `text` blocks of `markdown` that hold a libtest summary line.
+fn summaries(markdown: &str) -> Vec<String> {
+    markdown
+        .split("```text\n")
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .filter(|b| b.contains("test result:"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A line of libtest's output without what changes from run to run: the time, the padding that
+/// depends on the longest name of the run, and in the counting lines (`running N tests`, the
+/// summary) the counts, which grow with the tables.
+fn normal(line: &str) -> String {
+    let line = line.split("; finished in").next().unwrap_or(line);
+    let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.starts_with("test result:") || line.starts_with("running ") {
+        let mut masked = String::new();
+        for c in line.chars() {
+            if !c.is_ascii_digit() {
+                masked.push(c);
+            } else if !masked.ends_with('#') {
+                masked.push('#');
+            }
+        }
+        masked
+    } else {
+        line
+    }
+}
+
+/// The outputs the READMEs show for the example's `cargo test` runs are what it prints: every
+/// test line they show is in the output of the same run, and so is the summary, its outcome and
+/// its words (counts, times and padding aside: they move with the tables and the machine).
+fn the_readme_outputs_are_what_the_example_prints() -> Result<(), Failed> {
+    let copy = copy_snapshots();
+    let waivers = example().join("waivers.toml");
+    let mut blocks = Vec::new();
+    for readme in [
+        example().join("README.md"),
+        example().join("../../README.md"),
+    ] {
+        let text = std::fs::read_to_string(&readme).map_err(|e| e.to_string())?;
+        blocks.extend(summaries(&text).into_iter().map(|b| (readme.clone(), b)));
+    }
+    if blocks.len() != 4 {
+        return Err(format!(
+            "{} README blocks with a libtest summary, 4 expected",
+            blocks.len()
+        )
+        .into());
+    }
+    for (readme, block) in blocks {
+        let (args, env): (Vec<&str>, Vec<(&str, &std::ffi::OsStr)>) =
+            if block.contains("waived as failing") {
+                (
+                    vec!["transfer-examples/ten-inputs-threshold-0"],
+                    vec![("GE_CONFORMANCE_EXPECTATIONS", waivers.as_os_str())],
+                )
+            } else if block.contains("running 8 tests") {
+                (vec!["transfer-examples/"], Vec::new())
+            } else {
+                (Vec::new(), Vec::new())
+            };
+        let (_, out) = child("unchanged", copy.path(), true, &args, &env);
+        let printed: BTreeSet<String> = out.lines().map(normal).collect();
+        for line in block.lines().filter(|l| {
+            l.starts_with("test ") || l.starts_with("running ") || l.starts_with("passed, but")
+        }) {
+            if !printed.contains(&normal(line)) {
+                return Err(format!(
+                    "{}: `{line}` is not what `cargo test -- {}` prints:\n{out}",
+                    readme.display(),
+                    args.join(" ")
+                )
+                .into());
+            }
+        }
+    }
+    Ok(())
+}
+
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("serve") {
         // The one line of examples/vendor-engine/examples/serve.rs.
@@ -411,6 +495,10 @@ fn main() {
         Trial::test(
             "a_changed_answer_fails_its_snapshot_trial_with_the_insta_diff",
             a_changed_answer_fails_with_the_insta_diff,
+        ),
+        Trial::test(
+            "the_readme_outputs_are_what_the_example_prints",
+            the_readme_outputs_are_what_the_example_prints,
         ),
         Trial::test(
             "a_deviation_snapshot_records_how_the_engine_departs",
