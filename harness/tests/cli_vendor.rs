@@ -189,3 +189,39 @@ fn certify_keeps_snapshots_with_insta_flow_apart_from_the_verdict() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("transfer-examples__gone.snap belongs to no scenario"));
 }
+
+#[test]
+fn a_local_cases_reproducer_names_its_directory_and_a_suite_cases_does_not() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    std::fs::write(dir.path().join("vendor-models.toml"), example_table()).expect("written");
+    let local = ge_conformance::local::LocalCases::load(dir.path()).expect("the example's table");
+    let cfg = ge_conformance::certify::Config {
+        local: Some(local),
+        ..Default::default()
+    };
+    let case = |name: &str| {
+        cfg.spec()
+            .cases()
+            .iter()
+            .find(|c| c.full_name() == name)
+            .expect("the case")
+            .clone()
+    };
+    let theirs = ge_conformance::certify::reproducer_for_case(
+        &cfg,
+        &case("vendor-models/detector-eight-inputs-batched"),
+    );
+    assert!(
+        theirs.contains(&format!("--cases-dir {}", path(dir.path()))),
+        "{theirs}"
+    );
+    let ours = ge_conformance::certify::reproducer_for_case(
+        &cfg,
+        &case("transfer-examples/ten-inputs-threshold-0"),
+    );
+    assert!(!ours.contains("--cases-dir"), "{ours}");
+    // An empty directory is refused: most likely the wrong one.
+    let empty = tempfile::tempdir().expect("a temporary directory");
+    let err = ge_conformance::local::LocalCases::load(empty.path()).expect_err("nothing to load");
+    assert!(err.to_string().contains("no case table"), "{err}");
+}
