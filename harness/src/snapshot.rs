@@ -465,9 +465,13 @@ impl Snapshots {
         settings.set_omit_expression(true);
         settings.set_description(format!("{} answers {}", backend.name(), entry.name));
         settings.set_info(&entry.scenario);
-        settings.bind(|| insta::assert_snapshot!(stem.as_str(), observed));
+        // A changed answer usually changes its deviations too: both are asserted before the
+        // first failure is passed on, so one run writes both `.snap.new` files for review.
+        let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            settings.bind(|| insta::assert_snapshot!(stem.as_str(), observed));
+        }));
         let leftover = self.dir.join(format!("{stem}@{DEVIATION_SUFFIX}.snap"));
-        match differences {
+        let deviation = match differences {
             Some(text) => {
                 settings.set_snapshot_suffix(DEVIATION_SUFFIX);
                 settings.set_description(format!(
@@ -475,7 +479,12 @@ impl Snapshots {
                     backend.name(),
                     entry.name
                 ));
-                settings.bind(|| insta::assert_snapshot!(stem.as_str(), text));
+                let asserted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    settings.bind(|| insta::assert_snapshot!(stem.as_str(), text));
+                }));
+                if let (Ok(()), Err(panic)) = (&answer, asserted) {
+                    std::panic::resume_unwind(panic);
+                }
                 Ok(())
             }
             None if leftover.exists() => Err(format!(
@@ -485,7 +494,11 @@ impl Snapshots {
                 leftover.display()
             )),
             None => Ok(()),
+        };
+        if let Err(panic) = answer {
+            std::panic::resume_unwind(panic);
         }
+        deviation
     }
 }
 

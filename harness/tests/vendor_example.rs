@@ -143,10 +143,14 @@ fn a_changed_answer_fails_with_the_insta_diff() -> Result<(), Failed> {
     }
 
     let (ok, text) = run_child("changed", copy.path(), false);
-    if ok || !pending.exists() {
+    let pending_deviation = copy
+        .path()
+        .join(format!("{}@deviation.snap.new", CASE.replace('/', "__")));
+    if ok || !pending.exists() || !pending_deviation.exists() {
         return Err(format!(
-            "outside CI the change should fail and wait in {} for review:\n{text}",
-            pending.display()
+            "outside CI the change should fail and wait in {} and {} for review:\n{text}",
+            pending.display(),
+            pending_deviation.display()
         )
         .into());
     }
@@ -162,17 +166,14 @@ fn a_deviation_snapshot_records_how_the_engine_departs() -> Result<(), Failed> {
     let deviation = copy
         .path()
         .join(format!("{}@deviation.snap", CASE.replace('/', "__")));
-    let always = std::ffi::OsStr::new("always");
-    for _ in 0..2 {
-        // The first run accepts the new answer and stops at it; the second writes the deviation.
-        child(
-            "changed",
-            copy.path(),
-            false,
-            &["--exact", TRIAL],
-            &[("INSTA_UPDATE", always)],
-        );
-    }
+    // One run writes both the new answer and its deviation snapshot.
+    child(
+        "changed",
+        copy.path(),
+        false,
+        &["--exact", TRIAL],
+        &[("INSTA_UPDATE", std::ffi::OsStr::new("always"))],
+    );
     let text = std::fs::read_to_string(&deviation)
         .map_err(|e| format!("no deviation snapshot {}: {e}", deviation.display()))?;
     for needle in [
