@@ -49,6 +49,18 @@ pub struct Config {
     /// default). Off, a property reports what its random phase and shrinking find alone: how
     /// the generators and the shrinking are measured (`docs/benchmarks.md`).
     pub boundaries: bool,
+    /// A vendor's own case tables, run beside the contract's cases (none by default).
+    pub local: Option<crate::local::LocalCases>,
+}
+
+impl Config {
+    /// The cases this run draws on: the contract's, with the local tables when there are some.
+    pub fn spec(&self) -> &Spec {
+        match &self.local {
+            Some(local) => local.spec(),
+            None => Spec::embedded(),
+        }
+    }
 }
 
 impl Default for Config {
@@ -62,6 +74,7 @@ impl Default for Config {
             filter: None,
             today: Date::today(),
             boundaries: true,
+            local: None,
         }
     }
 }
@@ -105,13 +118,25 @@ pub fn reproducer_for_scenario(
     )
 }
 
-/// A command line that reruns one table case against `backend_arg` and judges it.
-pub fn reproducer_for_case(judging: &Judging, backend_arg: &str, case: &str) -> String {
+/// A command line that reruns one table case against `backend_arg` and judges it (with
+/// `--cases-dir` when the case is one of the local tables of `cfg`).
+pub fn reproducer_for_case(cfg: &Config, case: &ge_spec::TableCase) -> String {
+    let local = cfg
+        .local
+        .as_ref()
+        .filter(|l| l.spec().is_local(case))
+        .map(|l| {
+            format!(
+                " --cases-dir {}",
+                shell_quote(&l.dir().display().to_string())
+            )
+        })
+        .unwrap_or_default();
     format!(
-        "ge-conformance eval --backend {} --case {}{}",
-        shell_quote(backend_arg),
-        shell_quote(case),
-        judging_flags(judging)
+        "ge-conformance eval --backend {}{local} --case {}{}",
+        shell_quote(&cfg.backend_arg),
+        shell_quote(&case.full_name()),
+        judging_flags(&cfg.judging)
     )
 }
 
@@ -451,11 +476,7 @@ pub fn run_case_trial(
                     .join("\n"),
             );
             result.scenario = serde_json::to_value(&case.case.scenario).ok();
-            result.reproducer = Some(reproducer_for_case(
-                &cfg.judging,
-                &cfg.backend_arg,
-                &case.full_name(),
-            ));
+            result.reproducer = Some(reproducer_for_case(cfg, case));
         }
     }
     result
@@ -498,14 +519,15 @@ pub fn apply_waivers(result: &mut TrialResult, expectations: &Expectations) {
     }
 }
 
-/// The waivers that match no trial of the suite under `profile`, by name or by the clauses it
-/// checks: stale, reported by `certify` and by [`crate::libtest::Suite`] alike, never failing.
-pub fn stale_waivers(
-    expectations: &Expectations,
+/// The waivers that match no trial of the suite (the cases of `spec`, local ones included)
+/// under `profile`, by name or by the clauses it checks: stale, reported by `certify` and by
+/// [`crate::libtest::Suite`] alike, never failing.
+pub fn stale_waivers<'e>(
+    expectations: &'e Expectations,
+    spec: &Spec,
     profile: ge_spec::Profile,
-) -> Vec<&crate::expectations::Waiver> {
+) -> Vec<&'e crate::expectations::Waiver> {
     let mut used = vec![false; expectations.waive.len()];
-    let spec = Spec::embedded();
     let mut mark = |name: &str, clauses: &[String]| {
         for (i, _) in expectations.matching(name, clauses) {
             used[i] = true;
@@ -526,10 +548,10 @@ pub fn stale_waivers(
         .collect()
 }
 
-/// Every trial of the suite under `profile`, by name, in run order: the cases, then one
-/// property per capability.
-pub fn trial_names(profile: ge_spec::Profile) -> Vec<(String, Capability)> {
-    let mut names: Vec<(String, Capability)> = Spec::embedded()
+/// Every trial of the suite under `profile`, by name, in run order: the cases of `spec`, then
+/// one property per capability.
+pub fn trial_names(spec: &Spec, profile: ge_spec::Profile) -> Vec<(String, Capability)> {
+    let mut names: Vec<(String, Capability)> = spec
         .cases_in(profile)
         .map(|c| (c.full_name(), c.capability()))
         .collect();
@@ -571,7 +593,7 @@ pub fn check(cfg: &Config) -> Result<(), SetupError> {
         return Err(SetupError::NoScenarios);
     }
     if let Some(f) = &cfg.filter {
-        if !trial_names(cfg.judging.profile)
+        if !trial_names(cfg.spec(), cfg.judging.profile)
             .iter()
             .any(|(n, _)| n.contains(f.as_str()))
         {
@@ -591,7 +613,8 @@ pub fn certify(
     check(cfg)?;
     let declared = backend.capabilities();
     let selected = |name: &str| cfg.filter.as_deref().is_none_or(|f| name.contains(f));
-    let cases: Vec<_> = Spec::embedded()
+    let cases: Vec<_> = cfg
+        .spec()
         .cases_in(cfg.judging.profile)
         .filter(|c| selected(&c.full_name()))
         .collect();
@@ -632,9 +655,22 @@ pub fn certify(
         };
         finish(r, &mut trials);
     }
+    Ok(report(backend, cfg, trials, started, run_started.elapsed()))
+}
+
+/// The report of a run of `backend` under `cfg` that produced `trials` (waivers applied),
+/// started at `started` and lasting `wall`: the stale and expired waivers, the meta and the
+/// verdict. [`certify`] and [`crate::libtest::Suite`] build their reports with it.
+pub fn report(
+    backend: &dyn Backend,
+    cfg: &Config,
+    trials: Vec<TrialResult>,
+    started: std::time::SystemTime,
+    wall: Duration,
+) -> Report {
     // Stale means matching no trial of the suite, whatever the filter ran: the same list as
     // under `cargo test`.
-    let stale = stale_waivers(&cfg.expectations, cfg.judging.profile)
+    let stale = stale_waivers(&cfg.expectations, cfg.spec(), cfg.judging.profile)
         .into_iter()
         .map(|w| format!("{} ({})", w.pattern, w.tracker))
         .collect();
@@ -650,12 +686,13 @@ pub fn certify(
         spec_digest: Spec::embedded().digest().to_owned(),
         backend: backend.name().to_owned(),
         backend_version: backend.version().to_owned(),
-        capabilities: declared.into_iter().collect(),
+        capabilities: backend.capabilities().into_iter().collect(),
         profile: cfg.judging.profile,
         level: cfg.judging.level,
         seed: cfg.seed,
         case_budget: cfg.cases,
         filter: cfg.filter.clone(),
+        local_cases: cfg.spec().local_digest().map(str::to_owned),
         upstream_source: (cfg.judging.profile == ge_spec::Profile::Upstream)
             .then(|| crate::divergence::pinned(Spec::embedded())),
         confinement: None,
@@ -664,9 +701,9 @@ pub fn certify(
                 .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         ),
         host: host_name(),
-        micros: micros(run_started.elapsed()),
+        micros: micros(wall),
     };
-    Ok(Report::new(meta, trials, stale, expired))
+    Report::new(meta, trials, stale, expired)
 }
 
 /// Runs one scenario against `backend` in `sandbox` and returns its canonical observation.

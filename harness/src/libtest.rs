@@ -24,6 +24,28 @@
 //! At level `documented` (the default) a trial that only departs from the suite's own choices
 //! passes; the deviations are listed after libtest's summary. At level `strict` they fail.
 //!
+//! A vendor's own case tables run beside the suite's ([`Suite::with_cases`]); the backend's
+//! answers to the snapshot set are kept as insta snapshots ([`Suite::with_snapshots`] or
+//! `GE_CONFORMANCE_SNAPSHOTS`, see [`crate::snapshot`]); and the report bundle of the run,
+//! which `ge-conformance verify` checks, is written with [`Suite::with_bundle`] or
+//! `GE_CONFORMANCE_OUT`:
+//!
+//! ```no_run
+//! # use std::collections::BTreeSet;
+//! # use ge_spec::{Backend, vocab::Capability};
+//! # struct MyEngine;
+//! # impl Backend for MyEngine {
+//! #     fn name(&self) -> &str { "my-engine" }
+//! #     fn capabilities(&self) -> BTreeSet<Capability> { BTreeSet::new() }
+//! # }
+//! fn main() {
+//!     ge_conformance::libtest::Suite::new(MyEngine)
+//!         .with_cases("cases")           // cases/<table>.toml, the format of the suite's tables
+//!         .with_snapshots("snapshots")   // snapshots/<table>__<case>.snap, reviewed with cargo insta
+//!         .run_and_exit();
+//! }
+//! ```
+//!
 //! Waivers behave as under `certify`: a waived failure is listed after the summary;
 //! a trial an exact waiver names that passes fails as an unexpected pass (a glob waiver only
 //! accepts the failures among the trials it covers); an expired waiver is a failing trial
@@ -31,14 +53,18 @@
 //! a trial `waiver/stale/<pattern>` that shows as ignored with that reason. A waived failure
 //! shows as ignored too, with the waiver's reason: it is not a pass.
 
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
-use ge_spec::{Backend, Conformance, Profile, Spec};
+use ge_spec::{Backend, Conformance, Profile};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 use crate::certify::{self, Config};
 use crate::expectations::Expectations;
-use crate::report::{Outcome, TrialResult};
+use crate::local::LocalCases;
+use crate::report::{Outcome, TrialKind, TrialResult};
+use crate::snapshot::{self, Snapshots};
 
 /// The suite, ready to run against one backend.
 #[derive(Debug)]
@@ -47,6 +73,14 @@ pub struct Suite<B> {
     config: Config,
     deviations: Arc<Mutex<Vec<String>>>,
     waived: Arc<Mutex<Vec<String>>>,
+    /// Where the snapshot trials keep their snapshots (none: no snapshot trials).
+    snapshots: Option<Snapshots>,
+    /// Where the report bundle goes after the run (none: no bundle).
+    bundle: Option<PathBuf>,
+    /// Why the local case tables could not be added: a failing trial `cases/local`.
+    cases_error: Option<String>,
+    /// Every case and property trial's result, waivers applied, for the bundle.
+    results: Arc<Mutex<Vec<TrialResult>>>,
 }
 
 fn render(r: &TrialResult, cfg: &Config) -> String {
@@ -156,12 +190,60 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
                 .parse()
                 .unwrap_or_else(|e| panic!("GE_CONFORMANCE_LEVEL: {e}"));
         }
-        Suite {
+        let mut suite = Suite {
             backend: Arc::new(backend),
             config,
             deviations: Arc::new(Mutex::new(Vec::new())),
             waived: Arc::new(Mutex::new(Vec::new())),
+            snapshots: None,
+            bundle: None,
+            cases_error: None,
+            results: Arc::new(Mutex::new(Vec::new())),
+        };
+        if let Some(dir) = std::env::var_os("GE_CONFORMANCE_SNAPSHOTS") {
+            suite = suite.with_snapshots(dir);
         }
+        if let Some(dir) = std::env::var_os("GE_CONFORMANCE_OUT") {
+            suite = suite.with_bundle(dir);
+        }
+        suite
+    }
+
+    /// Adds snapshot trials, `snapshot/<scenario>`: the backend's answer to every scenario of
+    /// the snapshot set ([`crate::snapshot`]) asserted with insta against `<dir>/<name>.snap`,
+    /// and a deviation snapshot beside it where the answer differs from the reference. A
+    /// relative `dir` is taken from the working directory, which `cargo test` makes the
+    /// crate's. `GE_CONFORMANCE_SNAPSHOTS=dir` does the same.
+    pub fn with_snapshots(mut self, dir: impl AsRef<Path>) -> Self {
+        self.snapshots = Some(Snapshots::new(dir));
+        self
+    }
+
+    /// Adds the case tables of `dir` (every `<table>.toml` there, in the format of the suite's
+    /// `cases/*.toml`): checked by the same loader (clauses that exist, unique names, no table
+    /// named as one of the suite's), then run as trials `<table>/<case>` like the suite's own.
+    /// Tables that cannot be added make a failing trial `cases/local` that says why, and the
+    /// suite's own trials still run. A relative `dir` is taken from the working directory.
+    pub fn with_cases(mut self, dir: impl AsRef<Path>) -> Self {
+        match LocalCases::load(dir.as_ref()) {
+            Ok(local) => {
+                self.config.local = Some(local);
+                self.cases_error = None;
+            }
+            Err(e) => self.cases_error = Some(e.to_string()),
+        }
+        self
+    }
+
+    /// Writes the report bundle into `dir` after the run (`report.json`, `.md`, `.xml`, `.txt`
+    /// and `MANIFEST.sha256`, as `certify --out` does; `ge-conformance verify` checks it). An
+    /// earlier bundle there is replaced; a directory holding anything else is refused by a
+    /// failing trial `bundle/destination`. A filtered run writes a partial-run report. The
+    /// bundle is not written when trials are only listed. `GE_CONFORMANCE_OUT=dir` does the
+    /// same.
+    pub fn with_bundle(mut self, dir: impl AsRef<Path>) -> Self {
+        self.bundle = Some(dir.as_ref().to_path_buf());
+        self
     }
 
     fn lists(&self) -> Lists {
@@ -189,46 +271,47 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         self
     }
 
-    /// The trials, one per case and one per property.
+    /// The trials: one per case (the local tables' too) and one per property, the waiver
+    /// trials, and with [`Self::with_snapshots`] one snapshot trial per scenario of the
+    /// snapshot set.
     pub fn trials(&self) -> Vec<Trial> {
         let declared = self.backend.capabilities();
         let config = Arc::new(self.config.clone());
         let mut trials = Vec::new();
-        for case in Spec::embedded().cases_in(self.config.judging.profile) {
-            let (backend, config, case_ref, lists) = (
+        if let Some(why) = &self.cases_error {
+            let why = why.clone();
+            trials.push(Trial::test("cases/local", move || Err(why.into())).with_kind("cases"));
+        }
+        for case in self.config.spec().cases_in(self.config.judging.profile) {
+            let (backend, config, case_ref, lists, results) = (
                 Arc::clone(&self.backend),
                 Arc::clone(&config),
                 case.clone(),
                 self.lists(),
+                Arc::clone(&self.results),
             );
             trials.push(
                 Trial::ignorable_test(case.full_name(), move || {
-                    verdict(
-                        apply(
-                            certify::run_case_trial(backend.as_ref(), &case_ref, &config),
-                            &config,
-                        ),
-                        &config,
-                        &lists,
-                    )
+                    let started = Instant::now();
+                    let r = certify::run_case_trial(backend.as_ref(), &case_ref, &config);
+                    verdict(finish(r, &config, started, &results), &config, &lists)
                 })
                 .with_kind(case.capability().as_str())
                 .with_ignored_flag(!declared.contains(&case.capability())),
             );
         }
         for cap in ge_spec::Capability::ALL {
-            let (backend, config, lists) =
-                (Arc::clone(&self.backend), Arc::clone(&config), self.lists());
+            let (backend, config, lists, results) = (
+                Arc::clone(&self.backend),
+                Arc::clone(&config),
+                self.lists(),
+                Arc::clone(&self.results),
+            );
             trials.push(
                 Trial::ignorable_test(format!("property/{cap}"), move || {
-                    verdict(
-                        apply(
-                            certify::run_property(backend.as_ref(), cap, &config),
-                            &config,
-                        ),
-                        &config,
-                        &lists,
-                    )
+                    let started = Instant::now();
+                    let r = certify::run_property(backend.as_ref(), cap, &config);
+                    verdict(finish(r, &config, started, &results), &config, &lists)
                 })
                 .with_kind("property")
                 .with_ignored_flag(!declared.contains(&cap)),
@@ -247,7 +330,11 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
                 .with_kind("waiver"),
             );
         }
-        for w in certify::stale_waivers(expectations, self.config.judging.profile) {
+        for w in certify::stale_waivers(
+            expectations,
+            self.config.spec(),
+            self.config.judging.profile,
+        ) {
             trials.push(
                 Trial::ignorable_test(format!("waiver/stale/{}", w.pattern), || {
                     Ok(Completion::ignored_with(
@@ -257,7 +344,115 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
                 .with_kind("waiver"),
             );
         }
+        trials.extend(self.snapshot_trials());
+        if let Some(dir) = &self.bundle {
+            if let Err(e) = crate::bundle::check_destination(dir, true) {
+                let why = format!("the report bundle cannot be written: {e}");
+                trials.push(
+                    Trial::test("bundle/destination", move || Err(why.into())).with_kind("bundle"),
+                );
+            }
+        }
         trials
+    }
+
+    /// The snapshot trials alone (none without [`Self::with_snapshots`]): one per scenario of
+    /// the snapshot set, ignored for the capabilities the backend does not declare, and
+    /// `snapshot/unreferenced`, which fails when the directory holds a snapshot of no scenario
+    /// (a case renamed or removed). [`Self::trials`] includes them; a test that records a
+    /// backend's answers and judges nothing runs these only.
+    pub fn snapshot_trials(&self) -> Vec<Trial> {
+        let Some(snapshots) = &self.snapshots else {
+            return Vec::new();
+        };
+        let declared = self.backend.capabilities();
+        let mut trials = Vec::new();
+        let judging = self.config.judging;
+        for entry in snapshot::set(self.config.spec(), judging.profile) {
+            let (backend, snapshots) = (Arc::clone(&self.backend), snapshots.clone());
+            let capability = entry.capability();
+            trials.push(
+                Trial::ignorable_test(format!("snapshot/{}", entry.name), move || {
+                    snapshots
+                        .check(&judging, backend.as_ref(), &entry)
+                        .map(|()| Completion::Completed)
+                        .map_err(Failed::from)
+                })
+                .with_kind("snapshot")
+                .with_ignored_flag(!declared.contains(&capability)),
+            );
+        }
+        let (snapshots, spec) = (snapshots.clone(), self.config.spec().clone());
+        trials.push(
+            Trial::test("snapshot/unreferenced", move || {
+                let stray = snapshot::unreferenced(snapshots.dir(), &spec);
+                if stray.is_empty() {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "snapshots of no scenario of the set in {} (a case renamed or removed): delete {}",
+                        snapshots.dir().display(),
+                        stray.join(", ")
+                    )
+                    .into())
+                }
+            })
+            .with_kind("snapshot"),
+        );
+        trials
+    }
+
+    /// The report of the trials that ran: the undeclared capabilities' trials that libtest
+    /// ignored count as not supported, as under `certify`; any other trial that did not run
+    /// (a filter, `--skip`) makes it a partial run.
+    fn report(
+        &self,
+        args: &Arguments,
+        started: std::time::SystemTime,
+        wall: std::time::Duration,
+    ) -> crate::report::Report {
+        let declared = self.backend.capabilities();
+        let mut ran = self.results.lock().map(|r| r.clone()).unwrap_or_default();
+        let profile = self.config.judging.profile;
+        let mut trials = Vec::new();
+        let mut partial = false;
+        for (name, capability) in certify::trial_names(self.config.spec(), profile) {
+            if let Some(i) = ran.iter().position(|r| r.name == name) {
+                trials.push(ran.swap_remove(i));
+            } else if !declared.contains(&capability) {
+                let (kind, clauses) = match name.strip_prefix("property/") {
+                    Some(_) => (
+                        TrialKind::Property,
+                        certify::property_clauses(profile, capability),
+                    ),
+                    None => (
+                        TrialKind::Case,
+                        self.config
+                            .spec()
+                            .cases()
+                            .iter()
+                            .find(|c| c.full_name() == name)
+                            .map(|c| c.case.clauses.clone())
+                            .unwrap_or_default(),
+                    ),
+                };
+                let mut r = TrialResult::new(name, kind, capability, clauses);
+                r.outcome = Outcome::NotSupported;
+                r.message = Some(format!("capability `{capability}` is not declared"));
+                trials.push(r);
+            } else {
+                partial = true;
+            }
+        }
+        let mut cfg = self.config.clone();
+        if partial {
+            cfg.filter = Some(
+                args.filter
+                    .clone()
+                    .unwrap_or_else(|| "(libtest --skip or --exact)".to_owned()),
+            );
+        }
+        certify::report(self.backend.as_ref(), &cfg, trials, started, wall)
     }
 
     /// Parses the libtest arguments, runs the trials and exits with libtest's status.
@@ -266,7 +461,10 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         let level = self.config.judging.level;
         let deviations = Arc::clone(&self.deviations);
         let waived = Arc::clone(&self.waived);
+        let started = std::time::SystemTime::now();
+        let clock = Instant::now();
         let conclusion = libtest_mimic::run(&args, self.trials());
+        let wall = clock.elapsed();
         let mut listed = waived.lock().map(|w| w.clone()).unwrap_or_default();
         if !listed.is_empty() {
             listed.sort();
@@ -287,11 +485,37 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
                 println!("  deviation {d}");
             }
         }
+        if let Some(dir) = self.bundle.as_ref().filter(|_| !args.list) {
+            let report = self.report(&args, started, wall);
+            match crate::bundle::write(&report, dir, true) {
+                Ok(()) => println!(
+                    "report bundle written to {}: {}",
+                    dir.display(),
+                    report.verdict_line()
+                ),
+                Err(e) => {
+                    // Already a failing trial when the destination was refused up front.
+                    eprintln!("the report bundle was not written: {e}");
+                    std::process::exit(101);
+                }
+            }
+        }
         conclusion.exit()
     }
 }
 
-fn apply(mut r: TrialResult, cfg: &Config) -> TrialResult {
+/// Applies the waivers to a trial's result, records its wall time and keeps a copy for the
+/// report bundle.
+fn finish(
+    mut r: TrialResult,
+    cfg: &Config,
+    started: Instant,
+    results: &Mutex<Vec<TrialResult>>,
+) -> TrialResult {
     certify::apply_waivers(&mut r, &cfg.expectations);
+    r.micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+    if let Ok(mut all) = results.lock() {
+        all.push(r.clone());
+    }
     r
 }

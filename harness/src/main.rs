@@ -107,6 +107,10 @@ enum Command {
         /// Take the scenario of this table case (`table/case`) and judge the answer against it.
         #[arg(long, conflicts_with = "scenario")]
         case: Option<String>,
+        /// A directory of your own case tables (`<table>.toml`, the format of the suite's
+        /// `cases/*.toml`), where `--case` is looked up besides the suite's cases.
+        #[arg(long, requires = "case")]
+        cases_dir: Option<PathBuf>,
         /// The backend: `reference`, `dylib:<path>` (in-process, C ABI) or `exec:<command line>`.
         #[arg(long, default_value = "reference")]
         backend: String,
@@ -167,6 +171,15 @@ enum Command {
         /// Only trials whose name contains this text.
         #[arg(long)]
         filter: Option<String>,
+        /// A directory of your own case tables (`<table>.toml`, the format of the suite's
+        /// `cases/*.toml`), run beside the suite's cases after the same checks.
+        #[arg(long)]
+        cases_dir: Option<PathBuf>,
+        /// Record the backend's observation of every scenario of the snapshot set as an insta
+        /// snapshot in this directory (with a deviation snapshot where it differs from the
+        /// reference); a new or changed snapshot makes the exit status 1, never the verdict.
+        #[arg(long)]
+        snapshots: Option<PathBuf>,
         /// Milliseconds an `exec:` backend has to answer each request; past it, the request
         /// fails and the backend is restarted.
         #[arg(long, default_value_t = DEFAULT_TIMEOUT_MS)]
@@ -231,8 +244,17 @@ enum Command {
         #[arg(long, default_value = "reference")]
         backend: String,
         /// The regression table to append to.
-        #[arg(long, default_value = "spec/tables/cases/regressions.toml")]
+        #[arg(
+            long,
+            default_value = "spec/tables/cases/regressions.toml",
+            conflicts_with = "into"
+        )]
         table: PathBuf,
+        /// A directory of your own case tables: the case goes to its `local-regressions.toml`
+        /// (created with the directory when missing), which `certify --cases-dir` and
+        /// `Suite::with_cases` read.
+        #[arg(long)]
+        into: Option<PathBuf>,
         /// The case name.
         #[arg(long)]
         name: Option<String>,
@@ -298,6 +320,7 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
         Command::Eval {
             scenario,
             case,
+            cases_dir,
             backend,
             sandbox,
             judge,
@@ -309,7 +332,7 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             grid,
         } => eval(
             scenario,
-            case,
+            case.map(|c| (c, cases_dir)),
             &backend,
             sandbox,
             judge,
@@ -326,6 +349,8 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             force,
             format,
             filter,
+            cases_dir,
+            snapshots,
             timeout_ms,
             no_confine,
             profile,
@@ -338,6 +363,10 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             out.map(|dir| (dir, force)),
             format,
             filter,
+            Extra {
+                cases_dir,
+                snapshots,
+            },
             Exec::new(timeout_ms, no_confine),
             Judging::new(profile.into(), level.into()),
         ),
@@ -376,7 +405,7 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
         Command::Verify { dir } => match bundle::verify(&dir) {
             Ok(report) => {
                 out!(
-                    "bundle verifies: backend {} {}, {} at level {} (profile {}; {} passed, {} failed, {} deviations), spec tables {}",
+                    "bundle verifies: backend {} {}, {} at level {} (profile {}; {} passed, {} failed, {} deviations), spec tables {}{}",
                     report.meta.backend,
                     report.meta.backend_version,
                     report.verdict.as_str(),
@@ -385,7 +414,13 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
                     report.totals.passed,
                     report.totals.failed,
                     report.totals.deviations,
-                    report.meta.spec_digest
+                    report.meta.spec_digest,
+                    report
+                        .meta
+                        .local_cases
+                        .as_ref()
+                        .map(|d| format!(", with the vendor's own case tables {d}"))
+                        .unwrap_or_default()
                 );
                 Ok(ExitCode::SUCCESS)
             }
@@ -409,12 +444,21 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             target,
             backend,
             table,
+            into,
             name,
             clauses,
             profile,
             level,
         } => {
             let judging = Judging::new(profile.into(), level.into());
+            let table = match into {
+                Some(dir) => {
+                    std::fs::create_dir_all(&dir)
+                        .map_err(|e| Usage(format!("{}: {e}", dir.display())))?;
+                    dir.join(ge_conformance::local::PROMOTED_TABLE)
+                }
+                None => table,
+            };
             let handle = open_backend(&backend, Exec::new(10_000, false), judging.profile)?;
             let opts = ge_conformance::findings::PromoteOptions {
                 target,
@@ -610,6 +654,13 @@ fn explain(id: &str) -> Result<ExitCode, Usage> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// What `certify` runs besides the suite: the vendor's case tables and the snapshot directory.
+#[derive(Debug, Default)]
+struct Extra {
+    cases_dir: Option<PathBuf>,
+    snapshots: Option<PathBuf>,
+}
+
 /// How often a run off a terminal says how far it is.
 const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -644,7 +695,7 @@ fn open_backend(arg: &str, exec: Exec, profile: Profile) -> Result<BackendHandle
 #[allow(clippy::too_many_arguments)]
 fn eval(
     scenario: Option<PathBuf>,
-    case: Option<String>,
+    case: Option<(String, Option<PathBuf>)>,
     backend: &str,
     sandbox: Option<PathBuf>,
     judge: bool,
@@ -653,8 +704,17 @@ fn eval(
     draw: Option<(PathBuf, bool)>,
 ) -> Result<ExitCode, Usage> {
     let profile = judging.profile;
-    let spec = Spec::embedded();
-    let table_case = match &case {
+    let local = match case.as_ref().and_then(|(_, dir)| dir.as_ref()) {
+        Some(dir) => {
+            Some(ge_conformance::local::LocalCases::load(dir).map_err(|e| Usage(e.to_string()))?)
+        }
+        None => None,
+    };
+    let spec = match &local {
+        Some(l) => l.spec(),
+        None => Spec::embedded(),
+    };
+    let table_case = match case.as_ref().map(|(name, _)| name) {
         Some(name) => Some(
             spec.cases()
                 .iter()
@@ -829,6 +889,7 @@ fn certify_cmd(
     out: Option<(PathBuf, bool)>,
     format: Format,
     filter: Option<String>,
+    extra: Extra,
     exec: Exec,
     judging: Judging,
 ) -> Result<ExitCode, Usage> {
@@ -836,6 +897,25 @@ fn certify_cmd(
     if let Some((dir, force)) = &out {
         bundle::check_destination(dir, *force).map_err(|e| Usage(e.to_string()))?;
     }
+    let local = match &extra.cases_dir {
+        Some(dir) => {
+            Some(ge_conformance::local::LocalCases::load(dir).map_err(|e| Usage(e.to_string()))?)
+        }
+        None => None,
+    };
+    let snapshots = extra.snapshots.as_ref().map(|dir| {
+        // Set before any backend thread runs. insta finds its settings beside the snapshots,
+        // not in a checkout of the suite; and a report in a machine format on standard output
+        // is not interleaved with insta's diffs unless INSTA_OUTPUT asks for them.
+        let snapshots = ge_conformance::snapshot::Snapshots::new(dir);
+        if std::env::var_os("INSTA_WORKSPACE_ROOT").is_none() {
+            std::env::set_var("INSTA_WORKSPACE_ROOT", snapshots.dir());
+        }
+        if format != Format::Text && std::env::var_os("INSTA_OUTPUT").is_none() {
+            std::env::set_var("INSTA_OUTPUT", "none");
+        }
+        snapshots
+    });
     let expectations = match expectations {
         Some(path) => {
             let text =
@@ -852,6 +932,7 @@ fn certify_cmd(
         expectations,
         backend_arg: backend.to_owned(),
         filter,
+        local,
         ..Config::default()
     };
     // Usage first: a run that could judge nothing never starts the backend.
@@ -909,7 +990,37 @@ fn certify_cmd(
         bundle::write(&report, &dir, force).map_err(|e| Usage(e.to_string()))?;
         eprintln!("report bundle written to {}", dir.display());
     }
+    // Snapshots say what changed, never whether it is right: they come after the verdict and
+    // change only the exit status.
+    let mut snapshots_changed = false;
+    if let Some(snapshots) = snapshots {
+        let entries: Vec<_> = ge_conformance::snapshot::set(cfg.spec(), judging.profile)
+            .into_iter()
+            .filter(|e| cfg.filter.as_deref().is_none_or(|f| e.name.contains(f)))
+            .collect();
+        let summary = snapshots.check_all(&judging, handle.backend(), cfg.spec(), &entries);
+        for c in &summary.changed {
+            eprintln!("snapshot {c}");
+        }
+        for u in &summary.unreferenced {
+            eprintln!("snapshot file {u} belongs to no scenario of the set: delete it");
+        }
+        snapshots_changed = !summary.changed.is_empty() || !summary.unreferenced.is_empty();
+        eprintln!(
+            "snapshots in {}: {} checked, {} new or changed, {} unreferenced{}",
+            snapshots.dir().display(),
+            summary.checked,
+            summary.changed.len(),
+            summary.unreferenced.len(),
+            if snapshots_changed {
+                " (review the .snap.new files: cargo insta review, or INSTA_UPDATE=always to accept)"
+            } else {
+                ""
+            }
+        );
+    }
     Ok(match report.verdict {
+        _ if snapshots_changed => ExitCode::from(1),
         Standing::Certified | Standing::Partial => ExitCode::SUCCESS,
         Standing::NotCertified | Standing::NothingToCertify => ExitCode::from(1),
     })

@@ -223,6 +223,10 @@ pub struct Meta {
     /// The filter the run was restricted to: a partial run, never a certification.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filter: Option<String>,
+    /// SHA-256 of the vendor's own case tables run beside the contract's
+    /// (`ge_spec::Spec::local_digest`); absent when there were none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_cases: Option<String>,
     /// Under the upstream profile, the GE source it was checked against, `owner/name@commit`
     /// (the tables' `upstream.toml`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -484,6 +488,13 @@ impl Report {
                 .map(|u| format!("\nupstream profile checked against GE source {u}"))
                 .unwrap_or_default()
         );
+        if let Some(d) = &m.local_cases {
+            let _ = writeln!(
+                out,
+                "with the vendor's own case tables {}",
+                &d[..16.min(d.len())]
+            );
+        }
         if let Some(c) = &m.confinement {
             let _ = writeln!(out, "confinement of the backend: {c}");
         }
@@ -623,6 +634,9 @@ impl Report {
         if let Some(f) = &m.filter {
             let _ = writeln!(out, "| filter (partial run) | `{}` |", md(f));
         }
+        if let Some(d) = &m.local_cases {
+            let _ = writeln!(out, "| the vendor's own case tables (SHA-256) | `{d}` |");
+        }
         let _ = writeln!(out, "| seed | {} |", m.seed);
         let _ = writeln!(out, "| scenarios per property | {} |\n", m.case_budget);
         let _ = writeln!(out, "{}\n", md(&self.verdict_line()));
@@ -707,6 +721,7 @@ impl Report {
         ];
         for (name, value) in [
             ("filter", &m.filter),
+            ("local_cases", &m.local_cases),
             ("upstream_source", &m.upstream_source),
             ("confinement", &m.confinement),
             ("host", &m.host),

@@ -1,6 +1,7 @@
 //! Snapshot hygiene without cargo-insta: every file in `snapshots/` is referenced by the test it
 //! is named after (`<module>__<name>.snap` needs `"<name>"` or `fn <name>(` in `harness/tests/<module>.rs`), and
-//! no unreviewed `.snap.new` is left behind.
+//! no unreviewed `.snap.new` is left behind there or in `snapshots/reference/` (whose files the
+//! snapshot trials of `reference_snapshots` check themselves: `snapshot/unreferenced`).
 
 use std::path::Path;
 
@@ -9,12 +10,27 @@ fn every_snapshot_is_referenced_and_reviewed() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = root.join("../snapshots");
     let mut problems = Vec::new();
+    for entry in std::fs::read_dir(dir.join("reference")).expect("snapshots/reference/ exists") {
+        let name = entry
+            .expect("directory entry")
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
+        if !name.ends_with(".snap") {
+            problems.push(format!(
+                "reference/{name}: not a reviewed snapshot; review it with cargo insta review"
+            ));
+        }
+    }
     for entry in std::fs::read_dir(&dir).expect("snapshots/ exists") {
         let name = entry
             .expect("directory entry")
             .file_name()
             .to_string_lossy()
             .into_owned();
+        if name == "reference" {
+            continue;
+        }
         if name.ends_with(".snap.new") || name.ends_with(".pending-snap") {
             problems.push(format!(
                 "{name}: unreviewed snapshot; review it with cargo insta review"

@@ -439,6 +439,14 @@ pub enum LoadError {
         /// The ID.
         id: String,
     },
+    /// A vendor's case table that cannot be added to the contract as it stands.
+    #[error("{file}: {why}")]
+    LocalTable {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        why: String,
+    },
     /// A clause no case checks under one profile.
     #[error("clause {id} has no case that runs under the {profile} profile")]
     UncoveredInProfile {
@@ -461,6 +469,15 @@ pub struct Spec {
     clauses: BTreeMap<String, Clause>,
     cases: Vec<TableCase>,
     upstream: Option<UpstreamPin>,
+    digest: String,
+    /// The tables added by [`Spec::with_local_cases`], and the SHA-256 over their files.
+    local: Option<LocalTables>,
+}
+
+/// The case tables a vendor added to the contract ([`Spec::with_local_cases`]).
+#[derive(Debug, Clone)]
+struct LocalTables {
+    tables: BTreeSet<String>,
     digest: String,
 }
 
@@ -608,61 +625,7 @@ impl Spec {
         }
         let mut names = BTreeSet::new();
         let mut covered = BTreeSet::new();
-        for tc in &cases {
-            let full = tc.full_name();
-            if !names.insert(full.clone()) {
-                errors.push(LoadError::DuplicateCase { name: full.clone() });
-            }
-            if !valid_case_name(&tc.case.name) {
-                errors.push(LoadError::BadCase {
-                    name: full.clone(),
-                    why: "names use lowercase letters, digits, `-` and `_` only".into(),
-                });
-            }
-            if tc.case.clauses.is_empty() {
-                errors.push(LoadError::BadCase {
-                    name: full.clone(),
-                    why: "names no clause".into(),
-                });
-            }
-            if tc.case.expect.is_none() && !tc.case.oracle {
-                errors.push(LoadError::BadCase {
-                    name: full.clone(),
-                    why: "has neither `expect` nor `oracle = true`: it could never fail".into(),
-                });
-            }
-            if tc
-                .case
-                .comment
-                .as_deref()
-                .is_some_and(|c| c.contains(ROOT_CAUSE_SLOT))
-            {
-                errors.push(LoadError::BadCase {
-                    name: full.clone(),
-                    why:
-                        "was promoted from a finding and its comment still waits for the root cause"
-                            .into(),
-                });
-            }
-            if let Some(expect) = &tc.case.expect {
-                if !expect.is_object() {
-                    errors.push(LoadError::BadCase {
-                        name: full.clone(),
-                        why: "`expect` must be a table".into(),
-                    });
-                }
-            }
-            for clause in &tc.case.clauses {
-                if clauses.contains_key(clause) {
-                    covered.insert(clause.clone());
-                } else {
-                    errors.push(LoadError::UnknownClause {
-                        case: full.clone(),
-                        clause: clause.clone(),
-                    });
-                }
-            }
-        }
+        check_cases(&clauses, &cases, &mut names, &mut covered, &mut errors);
         for id in clauses.keys() {
             if !covered.contains(id) {
                 errors.push(LoadError::UncoveredClause { id: id.clone() });
@@ -687,10 +650,118 @@ impl Spec {
                 cases,
                 upstream,
                 digest,
+                local: None,
             })
         } else {
             Err(LoadErrors(errors))
         }
+    }
+
+    /// This contract with a vendor's own case tables added: (file name, contents) pairs, each
+    /// `<table>.toml` in the format of `cases/*.toml` (see the crate docs). Every case is checked
+    /// by the same rules as the embedded ones (unknown fields, valid and unique names, clauses
+    /// that exist, something to judge, pattern and profile rules); the coverage rules of the
+    /// tables as a whole are the embedded tables' business and are not asked of local ones. A
+    /// local table may not reuse the name of a table of the contract (its cases would read as
+    /// the suite's own), and two local files may not make the same table.
+    ///
+    /// The options, clauses and [`Spec::digest`] stay those of the contract; the local files
+    /// have a digest of their own ([`Spec::local_digest`]). Adding tables to a spec that already
+    /// has local ones replaces them.
+    pub fn with_local_cases<'a>(
+        &self,
+        files: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Spec, LoadErrors> {
+        let mut errors = Vec::new();
+        let mut files: Vec<(&str, &str)> = files.into_iter().collect();
+        files.sort();
+        let own: BTreeSet<&str> = self
+            .cases
+            .iter()
+            .filter(|c| !self.is_local(c))
+            .map(|c| c.table.as_str())
+            .collect();
+        let mut hasher = Sha256::new();
+        let mut tables = BTreeSet::new();
+        let mut cases = Vec::new();
+        for (file, text) in &files {
+            hasher.update((file.len() as u64).to_le_bytes());
+            hasher.update(file.as_bytes());
+            hasher.update((text.len() as u64).to_le_bytes());
+            hasher.update(text.as_bytes());
+            let bad = |why: String| LoadError::LocalTable {
+                file: (*file).to_owned(),
+                why,
+            };
+            let Some(table) = file.strip_suffix(".toml") else {
+                errors.push(bad("a case table is a `<table>.toml` file".into()));
+                continue;
+            };
+            if !valid_case_name(table) {
+                errors.push(bad(
+                    "table names use lowercase letters, digits, `-` and `_` only".into(),
+                ));
+                continue;
+            }
+            if own.contains(table) {
+                errors.push(bad(format!(
+                    "`{table}` is a table of the contract; name local tables apart (for example `local-{table}`)"
+                )));
+                continue;
+            }
+            if !tables.insert(table.to_owned()) {
+                errors.push(bad(format!("a second file for the table `{table}`")));
+                continue;
+            }
+            match toml::from_str::<CasesFile>(text) {
+                Ok(parsed) => cases.extend(parsed.case.into_iter().map(|case| TableCase {
+                    table: table.to_owned(),
+                    case,
+                })),
+                Err(e) => errors.push(LoadError::Parse {
+                    file: (*file).to_owned(),
+                    message: e.to_string().trim_end().to_owned(),
+                }),
+            }
+        }
+        let mut names: BTreeSet<String> = BTreeSet::new();
+        let mut covered = BTreeSet::new();
+        check_cases(&self.clauses, &cases, &mut names, &mut covered, &mut errors);
+        if !errors.is_empty() {
+            return Err(LoadErrors(errors));
+        }
+        let mut spec = self.clone();
+        spec.cases.retain(|c| !self.is_local(c));
+        spec.cases.extend(cases);
+        spec.local = Some(LocalTables {
+            tables,
+            digest: hasher
+                .finalize()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect(),
+        });
+        Ok(spec)
+    }
+
+    /// SHA-256 over the local case tables ([`Spec::with_local_cases`]: file names and
+    /// contents), lowercase hex; `None` for the contract alone.
+    pub fn local_digest(&self) -> Option<&str> {
+        self.local.as_ref().map(|l| l.digest.as_str())
+    }
+
+    /// The names of the local case tables, in order (none for the contract alone).
+    pub fn local_tables(&self) -> impl Iterator<Item = &str> {
+        self.local
+            .iter()
+            .flat_map(|l| l.tables.iter().map(String::as_str))
+    }
+
+    /// True when `case` comes from a local table rather than from the contract.
+    pub fn is_local(&self, case: &TableCase) -> bool {
+        self.local
+            .as_ref()
+            .is_some_and(|l| l.tables.contains(&case.table))
     }
 
     /// The row of one option.
@@ -750,9 +821,79 @@ impl Spec {
     }
 }
 
-/// The profile rules: a case bound to one profile cites a clause where the profiles diverge;
-/// every divergent clause has an upstream-only case; every clause is checked under each profile.
-fn check_profiles(
+/// The rules every case obeys on its own, wherever it comes from (the embedded tables or a
+/// vendor's, [`Spec::with_local_cases`]): a full name not taken yet (`names`), a valid name, at
+/// least one clause and every one of them defined (recorded in `covered`), something to judge,
+/// a root cause written down, a table as `expect` whose pattern names no message and only what
+/// a diagnostic pattern may name, and a `profile` only on a case citing a divergent clause.
+fn check_cases(
+    clauses: &BTreeMap<String, Clause>,
+    cases: &[TableCase],
+    names: &mut BTreeSet<String>,
+    covered: &mut BTreeSet<String>,
+    errors: &mut Vec<LoadError>,
+) {
+    for tc in cases {
+        let full = tc.full_name();
+        if !names.insert(full.clone()) {
+            errors.push(LoadError::DuplicateCase { name: full.clone() });
+        }
+        if !valid_case_name(&tc.case.name) {
+            errors.push(LoadError::BadCase {
+                name: full.clone(),
+                why: "names use lowercase letters, digits, `-` and `_` only".into(),
+            });
+        }
+        if tc.case.clauses.is_empty() {
+            errors.push(LoadError::BadCase {
+                name: full.clone(),
+                why: "names no clause".into(),
+            });
+        }
+        if tc.case.expect.is_none() && !tc.case.oracle {
+            errors.push(LoadError::BadCase {
+                name: full.clone(),
+                why: "has neither `expect` nor `oracle = true`: it could never fail".into(),
+            });
+        }
+        if tc
+            .case
+            .comment
+            .as_deref()
+            .is_some_and(|c| c.contains(ROOT_CAUSE_SLOT))
+        {
+            errors.push(LoadError::BadCase {
+                name: full.clone(),
+                why: "was promoted from a finding and its comment still waits for the root cause"
+                    .into(),
+            });
+        }
+        if let Some(expect) = &tc.case.expect {
+            if !expect.is_object() {
+                errors.push(LoadError::BadCase {
+                    name: full.clone(),
+                    why: "`expect` must be a table".into(),
+                });
+            }
+        }
+        for clause in &tc.case.clauses {
+            if clauses.contains_key(clause) {
+                covered.insert(clause.clone());
+            } else {
+                errors.push(LoadError::UnknownClause {
+                    case: full.clone(),
+                    clause: clause.clone(),
+                });
+            }
+        }
+    }
+    check_case_profiles(clauses, cases, errors);
+    check_case_patterns(clauses, cases, errors);
+}
+
+/// The profile rule of one case: a case bound to one profile cites a clause where the profiles
+/// diverge.
+fn check_case_profiles(
     clauses: &BTreeMap<String, Clause>,
     cases: &[TableCase],
     errors: &mut Vec<LoadError>,
@@ -770,6 +911,15 @@ fn check_profiles(
             }
         }
     }
+}
+
+/// The profile rules of the tables: every divergent clause has an upstream-only case; every
+/// clause is checked under each profile.
+fn check_profiles(
+    clauses: &BTreeMap<String, Clause>,
+    cases: &[TableCase],
+    errors: &mut Vec<LoadError>,
+) {
     for (id, clause) in clauses {
         let citing = || cases.iter().filter(|c| c.case.clauses.contains(id));
         if citing().next().is_none() {
@@ -813,27 +963,12 @@ fn check_profiles(
     }
 }
 
-/// The rules that tie diagnostics and levels together: `reported_under` names a clause that
-/// exists; an `expect` pattern never names a `message` (wording is never judged), spells its
-/// diagnostics with the fields a diagnostic has, names only the subject fields the cited clause
-/// defines, and marks optional only what a MAY clause permits; and every clause that binds at
-/// level `documented` has a case that binds there too (every clause it cites binds), under each
-/// profile where it binds, so that breaking it fails a certification at the default level.
-fn check_reporting(
+/// The pattern rules of each case's `expect` (see [`check_reporting`]).
+fn check_case_patterns(
     clauses: &BTreeMap<String, Clause>,
     cases: &[TableCase],
     errors: &mut Vec<LoadError>,
 ) {
-    for (id, clause) in clauses {
-        if let Some(target) = &clause.reported_under {
-            if !clauses.contains_key(target) {
-                errors.push(LoadError::BadClause {
-                    id: id.clone(),
-                    why: format!("`reported_under` names {target}, which does not exist"),
-                });
-            }
-        }
-    }
     for tc in cases {
         if let Some(expect) = &tc.case.expect {
             let mut problems = Vec::new();
@@ -851,6 +986,29 @@ fn check_reporting(
                 errors.push(LoadError::BadCase {
                     name: tc.full_name(),
                     why,
+                });
+            }
+        }
+    }
+}
+
+/// The rules that tie diagnostics and levels together: `reported_under` names a clause that
+/// exists; an `expect` pattern never names a `message` (wording is never judged), spells its
+/// diagnostics with the fields a diagnostic has, names only the subject fields the cited clause
+/// defines, and marks optional only what a MAY clause permits; and every clause that binds at
+/// level `documented` has a case that binds there too (every clause it cites binds), under each
+/// profile where it binds, so that breaking it fails a certification at the default level.
+fn check_reporting(
+    clauses: &BTreeMap<String, Clause>,
+    cases: &[TableCase],
+    errors: &mut Vec<LoadError>,
+) {
+    for (id, clause) in clauses {
+        if let Some(target) = &clause.reported_under {
+            if !clauses.contains_key(target) {
+                errors.push(LoadError::BadClause {
+                    id: id.clone(),
+                    why: format!("`reported_under` names {target}, which does not exist"),
                 });
             }
         }

@@ -1,6 +1,10 @@
-//! Certifies the example engine: one test per case of the spec tables and one per property.
-//! Capabilities the engine does not declare show as ignored.
+//! Certifies the example engine: one test per case of the spec tables and of the engine's own
+//! tables (`cases/`), one per property, and one snapshot trial per scenario of the snapshot set
+//! (`snapshots/`). Capabilities the engine does not declare show as ignored.
 
 fn main() {
-    ge_conformance::libtest::Suite::new(vendor_engine::Engine::default()).run_and_exit();
+    ge_conformance::libtest::Suite::new(vendor_engine::Engine::default())
+        .with_cases("cases")
+        .with_snapshots("snapshots")
+        .run_and_exit();
 }
