@@ -462,6 +462,17 @@ pub enum LoadError {
 #[error("{} problem(s) in the spec tables:\n{}", .0.len(), .0.iter().map(|e| format!("  - {e}")).collect::<Vec<_>>().join("\n"))]
 pub struct LoadErrors(pub Vec<LoadError>);
 
+/// A table file's rows: from its JSON form when there is one, else from its TOML text.
+fn read_table<T: serde::de::DeserializeOwned>(
+    text: &str,
+    json: Option<&&str>,
+) -> Result<T, String> {
+    match json {
+        Some(json) => serde_json::from_str(json).map_err(|e| e.to_string()),
+        None => toml::from_str(text).map_err(|e| e.to_string()),
+    }
+}
+
 /// The loaded, checked contract.
 #[derive(Debug, Clone)]
 pub struct Spec {
@@ -506,7 +517,13 @@ impl Spec {
     pub fn embedded() -> &'static Spec {
         static SPEC: OnceLock<Spec> = OnceLock::new();
         SPEC.get_or_init(|| {
-            Spec::load(TABLE_FILES.iter().copied(), crate::built::cases())
+            let json = TABLE_FILES
+                .iter()
+                .zip(TABLE_JSON)
+                .filter(|(_, json)| !json.is_empty())
+                .map(|((path, _), json)| (*path, *json))
+                .collect();
+            Spec::load(TABLE_FILES.iter().copied(), &json, crate::built::cases())
                 .unwrap_or_else(|e| panic!("the embedded spec tables are broken: {e}"))
         })
     }
@@ -520,12 +537,26 @@ impl Spec {
     pub fn from_files<'a>(
         files: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> Result<Spec, LoadErrors> {
-        Spec::load(files, Vec::new())
+        Spec::load(files, &BTreeMap::new(), Vec::new())
     }
 
-    /// [`Spec::from_files`] plus cases built in code, checked and digested like the others.
+    /// The embedded tables read from their TOML text, as [`Spec::from_files`] reads any tables,
+    /// with the built cases: what [`Spec::embedded`] reads from the JSON form must equal it.
+    #[doc(hidden)]
+    pub fn embedded_from_toml() -> Result<Spec, LoadErrors> {
+        Spec::load(
+            TABLE_FILES.iter().copied(),
+            &BTreeMap::new(),
+            crate::built::cases(),
+        )
+    }
+
+    /// [`Spec::from_files`] plus cases built in code, checked and digested like the others. A
+    /// file with an entry in `json` is read from that JSON form of its text (the digest is
+    /// still made of the text).
     fn load<'a>(
         files: impl IntoIterator<Item = (&'a str, &'a str)>,
+        json: &BTreeMap<&str, &str>,
         built: Vec<TableCase>,
     ) -> Result<Spec, LoadErrors> {
         let mut errors = Vec::new();
@@ -542,13 +573,13 @@ impl Spec {
             hasher.update(path.as_bytes());
             hasher.update((text.len() as u64).to_le_bytes());
             hasher.update(text.as_bytes());
-            let parse_err = |e: toml::de::Error| LoadError::Parse {
+            let parse_err = |message: String| LoadError::Parse {
                 file: (*path).to_owned(),
-                message: e.to_string().trim_end().to_owned(),
+                message: message.trim_end().to_owned(),
             };
             if *path == "options.toml" {
                 seen_options_file = true;
-                match toml::from_str::<OptionsFile>(text) {
+                match read_table::<OptionsFile>(text, json.get(path)) {
                     Ok(file) => {
                         for row in file.option {
                             check_option(&row, &mut errors);
@@ -563,7 +594,7 @@ impl Spec {
                     Err(e) => errors.push(parse_err(e)),
                 }
             } else if *path == "upstream.toml" {
-                match toml::from_str::<UpstreamFile>(text) {
+                match read_table::<UpstreamFile>(text, json.get(path)) {
                     Ok(file) => {
                         let commit = &file.upstream.commit;
                         if commit.len() != 40 || !commit.bytes().all(|b| b.is_ascii_hexdigit()) {
@@ -577,7 +608,7 @@ impl Spec {
                 }
             } else if let Some(rest) = path.strip_prefix("clauses/") {
                 let _ = rest;
-                match toml::from_str::<ClausesFile>(text) {
+                match read_table::<ClausesFile>(text, json.get(path)) {
                     Ok(file) => {
                         for clause in file.clause {
                             check_clause(&clause, &mut errors);
@@ -592,7 +623,7 @@ impl Spec {
                 }
             } else if let Some(rest) = path.strip_prefix("cases/") {
                 let table = rest.strip_suffix(".toml").unwrap_or(rest).replace('/', "-");
-                match toml::from_str::<CasesFile>(text) {
+                match read_table::<CasesFile>(text, json.get(path)) {
                     Ok(file) => {
                         for case in file.case {
                             cases.push(TableCase {
@@ -920,8 +951,9 @@ fn check_profiles(
     cases: &[TableCase],
     errors: &mut Vec<LoadError>,
 ) {
+    let index = citing_index(cases);
     for (id, clause) in clauses {
-        let citing = || cases.iter().filter(|c| c.case.clauses.contains(id));
+        let citing = || index.get(id.as_str()).into_iter().flatten().copied();
         if citing().next().is_none() {
             // Reported as UncoveredClause already.
             continue;
@@ -961,6 +993,22 @@ fn check_profiles(
             }
         }
     }
+}
+
+/// The cases citing each clause, in table order: built once, since every process that loads the
+/// contract runs the checks that read it (one per trial under nextest).
+fn citing_index(cases: &[TableCase]) -> BTreeMap<&str, Vec<&TableCase>> {
+    let mut index: BTreeMap<&str, Vec<&TableCase>> = BTreeMap::new();
+    for c in cases {
+        for id in &c.case.clauses {
+            let cited = index.entry(id.as_str()).or_default();
+            // A case citing a clause twice is refused elsewhere; here it counts once.
+            if !cited.last().is_some_and(|last| std::ptr::eq(*last, c)) {
+                cited.push(c);
+            }
+        }
+    }
+    index
 }
 
 /// The pattern rules of each case's `expect` (see [`check_reporting`]).
@@ -1013,6 +1061,7 @@ fn check_reporting(
             }
         }
     }
+    let index = citing_index(cases);
     for profile in Profile::ALL {
         // A clause that does not exist is reported on its own (UnknownClause).
         let binds = |id: &String| {
@@ -1024,9 +1073,11 @@ fn check_reporting(
             if !clause.binds(profile, Conformance::Documented) {
                 continue;
             }
-            let citing = cases
-                .iter()
-                .filter(|c| c.case.runs_in(profile) && c.case.clauses.contains(id));
+            let citing = index
+                .get(id.as_str())
+                .into_iter()
+                .flatten()
+                .filter(|c| c.case.runs_in(profile));
             let mut any = false;
             let mut pure = false;
             for c in citing {

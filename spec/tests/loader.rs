@@ -721,3 +721,15 @@ expect = {{ errors = [{{ clause = "OPT-001", optional = true }}] }}
         assert!(bad_case(&errors, "not a MAY clause"), "{errors:?}");
     }
 }
+
+/// The embedded contract is read from the JSON form of its tables (faster to read in every
+/// test process); it must be exactly what reading their TOML text gives.
+#[test]
+fn the_json_form_of_the_tables_reads_as_their_text() {
+    let from_toml = Spec::embedded_from_toml().expect("the tables load");
+    assert_eq!(
+        format!("{:?}", Spec::embedded()),
+        format!("{from_toml:?}"),
+        "the tables read from JSON differ from the tables read from TOML"
+    );
+}
