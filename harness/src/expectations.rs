@@ -30,11 +30,11 @@ pub struct Waiver {
 }
 
 impl Waiver {
-    /// True when the pattern is a glob (`*` or `?`) rather than one trial or clause: such a
+    /// True when the pattern is a glob (`*`, `?` or `[`) rather than one trial or clause: such a
     /// waiver accepts failures among the trials it covers and does not insist that each of
     /// them fails (see [`crate::certify::apply_waivers`]).
     pub fn is_glob(&self) -> bool {
-        self.pattern.contains(['*', '?'])
+        self.pattern.contains(['*', '?', '['])
     }
 }
 
@@ -121,27 +121,16 @@ impl std::fmt::Display for Date {
     }
 }
 
-/// Glob match with `*` (any run) and `?` (one character).
+/// Glob match of a waiver pattern (the `glob` crate's syntax: `*` any run, `?` one character,
+/// `[...]` one of a set), across `/` too, so `transfer-*` covers every table that starts so. A
+/// pattern the crate cannot read matches nothing ([`Expectations::parse`] refuses it first).
 pub fn glob(pattern: &str, text: &str) -> bool {
-    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
-    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some(pi);
-            mark = ti;
-            pi += 1;
-        } else if let Some(s) = star {
-            pi = s + 1;
-            mark += 1;
-            ti = mark;
-        } else {
-            return false;
-        }
-    }
-    p[pi..].iter().all(|&c| c == '*')
+    let options = ::glob::MatchOptions {
+        case_sensitive: true,
+        require_literal_separator: false,
+        require_literal_leading_dot: false,
+    };
+    ::glob::Pattern::new(pattern).is_ok_and(|p| p.matches_with(text, options))
 }
 
 impl Expectations {
@@ -163,6 +152,9 @@ impl Expectations {
             }
             if w.tracker.trim().is_empty() {
                 return Err(bad("every waiver needs a tracker reference"));
+            }
+            if let Err(e) = ::glob::Pattern::new(&w.pattern) {
+                return Err(bad(&format!("`match` is not a glob pattern: {e}")));
             }
         }
         Ok(parsed)
@@ -204,6 +196,21 @@ mod tests {
             "options-*/ibc-*",
             "options-levels/ibc-at-graph-takes-effect"
         ));
+        assert!(glob("IFS-00[12]", "IFS-002"));
+        assert!(!glob("IFS-00[12]", "IFS-003"));
+        // `*` crosses `/`: a table's glob covers its cases.
+        assert!(glob("*/acp-*", "options-values/acp-rejects-1"));
+    }
+
+    #[test]
+    fn a_pattern_that_is_no_glob_is_refused_with_its_entry() {
+        let file = "[[waive]]\nmatch = \"options-[values/*\"\nreason = \"r\"\ntracker = \"T-1\"\nexpires = \"2099-01-01\"\n";
+        match Expectations::parse(file) {
+            Err(e @ ExpectationsError::Entry { index: 1, .. }) => {
+                assert!(e.to_string().contains("not a glob pattern"), "{e}")
+            }
+            other => panic!("expected the entry refused, got {other:?}"),
+        }
     }
 
     #[test]

@@ -938,37 +938,45 @@ fn certify_cmd(
     // Usage first: a run that could judge nothing never starts the backend.
     certify::check(&cfg).map_err(|e| Usage(e.to_string()))?;
     let handle = open_backend(backend, exec, judging.profile)?;
-    let tty = std::io::stderr().is_terminal();
-    // Off a terminal (a CI log), a line every few seconds says the run is alive.
+    // On a terminal, indicatif's bar. Off one (a CI log) indicatif draws nothing by design, so a
+    // line every few seconds says the run is alive, and each trial that did not pass is named.
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "[{bar:30}] {pos}/{len} {elapsed_precise} {wide_msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("#>-"),
+        );
+        bar
+    });
     let started = std::time::Instant::now();
     let mut said = started;
     let mut progress = move |done: usize, total: usize, r: &ge_conformance::report::TrialResult| {
-        let mut err = std::io::stderr().lock();
-        if tty {
-            let width = 30;
-            let filled = done * width / total.max(1);
-            let _ = write!(
-                err,
-                "\r[{}{}] {done}/{total} {:<60.60}",
-                "#".repeat(filled),
-                " ".repeat(width - filled),
-                r.name
-            );
-            if done == total {
-                let _ = writeln!(err);
-            }
-        } else {
+        if let Some(bar) = &bar {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+            bar.set_message(r.name.clone());
             if r.outcome != ge_conformance::report::Outcome::Pass {
-                let _ = writeln!(err, "{} {}", r.outcome.as_str(), r.name);
+                bar.println(format!("{} {}", r.outcome.as_str(), r.name));
             }
-            if said.elapsed() >= PROGRESS_EVERY && done < total {
-                said = std::time::Instant::now();
-                let _ = writeln!(
-                    err,
-                    "[ge-conformance] {done}/{total} trials after {} s",
-                    started.elapsed().as_secs()
-                );
+            if done == total {
+                bar.finish_and_clear();
             }
+            return;
+        }
+        let mut err = std::io::stderr().lock();
+        if r.outcome != ge_conformance::report::Outcome::Pass {
+            let _ = writeln!(err, "{} {}", r.outcome.as_str(), r.name);
+        }
+        if said.elapsed() >= PROGRESS_EVERY && done < total {
+            said = std::time::Instant::now();
+            let _ = writeln!(
+                err,
+                "[ge-conformance] {done}/{total} trials after {} s",
+                started.elapsed().as_secs()
+            );
         }
     };
     let mut report = certify::certify(handle.backend(), &cfg, &mut progress)

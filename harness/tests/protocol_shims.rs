@@ -214,7 +214,7 @@ fn an_unsplittable_command_line_is_refused_up_front() {
         Profile::Documented,
     )
     .expect_err("refused");
-    assert!(err.contains("unterminated single quote"), "{err}");
+    assert!(err.contains("a quote is not closed"), "{err}");
 }
 
 /// True while `pid` is a live process (a zombie, waiting to be reaped, is not).

@@ -85,67 +85,15 @@ impl std::fmt::Display for BrokenBackend {
     }
 }
 
-/// Splits a command line into words like a POSIX shell would, without running one: blanks
-/// separate words; `'...'` keeps everything literally; `"..."` keeps everything but `\"` and
-/// `\\`; a backslash outside quotes escapes the next character. No variables, globs, pipes or
-/// redirections are interpreted.
+/// Splits a command line into words like a POSIX shell would, without running one (the
+/// `shlex` crate): blanks separate words; `'...'` keeps everything literally; `"..."` keeps
+/// everything but the escapes `\"`, `\\`, `\$` and `` \` ``; a backslash outside quotes
+/// escapes the next character; a word starting with `#` starts a comment. No variables, globs,
+/// pipes or redirections are interpreted.
 pub fn split_command_line(line: &str) -> Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            c if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            '\'' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('\'') => break,
-                        Some(c) => word.push(c),
-                        None => return Err(format!("unterminated single quote in `{line}`")),
-                    }
-                }
-            }
-            '"' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('"') => break,
-                        Some('\\') => match chars.next() {
-                            Some(c @ ('"' | '\\')) => word.push(c),
-                            Some(c) => {
-                                word.push('\\');
-                                word.push(c);
-                            }
-                            None => return Err(format!("unterminated double quote in `{line}`")),
-                        },
-                        Some(c) => word.push(c),
-                        None => return Err(format!("unterminated double quote in `{line}`")),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                match chars.next() {
-                    Some(c) => word.push(c),
-                    None => return Err(format!("trailing backslash in `{line}`")),
-                }
-            }
-            c => {
-                in_word = true;
-                word.push(c);
-            }
-        }
-    }
-    if in_word {
-        words.push(word);
-    }
+    let words = shlex::split(line).ok_or_else(|| {
+        format!("`{line}` is not a command line: a quote is not closed or it ends in a backslash")
+    })?;
     if words.is_empty() {
         return Err("the command line is empty".to_owned());
     }
