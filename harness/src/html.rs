@@ -201,6 +201,20 @@ impl Report {
             }
             let _ = writeln!(out, "</section>");
         }
+        let notes = self.waiver_notes();
+        if !notes.is_empty() {
+            let _ = writeln!(out, "<h2>Waivers ({})</h2>\n<ul>", notes.len());
+            for n in notes {
+                let what = if n.fails { "fails the run" } else { "ignored" };
+                let _ = writeln!(
+                    out,
+                    "<li><code>{}</code> ({what}): {}</li>",
+                    esc(&n.name),
+                    esc(&n.why)
+                );
+            }
+            let _ = writeln!(out, "</ul>");
+        }
         if !self.backend_stderr.is_empty() {
             let _ = writeln!(
                 out,

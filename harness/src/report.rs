@@ -348,6 +348,17 @@ pub struct Report {
     pub pictures: BTreeMap<String, String>,
 }
 
+/// A waiver a report names beside its trials, under the name `cargo test` gives its trial.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaiverNote {
+    /// `waiver/expired/<pattern>` or `waiver/stale/<pattern>`.
+    pub name: String,
+    /// An expired waiver fails the run; a stale one fails nothing.
+    pub fails: bool,
+    /// What it is and what to do about it.
+    pub why: String,
+}
+
 /// The option a clause belongs to, or `cross-cutting`.
 pub fn option_of(spec: &Spec, clause: &str) -> String {
     spec.clause(clause)
@@ -421,6 +432,23 @@ impl Report {
             backend_stderr: String::new(),
             pictures: BTreeMap::new(),
         }
+    }
+
+    /// The expired and stale waivers, named as `cargo test` names their trials, so every
+    /// rendering and both routes call them alike. (A waiver's pattern is its entry up to ` (`.)
+    pub fn waiver_notes(&self) -> Vec<WaiverNote> {
+        let pattern = |entry: &str| entry.split_once(" (").map_or(entry, |(p, _)| p).to_owned();
+        let expired = self.expired_waivers.iter().map(|w| WaiverNote {
+            name: format!("waiver/expired/{}", pattern(w)),
+            fails: true,
+            why: format!("expired waiver {w}: renew it or remove it"),
+        });
+        let stale = self.stale_waivers.iter().map(|w| WaiverNote {
+            name: format!("waiver/stale/{}", pattern(w)),
+            fails: false,
+            why: format!("waiver {w} matches no trial of the suite: remove it"),
+        });
+        expired.chain(stale).collect()
     }
 
     /// The verdict line every rendering ends with (or starts with): what the report amounts to,
@@ -575,11 +603,9 @@ impl Report {
                 let _ = writeln!(out, "  {}: {}", t.name, t.deviations.join(", "));
             }
         }
-        for w in &self.expired_waivers {
-            let _ = writeln!(out, "\nEXPIRED waiver: {w}");
-        }
-        for w in &self.stale_waivers {
-            let _ = writeln!(out, "\nstale waiver (matches nothing): {w}");
+        for n in self.waiver_notes() {
+            let what = if n.fails { "FAIL" } else { "ignored" };
+            let _ = writeln!(out, "\n{} ({what}): {}", n.name, n.why);
         }
         if !self.backend_stderr.is_empty() {
             let _ = writeln!(out, "\nbackend stderr:\n{}", self.backend_stderr);
@@ -698,6 +724,18 @@ impl Report {
             }
             let _ = writeln!(out);
         }
+        let notes = self.waiver_notes();
+        if !notes.is_empty() {
+            let _ = writeln!(
+                out,
+                "## Waivers\n\n| trial | outcome | why |\n|---|---|---|"
+            );
+            for n in notes {
+                let what = if n.fails { "fail" } else { "ignored" };
+                let _ = writeln!(out, "| {} | {what} | {} |", code_cell(&n.name), md(&n.why));
+            }
+            let _ = writeln!(out);
+        }
         out
     }
 
@@ -804,6 +842,29 @@ impl Report {
             }
             report.add_test_suite(suite);
         }
+        // Expired and stale waivers are test cases too, named as under `cargo test`: a
+        // dashboard shows why a run with no failing trial failed.
+        let notes = self.waiver_notes();
+        if !notes.is_empty() {
+            let mut suite = TestSuite::new("waivers");
+            if let Some(t) = timestamp {
+                suite.set_timestamp(t);
+            }
+            for n in notes {
+                let mut status = if n.fails {
+                    let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    status.set_type("expired-waiver");
+                    status
+                } else {
+                    TestCaseStatus::skipped()
+                };
+                status.set_message(spelled(&n.why));
+                let mut case = TestCase::new(spelled(&n.name), status);
+                case.set_classname("waivers");
+                suite.add_test_case(case);
+            }
+            report.add_test_suite(suite);
+        }
         report
             .to_string()
             .unwrap_or_else(|e| format!("<!-- the JUnit report could not be written: {e} -->\n"))
@@ -817,6 +878,15 @@ impl Report {
 }
 
 /// Text for a Markdown table cell or heading: the characters Markdown reads as syntax escaped.
+/// `s` as a code span in a Markdown table cell: nothing is escaped inside a code span but the
+/// cell's `|`, and the span's backticks outnumber any run of them in `s`.
+fn code_cell(s: &str) -> String {
+    let s = s.replace(['\n', '\r'], " ").replace('|', "\\|");
+    let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    format!("{fence} {s} {fence}")
+}
+
 fn md(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {

@@ -592,6 +592,71 @@ expires = "2027-01-01"
     assert_eq!(unexpected.num_failed, 1);
 }
 
+/// Under `certify`, expired and stale waivers carry the names `cargo test` gives their trials,
+/// in every rendering: the JUnit report has them as test cases (the expired one failing), so
+/// a dashboard shows why a run whose trials all passed did not certify.
+#[test]
+fn every_rendering_names_expired_and_stale_waivers_as_cargo_test_does() {
+    let cfg = Config {
+        filter: Some("options-numbers/".into()),
+        expectations: waivers(
+            r#"
+[[waive]]
+match = "options-numbers/ifs-rejects-max-plus-one"
+reason = "off by one"
+tracker = "ENG-1"
+expires = "2026-11-01"
+
+[[waive]]
+match = "nothing/*"
+reason = "stale"
+tracker = "ENG-3"
+expires = "2027-01-01"
+"#,
+        ),
+        ..small()
+    };
+    let report = run(&OffByOne, &cfg);
+    assert!(!report.certified);
+    let expired = "waiver/expired/options-numbers/ifs-rejects-max-plus-one";
+    let stale = "waiver/stale/nothing/*";
+    for (format, text) in [
+        ("text", report.to_text()),
+        ("markdown", report.to_markdown()),
+        ("html", report.to_html()),
+    ] {
+        assert!(
+            text.contains(expired) && text.contains(stale),
+            "{format} names both waivers:\n{text}"
+        );
+    }
+    let back = quick_junit::Report::deserialize_from_str(&report.to_junit())
+        .expect("the JUnit report reads back");
+    let suite = back
+        .test_suites
+        .iter()
+        .find(|s| s.name.as_str() == "waivers")
+        .expect("a waivers suite");
+    let status = |name: &str| {
+        suite
+            .test_cases
+            .iter()
+            .find(|c| c.name.as_str() == name)
+            .map(|c| c.status.clone())
+    };
+    assert!(matches!(
+        status(expired),
+        Some(quick_junit::TestCaseStatus::NonSuccess {
+            kind: quick_junit::NonSuccessKind::Failure,
+            ..
+        })
+    ));
+    assert!(matches!(
+        status(stale),
+        Some(quick_junit::TestCaseStatus::Skipped { .. })
+    ));
+}
+
 #[test]
 fn junit_carries_what_dashboards_read_and_reads_back() {
     let cfg = Config {

@@ -129,6 +129,44 @@ fn a_failing_backends_report_validates_and_names_what_broke() -> Result<(), Fail
     Ok(())
 }
 
+fn expired_and_stale_waivers_validate_as_their_own_suite() -> Result<(), Failed> {
+    let expectations = ge_conformance::expectations::Expectations::parse(
+        r#"
+[[waive]]
+match = "transfer-examples/ten-inputs-threshold-0"
+reason = "old"
+tracker = "ENG-1"
+expires = "2020-01-01"
+
+[[waive]]
+match = "nothing/*"
+reason = "stale"
+tracker = "ENG-2"
+expires = "2099-01-01"
+"#,
+    )
+    .map_err(|e| e.to_string())?;
+    let cfg = Config {
+        filter: Some("transfer-examples/".to_owned()),
+        expectations,
+        ..Config::default()
+    };
+    let report =
+        certify::certify(&Reference, &cfg, &mut |_, _, _| {}).map_err(|e| e.to_string())?;
+    let xml = report.to_junit();
+    validate(&xml).map_err(|e| format!("{e}\n{xml}"))?;
+    for needle in [
+        "<testsuite name=\"waivers\"",
+        "name=\"waiver/expired/transfer-examples/ten-inputs-threshold-0\"",
+        "name=\"waiver/stale/nothing/*\"",
+    ] {
+        if !xml.contains(needle) {
+            return Err(format!("no `{needle}` in:\n{xml}").into());
+        }
+    }
+    Ok(())
+}
+
 fn the_schema_refuses_a_suite_it_does_not_describe() -> Result<(), Failed> {
     let xml = junit(&Reference, "");
     // A testsuite without its required `tests` count, and a testcase without its name.
@@ -160,6 +198,10 @@ fn main() {
         trial(
             "a_failing_backends_report_validates_and_names_what_broke",
             a_failing_backends_report_validates_and_names_what_broke,
+        ),
+        trial(
+            "expired_and_stale_waivers_validate_as_their_own_suite",
+            expired_and_stale_waivers_validate_as_their_own_suite,
         ),
         trial(
             "the_schema_refuses_a_suite_it_does_not_describe",
