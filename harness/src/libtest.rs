@@ -79,6 +79,8 @@ pub struct Suite<B> {
     bundle: Option<PathBuf>,
     /// Why the local case tables could not be added: a failing trial `cases/local`.
     cases_error: Option<String>,
+    /// The environment variables that could not be used: a failing trial `setup/environment`.
+    setup: Vec<String>,
     /// Every case and property trial's result, waivers applied, for the bundle.
     results: Arc<Mutex<Vec<TrialResult>>>,
 }
@@ -155,40 +157,49 @@ fn verdict(r: TrialResult, cfg: &Config, lists: &Lists) -> Result<Completion, Fa
 impl<B: Backend + Send + Sync + 'static> Suite<B> {
     /// The suite for `backend`, configured from the environment (see the module docs).
     ///
-    /// # Panics
-    /// When `GE_CONFORMANCE_EXPECTATIONS` names a file that cannot be read or parsed, or the seed
-    /// or case count is not a number, or the profile names none: a test binary has no better way
-    /// to refuse bad set-up.
+    /// A variable that cannot be used (a waiver file that cannot be read or parsed, a seed or
+    /// case count that is not a number, a profile or level that names none) never panics: it
+    /// makes a failing trial `setup/environment` that names it and what is wrong, and the rest
+    /// of the suite runs with that setting's default, so `--list` and nextest still work.
     pub fn new(backend: B) -> Self {
         let mut config = Config {
             backend_arg: backend.name().to_owned(),
             ..Config::default()
         };
-        if let Ok(path) = std::env::var("GE_CONFORMANCE_EXPECTATIONS") {
-            let text = crate::input::read_text(path.as_ref(), crate::input::MAX_EXPECTATIONS)
-                .unwrap_or_else(|e| panic!("GE_CONFORMANCE_EXPECTATIONS={path}: {e}"));
-            config.expectations =
-                Expectations::parse(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let mut setup = Vec::new();
+        let var = |name: &str| std::env::var(name).ok();
+        if let Some(path) = var("GE_CONFORMANCE_EXPECTATIONS") {
+            match crate::input::read_text(path.as_ref(), crate::input::MAX_EXPECTATIONS) {
+                Ok(text) => match Expectations::parse(&text) {
+                    Ok(e) => config.expectations = e,
+                    Err(e) => setup.push(format!("GE_CONFORMANCE_EXPECTATIONS={path}: {e}")),
+                },
+                Err(e) => setup.push(format!("GE_CONFORMANCE_EXPECTATIONS={path}: {e}")),
+            }
         }
-        if let Ok(seed) = std::env::var("GE_CONFORMANCE_SEED") {
-            config.seed = seed
-                .parse()
-                .unwrap_or_else(|_| panic!("GE_CONFORMANCE_SEED={seed} is not a number"));
+        if let Some(seed) = var("GE_CONFORMANCE_SEED") {
+            match seed.parse() {
+                Ok(n) => config.seed = n,
+                Err(_) => setup.push(format!("GE_CONFORMANCE_SEED={seed} is not a number")),
+            }
         }
-        if let Ok(cases) = std::env::var("GE_CONFORMANCE_CASES") {
-            config.cases = cases
-                .parse()
-                .unwrap_or_else(|_| panic!("GE_CONFORMANCE_CASES={cases} is not a number"));
+        if let Some(cases) = var("GE_CONFORMANCE_CASES") {
+            match cases.parse() {
+                Ok(n) => config.cases = n,
+                Err(_) => setup.push(format!("GE_CONFORMANCE_CASES={cases} is not a number")),
+            }
         }
-        if let Ok(profile) = std::env::var("GE_CONFORMANCE_PROFILE") {
-            config.judging.profile = profile
-                .parse()
-                .unwrap_or_else(|e| panic!("GE_CONFORMANCE_PROFILE: {e}"));
+        if let Some(profile) = var("GE_CONFORMANCE_PROFILE") {
+            match profile.parse() {
+                Ok(p) => config.judging.profile = p,
+                Err(e) => setup.push(format!("GE_CONFORMANCE_PROFILE={profile}: {e}")),
+            }
         }
-        if let Ok(level) = std::env::var("GE_CONFORMANCE_LEVEL") {
-            config.judging.level = level
-                .parse()
-                .unwrap_or_else(|e| panic!("GE_CONFORMANCE_LEVEL: {e}"));
+        if let Some(level) = var("GE_CONFORMANCE_LEVEL") {
+            match level.parse() {
+                Ok(l) => config.judging.level = l,
+                Err(e) => setup.push(format!("GE_CONFORMANCE_LEVEL={level}: {e}")),
+            }
         }
         let mut suite = Suite {
             backend: Arc::new(backend),
@@ -198,6 +209,7 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
             snapshots: None,
             bundle: None,
             cases_error: None,
+            setup,
             results: Arc::new(Mutex::new(Vec::new())),
         };
         if let Some(dir) = std::env::var_os("GE_CONFORMANCE_SNAPSHOTS") {
@@ -214,7 +226,18 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
     /// and a deviation snapshot beside it where the answer differs from the reference. A
     /// relative `dir` is taken from the working directory, which `cargo test` makes the
     /// crate's. `GE_CONFORMANCE_SNAPSHOTS=dir` does the same.
+    ///
+    /// Unless `INSTA_WORKSPACE_ROOT` is set, it is set to the working directory (the crate's,
+    /// under `cargo test`): otherwise insta asks `cargo metadata` where the workspace is, once
+    /// per process, which under nextest (a process per trial) is most of a snapshot trial's cost.
+    /// A vendor whose insta settings live in a workspace root above the crate sets it there.
     pub fn with_snapshots(mut self, dir: impl AsRef<Path>) -> Self {
+        if std::env::var_os("INSTA_WORKSPACE_ROOT").is_none() {
+            if let Ok(here) = std::env::current_dir() {
+                // Set while the suite is built, before libtest starts any thread.
+                std::env::set_var("INSTA_WORKSPACE_ROOT", here);
+            }
+        }
         self.snapshots = Some(Snapshots::new(dir));
         self
     }
@@ -278,22 +301,37 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         let declared = self.backend.capabilities();
         let config = Arc::new(self.config.clone());
         let mut trials = Vec::new();
+        if !self.setup.is_empty() {
+            let why = format!(
+                "the suite's environment cannot be used (the other trials ran with the defaults \
+                 of these settings):\n  {}",
+                self.setup.join("\n  ")
+            );
+            trials
+                .push(Trial::test("setup/environment", move || Err(why.into())).with_kind("setup"));
+        }
         if let Some(why) = &self.cases_error {
             let why = why.clone();
             trials.push(Trial::test("cases/local", move || Err(why.into())).with_kind("cases"));
         }
-        for case in self.config.spec().cases_in(self.config.judging.profile) {
-            let (backend, config, case_ref, lists, results) = (
+        let profile = self.config.judging.profile;
+        for (i, case) in self.config.spec().cases_in(profile).enumerate() {
+            let (backend, config, lists, results) = (
                 Arc::clone(&self.backend),
                 Arc::clone(&config),
-                case.clone(),
                 self.lists(),
                 Arc::clone(&self.results),
             );
+            // The trial finds its case again when it runs rather than keeping a copy: the cases
+            // at the caps hold 100,000 events or 10,000 constants, and under nextest every
+            // process builds every trial to run one.
             trials.push(
                 Trial::ignorable_test(case.full_name(), move || {
                     let started = Instant::now();
-                    let r = certify::run_case_trial(backend.as_ref(), &case_ref, &config);
+                    let Some(case) = config.spec().cases_in(profile).nth(i) else {
+                        return Err("the case is no longer in the tables".into());
+                    };
+                    let r = certify::run_case_trial(backend.as_ref(), case, &config);
                     verdict(finish(r, &config, started, &results), &config, &lists)
                 })
                 .with_kind(case.capability().as_str())
@@ -382,10 +420,10 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
                 .with_ignored_flag(!declared.contains(&capability)),
             );
         }
-        let (snapshots, spec) = (snapshots.clone(), self.config.spec().clone());
+        let (snapshots, config) = (snapshots.clone(), Arc::new(self.config.clone()));
         trials.push(
             Trial::test("snapshot/unreferenced", move || {
-                let stray = snapshot::unreferenced(snapshots.dir(), &spec);
+                let stray = snapshot::unreferenced(snapshots.dir(), config.spec());
                 if stray.is_empty() {
                     Ok(())
                 } else {
@@ -486,7 +524,15 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
             }
         }
         if let Some(dir) = self.bundle.as_ref().filter(|_| !args.list) {
-            let report = self.report(&args, started, wall);
+            if !self.setup.is_empty() {
+                // The run did not use the settings it was given: its report would not say
+                // what was asked (`setup/environment` has failed already).
+                eprintln!("the report bundle was not written: the environment could not be used");
+                std::process::exit(101);
+            }
+            let mut report = self.report(&args, started, wall);
+            // As under `certify --out`: each failure drawn, its scenario asked again.
+            crate::draw::attach_pictures(&mut report, &*self.backend);
             match crate::bundle::write(&report, dir, true) {
                 Ok(()) => println!(
                     "report bundle written to {}: {}",
