@@ -8,6 +8,8 @@
 //! The engines are compiled here (`make` for the C++ engine, `cc` for the C one); without a
 //! compiler each test prints why and returns.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -15,6 +17,8 @@ use std::sync::{Mutex, OnceLock};
 
 use ge_conformance::dylib::{DylibBackend, DylibError};
 use ge_spec::{Profile, Scenario};
+
+use common::docs;
 
 const BIN: &str = env!("CARGO_BIN_EXE_ge-conformance");
 
@@ -233,7 +237,22 @@ fn a_crash_in_process_ends_the_run_naming_the_isolated_route() {
     let Some(crash) = c_engine("GE_TEST_CRASH") else {
         return;
     };
-    let out = certify(&in_process(&crash), &["--filter", "options-values/acp-"]);
+    // Run where the library is `target/libengine.so`, the path docs/c-abi.md shows.
+    let place = tempfile::tempdir().expect("a temporary directory");
+    std::fs::create_dir(place.path().join("target")).expect("created");
+    std::fs::copy(&crash, place.path().join("target/libengine.so")).expect("copied");
+    let out = Command::new(BIN)
+        .current_dir(place.path())
+        .args([
+            "certify",
+            "--format",
+            "json",
+            "--backend",
+            "dylib:target/libengine.so",
+        ])
+        .args(["--filter", "options-values/acp-"])
+        .output()
+        .expect("ge-conformance starts");
     assert_eq!(
         out.status.signal(),
         Some(11),
@@ -241,9 +260,15 @@ fn a_crash_in_process_ends_the_run_naming_the_isolated_route() {
         out.status
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
+    let note = stderr
+        .lines()
+        .find(|l| l.contains("crashed while answering"))
+        .unwrap_or_else(|| panic!("no note in: {stderr}"));
+    if let Err(e) = docs::check("docs/c-abi.md", "in-process-crash-note", note) {
+        panic!("{e}");
+    }
     assert!(
-        stderr.contains("crashed while answering")
-            && stderr.contains(&format!("serve-dylib {}", crash.display())),
+        note.contains("serve-dylib target/libengine.so"),
         "the note names the isolated route: {stderr}"
     );
     assert!(out.stdout.is_empty(), "no report");

@@ -1,6 +1,8 @@
 //! The example Python shim (`examples/python-shim/`) passes every options case and the options
 //! property through `exec:`, and is reported not supported, never passed, for the rest.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -8,6 +10,8 @@ use ge_conformance::backends;
 use ge_conformance::certify::{self, shell_quote, Config};
 use ge_conformance::report::Outcome;
 use ge_spec::Capability;
+
+use common::docs;
 
 #[test]
 fn the_python_shim_passes_the_options_capability() {
@@ -58,81 +62,97 @@ fn the_python_shim_passes_the_options_capability() {
     );
 }
 
-/// The report as the READMEs show it, up to its verdict line, with what moves without the
-/// suite changing masked: the tables' digest and the machine's confinement.
-fn shown(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
+/// The python shim's README shows the whole report up to its verdict and the README its
+/// verdict line: both are what a run prints today (the tables' digest and the machine's
+/// confinement aside), so the docs cannot drift from the suite. `UPDATE_DOCS=1` rewrites them.
+fn the_readmes_show_this_report(text: &str) {
+    let mut shown = Vec::new();
     for line in text.lines() {
-        let line = if let Some(rest) = line.strip_prefix("spec tables ") {
-            format!(
-                "spec tables [digest]{}",
+        if let Some(rest) = line.strip_prefix("spec tables ") {
+            shown.push(format!(
+                "spec tables [..]{}",
                 &rest[rest.find(' ').unwrap_or(rest.len())..]
-            )
+            ));
         } else if line.starts_with("confinement of the backend: ") {
-            "confinement of the backend: [as the machine allows]".to_owned()
+            shown.push("confinement of the backend: [..]".to_owned());
         } else {
-            line.to_owned()
-        };
-        let last = line.starts_with("CERTIFIED") || line.starts_with("NOT CERTIFIED");
-        out.push(line);
-        if last {
+            shown.push(line.to_owned());
+        }
+        if line.starts_with("CERTIFIED") || line.starts_with("NOT CERTIFIED") {
             break;
         }
     }
-    out
+    let verdict = shown.last().cloned().unwrap_or_default();
+    let checked = docs::check(
+        "examples/python-shim/README.md",
+        "python-shim-report",
+        &shown.join("\n"),
+    )
+    .and_then(|()| docs::check("README.md", "python-shim-verdict", &verdict));
+    if let Err(e) = checked {
+        panic!("{e}");
+    }
 }
 
-/// The python shim's README shows the whole report and the README its verdict line: both must
-/// be what a run prints today, so the docs cannot drift from the suite. `UPDATE_DOCS=1`
-/// rewrites them.
-fn the_readmes_show_this_report(text: &str) {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let want = shown(text);
-    let verdict = want.last().cloned().unwrap_or_default();
-    for (path, shows_all) in [
-        ("examples/python-shim/README.md", true),
-        ("README.md", false),
-    ] {
-        let path = root.join(path);
-        let doc = std::fs::read_to_string(&path).expect("the README");
-        // The first text block that holds a verdict line is the one showing this report.
-        let Some(start) = doc
-            .match_indices("```text\n")
-            .map(|(i, _)| i + "```text\n".len())
-            .find(|&i| {
-                doc[i..]
-                    .split("```")
-                    .next()
-                    .is_some_and(|b| b.contains("CERTIFIED for options only"))
-            })
-        else {
-            panic!("{} shows no report", path.display());
-        };
-        let end = start + doc[start..].find("```").expect("a closed block");
-        let block = &doc[start..end];
-        let fresh = if shows_all {
-            let mut t: String = text.lines().take(want.len()).collect::<Vec<_>>().join("\n");
-            t.push('\n');
-            t
-        } else {
-            format!("{verdict}\n")
-        };
-        if std::env::var_os("UPDATE_DOCS").is_some() {
-            std::fs::write(&path, format!("{}{fresh}{}", &doc[..start], &doc[end..]))
-                .expect("the README rewritten");
-            continue;
+/// docs/protocol.md's "A complete session" is a real one: the lines `eval` and the Python shim
+/// exchange over one options scenario, recorded on the pipe with `tee` (unconfined, so that
+/// `tee` may write beside the test).
+#[test]
+fn the_protocol_doc_shows_a_real_session() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let spec = dir.path().join("spec.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_ge-conformance"))
+        .args(["spec", "--format", "json"])
+        .output()
+        .expect("run ge-conformance spec");
+    std::fs::write(&spec, &out.stdout).expect("write spec.json");
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/python-shim/ge_shim.py");
+    let (sent, got) = (dir.path().join("sent"), dir.path().join("got"));
+    let q = |p: &std::path::Path| shell_quote(&p.to_string_lossy());
+    let pipe = format!(
+        "tee {} | python3 {} --spec {} | tee {}",
+        q(&sent),
+        q(&script),
+        q(&spec),
+        q(&got)
+    );
+    let mut eval = Command::new(env!("CARGO_BIN_EXE_ge-conformance"))
+        .args(["eval", "--no-confine", "--backend"])
+        .arg(format!("exec:sh -c {}", shell_quote(&pipe)))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("eval starts");
+    {
+        use std::io::Write as _;
+        let mut stdin = eval.stdin.take().expect("a pipe");
+        stdin
+            .write_all(
+                br#"{"capability":"options","options":{"global":{"ge.exec.input_fusion_size":"12"}}}"#,
+            )
+            .expect("written");
+    }
+    let status = eval.wait_with_output().expect("eval ends").status;
+    assert!(
+        status.success(),
+        "eval through the recording pipe: {status:?}"
+    );
+    let read = |p: &std::path::Path| std::fs::read_to_string(p).expect("recorded");
+    let (sent, got) = (read(&sent), read(&got));
+    let mut transcript = Vec::new();
+    let mut answers = got.lines();
+    for line in sent.lines() {
+        transcript.push(format!("harness: {line}"));
+        if let Some(answer) = answers.next() {
+            transcript.push(format!("backend: {answer}"));
         }
-        let have: Vec<String> = shown(block);
-        let expected = if shows_all {
-            want.clone()
-        } else {
-            vec![verdict.clone()]
-        };
-        assert_eq!(
-            have,
-            expected,
-            "{} shows another report than the suite gives today; run `UPDATE_DOCS=1 cargo test -p ge-conformance --test protocol_python_shim` and review the diff",
-            path.display()
-        );
+    }
+    if let Err(e) = docs::check(
+        "docs/protocol.md",
+        "session-transcript",
+        &transcript.join("\n"),
+    ) {
+        panic!("{e}");
     }
 }

@@ -10,9 +10,13 @@
 //! The test binary is its own vendor crate: run with `VENDOR_SNAPSHOTS_CHILD` set, its `main`
 //! is the example's `tests/conformance.rs` over the changed (or unchanged) engine.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use common::docs;
 
 use ge_conformance::libtest::Suite;
 use ge_spec::vocab::{OptionsObservation, OptionsScenario, TransferObservation, TransferScenario};
@@ -54,6 +58,57 @@ impl Backend for Changed {
             o.batched = vec![9];
         }
         Ok(o)
+    }
+}
+
+/// The example engine with the deliberate fault its README's "When something fails" shows: the
+/// upper bound of the input fusion threshold checked one too high, so `33554433` (32 MiB and
+/// one byte) is taken as a threshold instead of being refused.
+#[derive(Debug)]
+struct OffByOne(vendor_engine::Engine);
+
+impl Backend for OffByOne {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn version(&self) -> &str {
+        self.0.version()
+    }
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        self.0.capabilities()
+    }
+    fn options(&self, s: &OptionsScenario) -> Answer<OptionsObservation> {
+        const KEY: &str = "ge.exec.input_fusion_size";
+        const PAST: &str = "33554433";
+        let mut taken = s.clone();
+        let mut past = false;
+        for map in [
+            &mut taken.options.global,
+            &mut taken.options.session,
+            &mut taken.options.graph,
+        ] {
+            if map.get(KEY).map(String::as_str) == Some(PAST) {
+                map.insert(KEY.to_owned(), "33554432".to_owned());
+                past = true;
+            }
+        }
+        let mut o = self.0.options(&taken)?;
+        if past {
+            // What the engine says of the value, it says of the value as given.
+            if let Some(e) = o.effective.get_mut(KEY).filter(|e| e.value == "33554432") {
+                e.value = PAST.to_owned();
+            }
+            for d in o.warnings.iter_mut().chain(o.errors.iter_mut()) {
+                if d.key.as_deref() == Some(KEY) && d.value.as_deref() == Some("33554432") {
+                    d.value = Some(PAST.to_owned());
+                    d.message = d.message.replace("33554432", PAST);
+                }
+            }
+        }
+        Ok(o)
+    }
+    fn transfer(&self, s: &TransferScenario) -> Answer<TransferObservation> {
+        self.0.transfer(s)
     }
 }
 
@@ -141,6 +196,21 @@ fn a_changed_answer_fails_with_the_insta_diff() -> Result<(), Failed> {
     if pending.exists() {
         return Err(format!("CI=true wrote {}", pending.display()).into());
     }
+    // The README shows insta's diff of the two answers, from its legend to the last line it
+    // keeps (`on_device`).
+    let diff: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("-old snapshot"))
+        .collect();
+    let end = diff
+        .iter()
+        .position(|l| l.contains("\"on_device\""))
+        .map_or(diff.len(), |i| i + 1);
+    docs::check(
+        "examples/vendor-engine/README.md",
+        "snapshot-diff",
+        &diff[..end].join("\n"),
+    )?;
 
     let (ok, text) = run_child("changed", copy.path(), false);
     let pending_deviation = copy
@@ -176,6 +246,13 @@ fn a_deviation_snapshot_records_how_the_engine_departs() -> Result<(), Failed> {
     );
     let text = std::fs::read_to_string(&deviation)
         .map_err(|e| format!("no deviation snapshot {}: {e}", deviation.display()))?;
+    // The README shows the snapshot's body, after insta's header.
+    let body = text.splitn(3, "---\n").nth(2).unwrap_or(&text);
+    docs::check(
+        "examples/vendor-engine/README.md",
+        "deviation-snapshot",
+        body,
+    )?;
     for needle in [
         "failure [IBC-010] inputs [9] are batch-copied but batch copy is not enabled",
         "differences from the reference (wording left out):",
@@ -226,6 +303,29 @@ fn the_bundle_of_a_cargo_test_run_verifies() -> Result<(), Failed> {
     if report.verdict != ge_conformance::report::Standing::Certified {
         return Err(format!("{:?}: {}", report.verdict, report.verdict_line()).into());
     }
+    // What the README shows of the run and of `ge-conformance verify`, where the bundle lies
+    // and the tables' digests aside.
+    let verified = Command::new(env!("CARGO_BIN_EXE_ge-conformance"))
+        .arg("verify")
+        .arg(&bundle)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let written = text
+        .lines()
+        .find(|l| l.starts_with("report bundle written to"))
+        .unwrap_or_default()
+        .replace(&*bundle.to_string_lossy(), "[..]");
+    let verified = String::from_utf8_lossy(&verified.stdout)
+        .replace(&report.meta.spec_digest, "[..]")
+        .replace(
+            report.meta.local_cases.as_deref().unwrap_or("(none)"),
+            "[..]",
+        );
+    docs::check(
+        "examples/vendor-engine/README.md",
+        "bundle-verify",
+        &format!("{written}\n{verified}"),
+    )?;
     let local = report
         .trials
         .iter()
@@ -255,6 +355,29 @@ fn the_bundle_of_a_cargo_test_run_verifies() -> Result<(), Failed> {
     let report = ge_conformance::bundle::verify(&bundle).map_err(|e| e.to_string())?;
     if !ok || report.verdict != ge_conformance::report::Standing::Partial {
         return Err(format!("{:?} after a filtered run:\n{text}", report.verdict).into());
+    }
+    // A failure is drawn into the bundle as under `certify --out`, and the bundle verifies.
+    let (ok, text) = child(
+        "changed",
+        copy.path(),
+        true,
+        &["--exact", CASE],
+        &[("GE_CONFORMANCE_OUT", bundle.as_os_str())],
+    );
+    let report = ge_conformance::bundle::verify(&bundle).map_err(|e| e.to_string())?;
+    let drawn = report
+        .trials
+        .iter()
+        .find(|t| t.name == CASE)
+        .and_then(|t| t.picture.clone());
+    match drawn {
+        Some(p) if !ok && bundle.join(&p).is_file() => {}
+        _ => {
+            return Err(format!(
+                "the changed engine's failure should be drawn in the bundle ({drawn:?}):\n{text}"
+            )
+            .into())
+        }
     }
     // A directory holding anything but a bundle is refused by a failing trial, not a panic.
     std::fs::write(bundle.join("notes.txt"), "mine").expect("written");
@@ -312,6 +435,40 @@ fn a_broken_local_table_is_a_failing_trial() -> Result<(), Failed> {
     Ok(())
 }
 
+/// Settings the environment gets wrong (a waiver file that is not there, a seed that is not a
+/// number) never panic before the run: `--list` works, `setup/environment` fails naming each,
+/// and the other trials run with the defaults.
+fn a_bad_environment_is_a_failing_trial_not_a_panic() -> Result<(), Failed> {
+    let copy = copy_snapshots();
+    let missing = copy.path().join("no-such-waivers.toml");
+    let env = [
+        ("GE_CONFORMANCE_EXPECTATIONS", missing.as_os_str()),
+        ("GE_CONFORMANCE_SEED", std::ffi::OsStr::new("seven")),
+    ];
+    let (ok, text) = child("unchanged", copy.path(), true, &["--list"], &env);
+    if !ok || !text.contains("setup/environment: test") || text.contains("panicked") {
+        return Err(format!("--list under a bad environment:\n{text}").into());
+    }
+    let (ok, text) = child(
+        "unchanged",
+        copy.path(),
+        true,
+        &["--exact", "setup/environment"],
+        &env,
+    );
+    if ok
+        || !text.contains("GE_CONFORMANCE_SEED=seven is not a number")
+        || !text.contains("no-such-waivers.toml")
+    {
+        return Err(format!("setup/environment should fail naming both:\n{text}").into());
+    }
+    let (ok, text) = child("unchanged", copy.path(), true, &["--exact", CASE], &env);
+    if !ok || !text.contains("1 passed") {
+        return Err(format!("the other trials run with the defaults:\n{text}").into());
+    }
+    Ok(())
+}
+
 /// `ge-conformance certify`, `eval --judge` and `promote` against the engine served as
 /// `examples/vendor-engine/examples/serve.rs` serves it (this binary with the argument `serve`).
 fn the_command_line_certifies_judges_and_promotes_a_served_engine() -> Result<(), Failed> {
@@ -356,6 +513,17 @@ fn the_command_line_certifies_judges_and_promotes_a_served_engine() -> Result<()
     if code != Some(0) || !text.contains("PARTIAL RUN") || !text.contains("vendor-engine") {
         return Err(format!("certify against the served engine:\n{text}").into());
     }
+    // The whole run, whose verdict the README shows.
+    let (code, text) = cli(&["certify", "--backend", &backend], None);
+    let verdict = text.lines().find(|l| l.starts_with("CERTIFIED"));
+    if code != Some(0) {
+        return Err(format!("certify against the served engine:\n{text}").into());
+    }
+    docs::check(
+        "examples/vendor-engine/README.md",
+        "served-certify",
+        verdict.unwrap_or("(no verdict line)"),
+    )?;
     let scenario = r#"{"capability":"transfer","options":{"session":{"ge.exec.input_fusion_size":"0"}},"inputs":[{"index":0,"size":64}]}"#;
     let (code, text) = cli(&["eval", "--judge", "--backend", &backend], Some(scenario));
     if code != Some(0) || !text.contains("agrees with the reference") {
@@ -384,86 +552,102 @@ fn the_command_line_certifies_judges_and_promotes_a_served_engine() -> Result<()
     Ok(())
 }
 
-/// The `text` blocks of `markdown` that hold a libtest summary line.
-fn summaries(markdown: &str) -> Vec<String> {
-    markdown
-        .split("```text\n")
-        .skip(1)
-        .filter_map(|b| b.split("```").next())
-        .filter(|b| b.contains("test result:"))
-        .map(str::to_owned)
+/// libtest's output as the READMEs show it: the padding before `... ok` (it follows the longest
+/// name of the run) and the run's time left out. The counts are kept: they are computed anew
+/// with each run, and `UPDATE_DOCS=1` brings the READMEs up to date when the tables grow.
+fn shown(out: &str) -> Vec<String> {
+    out.lines()
+        .map(|line| {
+            let line = match line.split_once("; finished in ") {
+                Some((head, _)) => format!("{head}; finished in [..]"),
+                None => line.to_owned(),
+            };
+            match line.split_once(" ... ") {
+                Some((name, result)) if line.starts_with("test ") => {
+                    format!("{} ... {result}", name.trim_end())
+                }
+                _ => line,
+            }
+        })
         .collect()
 }
 
-/// A line of libtest's output without what changes from run to run: the time, the padding that
-/// depends on the longest name of the run, and in the counting lines (`running N tests`, the
-/// summary) the counts, which grow with the tables.
-fn normal(line: &str) -> String {
-    let line = line.split("; finished in").next().unwrap_or(line);
-    let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.starts_with("test result:") || line.starts_with("running ") {
-        let mut masked = String::new();
-        for c in line.chars() {
-            if !c.is_ascii_digit() {
-                masked.push(c);
-            } else if !masked.ends_with('#') {
-                masked.push('#');
-            }
-        }
-        masked
-    } else {
-        line
+/// The lines of libtest's output from the first one starting with `from` to the summary.
+fn section(out: &str, from: &str) -> String {
+    let lines = shown(out);
+    let first = lines.iter().position(|l| l.starts_with(from));
+    let last = lines.iter().position(|l| l.starts_with("test result:"));
+    match (first, last) {
+        (Some(a), Some(b)) if a <= b => lines[a..=b].join("\n"),
+        _ => format!("(no `{from}` before the summary in:)\n{out}"),
     }
 }
 
-/// The outputs the READMEs show for the example's `cargo test` runs are what it prints: every
-/// test line they show is in the output of the same run, and so is the summary, its outcome and
-/// its words (counts, times and padding aside: they move with the tables and the machine).
+/// The outputs the READMEs show for the example's `cargo test` runs are what it prints. Its
+/// trials run on one thread, as the READMEs say, so their order is fixed.
 fn the_readme_outputs_are_what_the_example_prints() -> Result<(), Failed> {
     let copy = copy_snapshots();
+    let one = ["--test-threads", "1"];
+    let (_, out) = child("unchanged", copy.path(), true, &one, &[]);
+    // Both READMEs show a selection of the whole run (`...` skips lines).
+    let run = section(&out, "running ");
+    docs::check("examples/vendor-engine/README.md", "cargo-test-tail", &run)?;
+    docs::check(
+        "README.md",
+        "vendor-cargo-test-tail",
+        &format!("$ cargo test -p vendor-engine --test conformance -- --test-threads 1\n{run}"),
+    )?;
+    let (_, out) = child(
+        "unchanged",
+        copy.path(),
+        true,
+        &["transfer-examples/", "--test-threads", "1"],
+        &[],
+    );
+    docs::check(
+        "examples/vendor-engine/README.md",
+        "cargo-test-filtered",
+        &section(&out, "running "),
+    )?;
     let waivers = example().join("waivers.toml");
-    let mut blocks = Vec::new();
-    for readme in [
-        example().join("README.md"),
-        example().join("../../README.md"),
-    ] {
-        let text = std::fs::read_to_string(&readme).map_err(|e| e.to_string())?;
-        blocks.extend(summaries(&text).into_iter().map(|b| (readme.clone(), b)));
+    let (_, out) = child(
+        "unchanged",
+        copy.path(),
+        true,
+        &[
+            "transfer-examples/ten-inputs-threshold-0",
+            "--test-threads",
+            "1",
+        ],
+        &[("GE_CONFORMANCE_EXPECTATIONS", waivers.as_os_str())],
+    );
+    docs::check(
+        "examples/vendor-engine/README.md",
+        "waived-pass-fails",
+        &section(&out, "---- "),
+    )?;
+    // The failure of a deliberate fault, as "When something fails" shows it: the property's
+    // report, up to the blank line that ends it.
+    let (ok, out) = child(
+        "off-by-one",
+        copy.path(),
+        true,
+        &["--exact", "property/options"],
+        &[],
+    );
+    if ok {
+        return Err(format!("the off-by-one engine passed property/options:\n{out}").into());
     }
-    if blocks.len() != 4 {
-        return Err(format!(
-            "{} README blocks with a libtest summary, 4 expected",
-            blocks.len()
-        )
-        .into());
-    }
-    for (readme, block) in blocks {
-        let (args, env): (Vec<&str>, Vec<(&str, &std::ffi::OsStr)>) =
-            if block.contains("waived as failing") {
-                (
-                    vec!["transfer-examples/ten-inputs-threshold-0"],
-                    vec![("GE_CONFORMANCE_EXPECTATIONS", waivers.as_os_str())],
-                )
-            } else if block.contains("running 8 tests") {
-                (vec!["transfer-examples/"], Vec::new())
-            } else {
-                (Vec::new(), Vec::new())
-            };
-        let (_, out) = child("unchanged", copy.path(), true, &args, &env);
-        let printed: BTreeSet<String> = out.lines().map(normal).collect();
-        for line in block.lines().filter(|l| {
-            l.starts_with("test ") || l.starts_with("running ") || l.starts_with("passed, but")
-        }) {
-            if !printed.contains(&normal(line)) {
-                return Err(format!(
-                    "{}: `{line}` is not what `cargo test -- {}` prints:\n{out}",
-                    readme.display(),
-                    args.join(" ")
-                )
-                .into());
-            }
-        }
-    }
+    let report: Vec<String> = shown(&out)
+        .into_iter()
+        .skip_while(|l| !l.starts_with("---- property/options"))
+        .take_while(|l| !l.is_empty())
+        .collect();
+    docs::check(
+        "examples/vendor-engine/README.md",
+        "property-failure",
+        &report.join("\n"),
+    )?;
     Ok(())
 }
 
@@ -483,6 +667,12 @@ fn main() {
         let cases = std::env::var_os(CASES).map_or_else(|| example().join("cases"), PathBuf::from);
         if engine == "changed" {
             Suite::new(Changed(vendor_engine::Engine::default()))
+                .with_cases(cases)
+                .with_snapshots(dir)
+                .run_and_exit();
+        }
+        if engine == "off-by-one" {
+            Suite::new(OffByOne(vendor_engine::Engine::default()))
                 .with_cases(cases)
                 .with_snapshots(dir)
                 .run_and_exit();
@@ -512,6 +702,10 @@ fn main() {
         Trial::test(
             "a_broken_local_table_is_a_failing_trial",
             a_broken_local_table_is_a_failing_trial,
+        ),
+        Trial::test(
+            "a_bad_environment_is_a_failing_trial_not_a_panic",
+            a_bad_environment_is_a_failing_trial_not_a_panic,
         ),
         Trial::test(
             "the_command_line_certifies_judges_and_promotes_a_served_engine",

@@ -1,6 +1,8 @@
 //! Shared test set-up: the one snapshot convention of the project. Every insta snapshot lives in
 //! the workspace's `snapshots/` folder and is named `<module>__<name>.snap`.
 
+pub mod docs;
+
 /// Runs `f` with the project's insta settings.
 #[allow(dead_code)] // each test crate uses the helpers it needs
 pub fn with_snapshots<R>(f: impl FnOnce() -> R) -> R {
