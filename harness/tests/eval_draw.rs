@@ -111,3 +111,43 @@ fn judge_draws_the_backend_beside_the_reference() {
     assert!(svg.contains("class=\"intermediate violating\""));
     assert!(svg.contains("reference (profile documented)"));
 }
+
+/// `certify --out` from the command line, against a backend behind the protocol whose memory
+/// plans put every tensor at offset 0: the bundle verifies, each failing memory trial names a
+/// picture it holds, and report.html shows the overlap hatched with DRM-011 named.
+#[test]
+fn certify_out_draws_a_failing_backends_bundle() {
+    let dir = tempfile::tempdir_in(ge_conformance::sandbox::root()).expect("a directory");
+    let bundle = dir.path().join("bundle");
+    let backend = format!(
+        "exec:python3 {} zero-offsets memory -- {}",
+        common::shim("misbehave.py"),
+        common::reference_server()
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_ge-conformance"))
+        .args(["certify", "--backend", &backend, "--filter", "memory-plans/"])
+        .arg("--out")
+        .arg(&bundle)
+        .output()
+        .expect("certify runs");
+    assert_eq!(out.status.code(), Some(1), "the plans fail: {out:?}");
+    let report = ge_conformance::bundle::verify(&bundle).expect("the bundle verifies");
+    let drawn: Vec<&str> = report
+        .trials
+        .iter()
+        .filter(|t| t.outcome.fails_run() && t.capability == ge_spec::Capability::Memory)
+        .filter_map(|t| t.picture.as_deref())
+        .collect();
+    assert!(!drawn.is_empty(), "the failing memory trials are drawn");
+    for picture in &drawn {
+        assert!(bundle.join(picture).is_file(), "{picture} is in the bundle");
+    }
+    let html = std::fs::read_to_string(bundle.join("report.html")).expect("report.html");
+    assert!(html.contains("DRM-011"), "the clause is named");
+    assert!(html.contains("class=\"overlap\""), "the shared bytes are hatched");
+    let md = std::fs::read_to_string(bundle.join("report.md")).expect("report.md");
+    assert!(
+        md.contains(&format!("]({})", drawn[0])),
+        "report.md links the picture"
+    );
+}
