@@ -32,6 +32,12 @@ pub enum Removal {
     Setup(usize),
     /// A memory scenario's run-time addresses.
     Run,
+    /// A graph input (`true`) or output (`false`) of a memory scenario, at an index: its
+    /// tensor, its run-time address and its count go, the higher indexes move down one, and
+    /// the index lists and pairs that name it follow (items naming it go, higher ones move
+    /// down). A tensor of a graph's input or output cannot go alone: the graph would then lack
+    /// the tensor of an index it declares.
+    Port(bool, u32),
     /// The items `start..start + len` of the list value of `key` at `level` (`,` or `|`
     /// separated). Long lists lose halves, then quarters, down to single items, so a list of
     /// a thousand items shrinks in a few dozen judgements.
@@ -125,9 +131,15 @@ fn list_separator(value: &str) -> Option<char> {
     ['|', ','].into_iter().find(|c| value.contains(*c))
 }
 
-/// Every removal that applies to `scenario`: whole items first, then keys, then list items.
+/// Every removal that applies to `scenario`: a memory graph's inputs and outputs first, then
+/// whole items, then keys, then list items.
 pub fn removals(scenario: &Scenario) -> Vec<Removal> {
     let mut out: Vec<Removal> = Vec::new();
+    // A graph input or output first: it takes its tensor and its list items with it.
+    if let Scenario::Memory(s) = scenario {
+        out.extend((0..s.inputs).map(|i| Removal::Port(true, i)));
+        out.extend((0..s.outputs).map(|i| Removal::Port(false, i)));
+    }
     match scenario {
         Scenario::Weights(s) => {
             out.extend((0..s.constants.len()).map(Removal::Item));
@@ -190,6 +202,7 @@ impl Removal {
                 (*i < s.setup.len()).then(|| s.setup.remove(*i)).is_some()
             }
             (Removal::Run, Scenario::Memory(s)) => s.run.take().is_some(),
+            (Removal::Port(input, i), Scenario::Memory(s)) => remove_port(s, *input, *i),
             (Removal::ListItems(level, key, start, len), s) => {
                 match maps_mut(s).at_mut(*level).get_mut(key) {
                     Some(value) => match list_separator(value) {
@@ -219,6 +232,85 @@ impl Removal {
         removals
             .iter()
             .fold(scenario.clone(), |s, r| r.apply(&s).unwrap_or(s))
+    }
+}
+
+/// The index lists and pairs that name graph inputs or outputs, and where in a pair.
+const INPUT_LISTS: [(&str, Option<usize>); 2] = [
+    ("ge.exec.inputReuseMemIndexes", None),
+    ("ge.exec.outputReuseInputMemIndexes", Some(0)),
+];
+const OUTPUT_LISTS: [(&str, Option<usize>); 2] = [
+    ("ge.exec.outputReuseMemIndexes", None),
+    ("ge.exec.outputReuseInputMemIndexes", Some(1)),
+];
+
+/// Takes graph input (or output) `i` out of `s` ([`Removal::Port`]).
+fn remove_port(s: &mut ge_spec::vocab::memory::MemoryScenario, input: bool, i: u32) -> bool {
+    use ge_spec::vocab::memory::Role;
+    let count = if input { &mut s.inputs } else { &mut s.outputs };
+    if i >= *count {
+        return false;
+    }
+    *count -= 1;
+    s.tensors.retain(|t| match t.role {
+        Role::Input { index } => !(input && index == i),
+        Role::Output { index } => !(!input && index == i),
+        _ => true,
+    });
+    for t in &mut s.tensors {
+        match &mut t.role {
+            Role::Input { index } if input && *index > i => *index -= 1,
+            Role::Output { index } if !input && *index > i => *index -= 1,
+            _ => {}
+        }
+    }
+    if let Some(run) = &mut s.run {
+        let addresses = if input {
+            &mut run.inputs
+        } else {
+            &mut run.outputs
+        };
+        if (i as usize) < addresses.len() {
+            addresses.remove(i as usize);
+        }
+    }
+    let lists = if input { INPUT_LISTS } else { OUTPUT_LISTS };
+    for level in Level::ALL {
+        for (key, part) in lists {
+            if let Some(value) = s.options.at_mut(level).get_mut(key) {
+                *value = renumbered(value, part, u64::from(i));
+            }
+        }
+    }
+    true
+}
+
+/// An index list (`part` is `None`: `a,b,c`) or a list of pairs (`a,b|c,d`, the index in
+/// `part` of each) without index `i`: items (pairs) naming it go, higher ones move down one.
+/// Items that are not numbers stay as written.
+fn renumbered(value: &str, part: Option<usize>, i: u64) -> String {
+    let shift = |item: &str| -> Option<String> {
+        match item.trim().parse::<u64>() {
+            Ok(n) if n == i => None,
+            Ok(n) if n > i => Some((n - 1).to_string()),
+            _ => Some(item.to_owned()),
+        }
+    };
+    match part {
+        None => value.split(',').filter_map(shift).collect::<Vec<_>>().join(","),
+        Some(p) => value
+            .split('|')
+            .filter_map(|pair| {
+                let mut sides: Vec<String> = pair.split(',').map(str::to_owned).collect();
+                if sides.len() != 2 {
+                    return Some(pair.to_owned());
+                }
+                sides[p] = shift(&sides[p])?;
+                Some(sides.join(","))
+            })
+            .collect::<Vec<_>>()
+            .join("|"),
     }
 }
 
@@ -339,6 +431,63 @@ mod tests {
             panic!("the range applies");
         };
         assert_eq!(t.options.session["ge.exec.inputReuseMemIndexes"], "2");
+    }
+
+    #[test]
+    fn a_graph_input_goes_with_its_tensor_its_address_and_the_lists_naming_it() {
+        use ge_spec::vocab::memory::{MemoryScenario, Role, RunAddresses, Tensor};
+        let tensor = |name: &str, role| Tensor {
+            name: name.into(),
+            size: 64,
+            first: 0,
+            last: 1,
+            role,
+        };
+        let mut m = MemoryScenario {
+            inputs: 3,
+            outputs: 1,
+            tensors: vec![
+                tensor("a", Role::Input { index: 0 }),
+                tensor("b", Role::Input { index: 1 }),
+                tensor("c", Role::Input { index: 2 }),
+                tensor("y", Role::Output { index: 0 }),
+            ],
+            run: Some(RunAddresses {
+                inputs: vec![10, 11, 12],
+                outputs: vec![20],
+            }),
+            ..MemoryScenario::default()
+        };
+        let graph = &mut m.options.graph;
+        graph.insert("ge.exec.inputReuseMemIndexes".into(), "0,1,2,x".into());
+        graph.insert("ge.exec.outputReuseInputMemIndexes".into(), "1,0|2,0|bad".into());
+        graph.insert("ge.exec.outputReuseMemIndexes".into(), "0".into());
+        let Some(Scenario::Memory(m)) = Removal::Port(true, 1).apply(&Scenario::Memory(m)) else {
+            panic!("input 1 goes");
+        };
+        assert_eq!(m.inputs, 2);
+        let roles: Vec<(&str, &Role)> = m.tensors.iter().map(|t| (t.name.as_str(), &t.role)).collect();
+        assert_eq!(
+            roles,
+            [
+                ("a", &Role::Input { index: 0 }),
+                ("c", &Role::Input { index: 1 }),
+                ("y", &Role::Output { index: 0 }),
+            ]
+        );
+        assert_eq!(m.run.as_ref().map(|r| r.inputs.clone()), Some(vec![10, 12]));
+        assert_eq!(m.options.graph["ge.exec.inputReuseMemIndexes"], "0,1,x");
+        assert_eq!(m.options.graph["ge.exec.outputReuseInputMemIndexes"], "1,0|bad");
+        // The output list names outputs: it is not touched.
+        assert_eq!(m.options.graph["ge.exec.outputReuseMemIndexes"], "0");
+        let s = Scenario::Memory(m);
+        let Some(Scenario::Memory(m)) = Removal::Port(false, 0).apply(&s) else {
+            panic!("output 0 goes");
+        };
+        assert_eq!((m.outputs, m.tensors.len()), (0, 2));
+        assert_eq!(m.options.graph["ge.exec.outputReuseMemIndexes"], "");
+        assert_eq!(m.options.graph["ge.exec.outputReuseInputMemIndexes"], "bad");
+        assert_eq!(Removal::Port(false, 0).apply(&Scenario::Memory(m)), None);
     }
 
     #[test]

@@ -181,10 +181,17 @@ impl TrialResult {
                     .iter()
                     .map(|c| {
                         let tag = if c.deviation { "deviation " } else { "" };
-                        if c.clauses.is_empty() {
+                        let line = if c.clauses.is_empty() {
                             c.message.clone()
                         } else {
                             format!("{tag}[{}] {}", c.clauses.join(", "), c.message)
+                        };
+                        // Each clause shrinks on its own: the scenario shown after the message
+                        // is the first one's, so another one says where it was found.
+                        if c.scenario == first.scenario {
+                            line
+                        } else {
+                            format!("{line}\n  found on: {}", c.scenario)
                         }
                     })
                     .collect::<Vec<_>>()

@@ -459,6 +459,27 @@ fn rare_fault_is_caught_by_the_default_certification(#[case] fault: Rare, #[case
     common::assert_caught_in_certification(&fault, &RareFault(fault), "memory", clause);
 }
 
+/// A memory fault's counterexample keeps only the graph inputs and outputs its rule needs: a
+/// graph port goes with its tensor and the list items naming it (`reduce::Removal::Port`), so
+/// an alias kept apart shrinks to its pair (one input, one output, the one option) whatever
+/// else the generated graph had.
+#[test]
+fn a_memory_fault_shrinks_to_the_ports_its_rule_needs() {
+    for boundaries in [true, false] {
+        let size = common::counterexample_size(
+            &Faulty(Fault::AliasApart),
+            Capability::Memory,
+            "ORI-001",
+            boundaries,
+        );
+        assert_eq!(
+            size,
+            Some(ge_conformance::reduce::Size { keys: 1, items: 2 }),
+            "boundaries: {boundaries}"
+        );
+    }
+}
+
 /// Measures shrinking: the size of each fault's property counterexample on its clause (option
 /// keys and items), then their distribution, for `docs/benchmarks.md`. Run with
 /// `cargo test --release -p ge-conformance --test faults_memory -- --ignored --nocapture counterexample_sizes`.
