@@ -298,7 +298,11 @@ fn renumbered(value: &str, part: Option<usize>, i: u64) -> String {
         }
     };
     match part {
-        None => value.split(',').filter_map(shift).collect::<Vec<_>>().join(","),
+        None => value
+            .split(',')
+            .filter_map(shift)
+            .collect::<Vec<_>>()
+            .join(","),
         Some(p) => value
             .split('|')
             .filter_map(|pair| {
@@ -460,13 +464,20 @@ mod tests {
         };
         let graph = &mut m.options.graph;
         graph.insert("ge.exec.inputReuseMemIndexes".into(), "0,1,2,x".into());
-        graph.insert("ge.exec.outputReuseInputMemIndexes".into(), "1,0|2,0|bad".into());
+        graph.insert(
+            "ge.exec.outputReuseInputMemIndexes".into(),
+            "1,0|2,0|bad".into(),
+        );
         graph.insert("ge.exec.outputReuseMemIndexes".into(), "0".into());
         let Some(Scenario::Memory(m)) = Removal::Port(true, 1).apply(&Scenario::Memory(m)) else {
             panic!("input 1 goes");
         };
         assert_eq!(m.inputs, 2);
-        let roles: Vec<(&str, &Role)> = m.tensors.iter().map(|t| (t.name.as_str(), &t.role)).collect();
+        let roles: Vec<(&str, &Role)> = m
+            .tensors
+            .iter()
+            .map(|t| (t.name.as_str(), &t.role))
+            .collect();
         assert_eq!(
             roles,
             [
@@ -477,7 +488,10 @@ mod tests {
         );
         assert_eq!(m.run.as_ref().map(|r| r.inputs.clone()), Some(vec![10, 12]));
         assert_eq!(m.options.graph["ge.exec.inputReuseMemIndexes"], "0,1,x");
-        assert_eq!(m.options.graph["ge.exec.outputReuseInputMemIndexes"], "1,0|bad");
+        assert_eq!(
+            m.options.graph["ge.exec.outputReuseInputMemIndexes"],
+            "1,0|bad"
+        );
         // The output list names outputs: it is not touched.
         assert_eq!(m.options.graph["ge.exec.outputReuseMemIndexes"], "0");
         let s = Scenario::Memory(m);

@@ -549,12 +549,9 @@ fn libtest_run(
     libtest_mimic::run(&args, trials)
 }
 
-#[test]
-fn under_cargo_test_waivers_behave_as_under_certify_and_nothing_panics_before_the_run() {
-    let suite = || {
-        ge_conformance::libtest::Suite::new(OffByOne).with_config(Config {
-            expectations: waivers(
-                r#"
+/// The waivers both routes are tried with: one waived failure whose waiver has expired, one
+/// exact waiver on a passing trial, one glob that matches nothing.
+const ROUTES: &str = r#"
 [[waive]]
 match = "options-numbers/ifs-rejects-max-plus-one"
 reason = "off by one"
@@ -572,8 +569,13 @@ match = "nothing/*"
 reason = "stale"
 tracker = "ENG-3"
 expires = "2027-01-01"
-"#,
-            ),
+"#;
+
+#[test]
+fn under_cargo_test_waivers_behave_as_under_certify_and_nothing_panics_before_the_run() {
+    let suite = || {
+        ge_conformance::libtest::Suite::new(OffByOne).with_config(Config {
+            expectations: waivers(ROUTES),
             ..small()
         })
     };
@@ -599,21 +601,7 @@ expires = "2027-01-01"
 fn every_rendering_names_expired_and_stale_waivers_as_cargo_test_does() {
     let cfg = Config {
         filter: Some("options-numbers/".into()),
-        expectations: waivers(
-            r#"
-[[waive]]
-match = "options-numbers/ifs-rejects-max-plus-one"
-reason = "off by one"
-tracker = "ENG-1"
-expires = "2026-11-01"
-
-[[waive]]
-match = "nothing/*"
-reason = "stale"
-tracker = "ENG-3"
-expires = "2027-01-01"
-"#,
-        ),
+        expectations: waivers(ROUTES),
         ..small()
     };
     let report = run(&OffByOne, &cfg);

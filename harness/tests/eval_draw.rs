@@ -125,7 +125,13 @@ fn certify_out_draws_a_failing_backends_bundle() {
         common::reference_server()
     );
     let out = Command::new(env!("CARGO_BIN_EXE_ge-conformance"))
-        .args(["certify", "--backend", &backend, "--filter", "memory-plans/"])
+        .args([
+            "certify",
+            "--backend",
+            &backend,
+            "--filter",
+            "memory-plans/",
+        ])
         .arg("--out")
         .arg(&bundle)
         .output()
@@ -144,7 +150,10 @@ fn certify_out_draws_a_failing_backends_bundle() {
     }
     let html = std::fs::read_to_string(bundle.join("report.html")).expect("report.html");
     assert!(html.contains("DRM-011"), "the clause is named");
-    assert!(html.contains("class=\"overlap\""), "the shared bytes are hatched");
+    assert!(
+        html.contains("class=\"overlap\""),
+        "the shared bytes are hatched"
+    );
     let md = std::fs::read_to_string(bundle.join("report.md")).expect("report.md");
     assert!(
         md.contains(&format!("]({})", drawn[0])),

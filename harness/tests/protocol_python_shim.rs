@@ -13,10 +13,9 @@ use ge_spec::Capability;
 
 use common::docs;
 
-#[test]
-fn the_python_shim_passes_the_options_capability() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let spec = dir.path().join("spec.json");
+/// The spec as JSON written into `dir` (what the shim reads with `--spec`), and the shim.
+fn shim_and_spec(dir: &std::path::Path) -> (PathBuf, PathBuf) {
+    let spec = dir.join("spec.json");
     let out = Command::new(env!("CARGO_BIN_EXE_ge-conformance"))
         .args(["spec", "--format", "json"])
         .output()
@@ -25,6 +24,13 @@ fn the_python_shim_passes_the_options_capability() {
     std::fs::write(&spec, &out.stdout).expect("write spec.json");
     let script =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/python-shim/ge_shim.py");
+    (spec, script)
+}
+
+#[test]
+fn the_python_shim_passes_the_options_capability() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (spec, script) = shim_and_spec(dir.path());
     let arg = format!(
         "exec:python3 {} --spec {}",
         shell_quote(&script.to_string_lossy()),
@@ -100,14 +106,7 @@ fn the_readmes_show_this_report(text: &str) {
 #[test]
 fn the_protocol_doc_shows_a_real_session() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let spec = dir.path().join("spec.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_ge-conformance"))
-        .args(["spec", "--format", "json"])
-        .output()
-        .expect("run ge-conformance spec");
-    std::fs::write(&spec, &out.stdout).expect("write spec.json");
-    let script =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/python-shim/ge_shim.py");
+    let (spec, script) = shim_and_spec(dir.path());
     let (sent, got) = (dir.path().join("sent"), dir.path().join("got"));
     let q = |p: &std::path::Path| shell_quote(&p.to_string_lossy());
     let pipe = format!(

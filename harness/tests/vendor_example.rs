@@ -32,83 +32,88 @@ const CASES: &str = "VENDOR_SNAPSHOTS_CASES";
 const CASE: &str = "transfer-examples/ten-inputs-threshold-0";
 const TRIAL: &str = "snapshot/transfer-examples/ten-inputs-threshold-0";
 
-/// The example engine, except that with fusion off it sends input 9 in a batch of its own
-/// instead of directly.
+/// The example engine with one kind of answer altered, as a vendor's own change or fault would
+/// alter it.
 #[derive(Debug)]
-struct Changed(vendor_engine::Engine);
+struct Altered {
+    engine: vendor_engine::Engine,
+    options: fn(&vendor_engine::Engine, &OptionsScenario) -> Answer<OptionsObservation>,
+    transfer: fn(&vendor_engine::Engine, &TransferScenario) -> Answer<TransferObservation>,
+}
 
-impl Backend for Changed {
+impl Backend for Altered {
     fn name(&self) -> &str {
-        self.0.name()
+        self.engine.name()
     }
     fn version(&self) -> &str {
-        self.0.version()
+        self.engine.version()
     }
     fn capabilities(&self) -> BTreeSet<Capability> {
-        self.0.capabilities()
+        self.engine.capabilities()
     }
     fn options(&self, s: &OptionsScenario) -> Answer<OptionsObservation> {
-        self.0.options(s)
+        (self.options)(&self.engine, s)
     }
     fn transfer(&self, s: &TransferScenario) -> Answer<TransferObservation> {
-        let mut o = self.0.transfer(s)?;
-        let off = s.options.session.get("ge.exec.input_fusion_size") == Some(&"0".to_owned());
-        if off && s.inputs.len() == 10 {
-            o.direct.retain(|i| *i != 9);
-            o.batched = vec![9];
-        }
-        Ok(o)
+        (self.transfer)(&self.engine, s)
+    }
+}
+
+/// The example engine, except that with fusion off it sends input 9 in a batch of its own
+/// instead of directly.
+fn changed() -> Altered {
+    Altered {
+        engine: vendor_engine::Engine::default(),
+        options: vendor_engine::Engine::options,
+        transfer: |engine, s| {
+            let mut o = engine.transfer(s)?;
+            let off = s.options.session.get("ge.exec.input_fusion_size") == Some(&"0".to_owned());
+            if off && s.inputs.len() == 10 {
+                o.direct.retain(|i| *i != 9);
+                o.batched = vec![9];
+            }
+            Ok(o)
+        },
     }
 }
 
 /// The example engine with the deliberate fault its README's "When something fails" shows: the
 /// upper bound of the input fusion threshold checked one too high, so `33554433` (32 MiB and
 /// one byte) is taken as a threshold instead of being refused.
-#[derive(Debug)]
-struct OffByOne(vendor_engine::Engine);
-
-impl Backend for OffByOne {
-    fn name(&self) -> &str {
-        self.0.name()
-    }
-    fn version(&self) -> &str {
-        self.0.version()
-    }
-    fn capabilities(&self) -> BTreeSet<Capability> {
-        self.0.capabilities()
-    }
-    fn options(&self, s: &OptionsScenario) -> Answer<OptionsObservation> {
-        const KEY: &str = "ge.exec.input_fusion_size";
-        const PAST: &str = "33554433";
-        let mut taken = s.clone();
-        let mut past = false;
-        for map in [
-            &mut taken.options.global,
-            &mut taken.options.session,
-            &mut taken.options.graph,
-        ] {
-            if map.get(KEY).map(String::as_str) == Some(PAST) {
-                map.insert(KEY.to_owned(), "33554432".to_owned());
-                past = true;
-            }
-        }
-        let mut o = self.0.options(&taken)?;
-        if past {
-            // What the engine says of the value, it says of the value as given.
-            if let Some(e) = o.effective.get_mut(KEY).filter(|e| e.value == "33554432") {
-                e.value = PAST.to_owned();
-            }
-            for d in o.warnings.iter_mut().chain(o.errors.iter_mut()) {
-                if d.key.as_deref() == Some(KEY) && d.value.as_deref() == Some("33554432") {
-                    d.value = Some(PAST.to_owned());
-                    d.message = d.message.replace("33554432", PAST);
+fn off_by_one() -> Altered {
+    Altered {
+        engine: vendor_engine::Engine::default(),
+        options: |engine, s| {
+            const KEY: &str = "ge.exec.input_fusion_size";
+            const PAST: &str = "33554433";
+            let mut taken = s.clone();
+            let mut past = false;
+            for map in [
+                &mut taken.options.global,
+                &mut taken.options.session,
+                &mut taken.options.graph,
+            ] {
+                if map.get(KEY).map(String::as_str) == Some(PAST) {
+                    map.insert(KEY.to_owned(), "33554432".to_owned());
+                    past = true;
                 }
             }
-        }
-        Ok(o)
-    }
-    fn transfer(&self, s: &TransferScenario) -> Answer<TransferObservation> {
-        self.0.transfer(s)
+            let mut o = engine.options(&taken)?;
+            if past {
+                // What the engine says of the value, it says of the value as given.
+                if let Some(e) = o.effective.get_mut(KEY).filter(|e| e.value == "33554432") {
+                    e.value = PAST.to_owned();
+                }
+                for d in o.warnings.iter_mut().chain(o.errors.iter_mut()) {
+                    if d.key.as_deref() == Some(KEY) && d.value.as_deref() == Some("33554432") {
+                        d.value = Some(PAST.to_owned());
+                        d.message = d.message.replace("33554432", PAST);
+                    }
+                }
+            }
+            Ok(o)
+        },
+        transfer: vendor_engine::Engine::transfer,
     }
 }
 
@@ -665,14 +670,13 @@ fn main() {
     if let Ok(engine) = std::env::var(CHILD) {
         let dir = std::env::var_os(DIR).expect("the child is given its snapshot directory");
         let cases = std::env::var_os(CASES).map_or_else(|| example().join("cases"), PathBuf::from);
-        if engine == "changed" {
-            Suite::new(Changed(vendor_engine::Engine::default()))
-                .with_cases(cases)
-                .with_snapshots(dir)
-                .run_and_exit();
-        }
-        if engine == "off-by-one" {
-            Suite::new(OffByOne(vendor_engine::Engine::default()))
+        let altered = match engine.as_str() {
+            "changed" => Some(changed()),
+            "off-by-one" => Some(off_by_one()),
+            _ => None,
+        };
+        if let Some(altered) = altered {
+            Suite::new(altered)
                 .with_cases(cases)
                 .with_snapshots(dir)
                 .run_and_exit();
