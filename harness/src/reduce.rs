@@ -254,8 +254,8 @@ fn remove_port(s: &mut ge_spec::vocab::memory::MemoryScenario, input: bool, i: u
     }
     *count -= 1;
     s.tensors.retain(|t| match t.role {
-        Role::Input { index } => !(input && index == i),
-        Role::Output { index } => !(!input && index == i),
+        Role::Input { index } => !input || index != i,
+        Role::Output { index } => input || index != i,
         _ => true,
     });
     for t in &mut s.tensors {
