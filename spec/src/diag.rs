@@ -3,17 +3,19 @@
 //!
 //! # What is judged
 //!
-//! Two diagnostics are the same when they sit in the same list (`errors` or `warnings`) and agree
-//! on the clause, the option key, the level and the fields of the subject that the clause defines
-//! (its `subject` list in the clause tables; every clause below names them). Nothing else is
-//! compared: not the `message`, which is for people and may be worded any way, not the `value`,
-//! which repeats what the scenario says, and not subject fields the clause does not define.
-//! Whether a diagnostic must be there at all is decided by the clause that calls for it (the
-//! clause itself, or the one its `reported_under` names), at the conformance level of that
-//! clause: most diagnostics are the suite's own choices (reference-defined) and are judged at
-//! level `strict` only.
+//! At level `documented` a diagnostic is judged by what it reports: its list (`errors` or
+//! `warnings`), the option key, the level and the subject fields it carries. Which clause it
+//! cites, or whether it cites one at all (`clause` may be empty), is the form, judged at level
+//! `strict` only (clause `OPT-012`), and so is whether each offending item has a diagnostic of
+//! its own. Nothing else is compared: not the `message`, which is for people and may be worded
+//! any way, not the `value`, which repeats what the scenario says, and not a key, level or
+//! subject field that the suite's own diagnostic does not have. Whether a diagnostic must be
+//! there at all is decided by the clause that calls for it (the clause itself, or the one its
+//! `reported_under` names), at the conformance level of that clause: most diagnostics are the
+//! suite's own choices (reference-defined) and are judged at level `strict` only. The harness's
+//! `oracle::diagnostics` and `docs/protocol.md` ("How a diagnostic is judged") give the rules.
 //!
-//! # Which clause a diagnostic cites
+//! # Which clause a diagnostic cites (the form judged at level `strict`)
 //!
 //! | situation | list | clause | key, level | subject |
 //! |---|---|---|---|---|
@@ -331,7 +333,11 @@ impl fmt::Display for Subject {
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct Diagnostic {
-    /// The clause ID the diagnostic is about, for example `IRM-003`.
+    /// The clause ID the diagnostic is about, for example `IRM-003`, or empty when the engine
+    /// cites none (an adapter over an engine that knows no clause IDs). Which clause is cited
+    /// is judged at level `strict` only: at level `documented` a diagnostic is judged by its
+    /// list, key, level and the subject fields it carries.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub clause: String,
     /// The option key concerned, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -428,7 +434,11 @@ impl Ord for Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "[{}]", self.clause)?;
+        if self.clause.is_empty() {
+            f.write_str("[no clause]")?;
+        } else {
+            write!(f, "[{}]", self.clause)?;
+        }
         if let Some(key) = &self.key {
             write!(f, " {key}")?;
         }

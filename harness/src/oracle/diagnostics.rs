@@ -1,16 +1,25 @@
 //! Judging lists of diagnostics: which are missing, which are extra, and which clause each of
-//! those breaks. Diagnostics match on the clause, the key, the level and the subject fields the
-//! clause defines (see `ge_spec::diag`); the message and the value are never compared.
+//! those breaks. The message and the value are never compared.
 //!
-//! A missing diagnostic breaks the clause that calls for it (the clause it cites, or the one its
-//! `reported_under` names) when nothing in the list cites that clause at all; when something
-//! does, in another form (other subject, key or level, or one where the suite wants one per
-//! item), the form is what differs, and that is OPT-012's. Likewise an extra diagnostic breaks
-//! the clause that calls for its kind when nothing of its clause is expected (a warning given
-//! where no condition calls for one, a run-time error where the addresses agree), and OPT-012
-//! when it is another form of an expected one or cites no clause.
+//! Matching goes in two rounds. First in the vocabulary's exact form: the clause, the key, the
+//! level and the subject fields the clause defines (see `ge_spec::diag`). Then, among what is
+//! left, by behaviour: same list, same key and level where the suite's diagnostic has them, and
+//! the same values in every subject field both carry, whatever clause the engine cites or none.
+//! A match of the second round is the right diagnostic labelled otherwise: that is the form,
+//! OPT-012's (reference-defined, so a failure at level `strict` only). An engine that knows no
+//! clause IDs, or maps its own errors to ours as well as it can, is judged at level
+//! `documented` on what it reported, never on the ID it picked.
+//!
+//! A diagnostic still missing breaks the clause that calls for it (the clause itself, or the one
+//! its `reported_under` names) when nothing in the list is about the same thing (its clause or
+//! its key); when something is, the count or the form differs, which is OPT-012's. An extra
+//! diagnostic that no expected one is about breaks the clause that calls for its kind (a
+//! run-time error where the addresses agree, a restriction warning where the condition is met);
+//! a warning, or an error that only reports what the observation shows elsewhere (the options
+//! capability's), never breaks a documented clause that way (the text forbids no warning), and one
+//! that cites no clause, a clause of no table, or a clause that only permits is OPT-012's.
 
-use ge_spec::{Diagnostic, Level, Spec, Subject};
+use ge_spec::{Diagnostic, Level, Origin, Spec, Subject};
 
 use super::Violation;
 
@@ -79,23 +88,54 @@ fn fields(spec: &Spec, clause: &str, session: bool) -> Vec<String> {
     f
 }
 
+/// The key and the level agree where the suite's diagnostic has them. A key or level the suite's
+/// diagnostic does not have is not judged: what an engine adds is ignored.
+fn same_place(e: &Expected, d: &Diagnostic) -> bool {
+    let key = match &e.key {
+        Some(Some(k)) => d.key.as_deref() == Some(k.as_str()),
+        _ => true,
+    };
+    let level = match e.level {
+        Some(Some(l)) => d.level == Some(l),
+        _ => true,
+    };
+    key && level
+}
+
+/// The exact form: the clause, the key, the level and the subject fields the clause defines.
+/// A session's `graph` is compared when the suite's diagnostic names one.
 fn matches(spec: &Spec, e: &Expected, d: &Diagnostic, session: bool) -> bool {
-    if e.clause != d.clause {
-        return false;
-    }
-    if e.key.as_ref().is_some_and(|k| *k != d.key) {
-        return false;
-    }
-    if e.level.is_some_and(|l| l != d.level) {
+    if e.clause != d.clause || !same_place(e, d) {
         return false;
     }
     match &e.subject {
         None => true,
         Some(s) => {
-            let f = fields(spec, &e.clause, session);
+            let graph = session && s.graph.is_some();
+            let f = fields(spec, &e.clause, graph);
             s.restricted_to(&f) == d.subject.restricted_to(&f)
         }
     }
+}
+
+/// The same behaviour in another form: the key and the level agree, and every subject field
+/// the suite's clause defines that the engine's diagnostic carries holds the same value.
+fn behaves_alike(spec: &Spec, e: &Expected, d: &Diagnostic, session: bool) -> bool {
+    if !same_place(e, d) {
+        return false;
+    }
+    let Some(s) = &e.subject else { return true };
+    let graph = session && s.graph.is_some();
+    fields(spec, &e.clause, graph).into_iter().all(|f| {
+        let f = [f];
+        let carried = d.subject.restricted_to(&f);
+        carried.is_empty() || carried == s.restricted_to(&f)
+    })
+}
+
+/// True when `d` is about what `e` is about: it cites `e`'s clause, or names `e`'s key.
+fn about(e: &Expected, d: &Diagnostic) -> bool {
+    d.clause == e.clause || matches!(&e.key, Some(Some(k)) if d.key.as_deref() == Some(k.as_str()))
 }
 
 /// The clause that calls for diagnostics citing `id`.
@@ -106,7 +146,8 @@ pub fn caller(spec: &Spec, id: &str) -> String {
 }
 
 /// Compares the diagnostics found in list `list` (`errors` or `warnings`) with those expected,
-/// and returns a violation for each missing or extra one, naming the clause it breaks.
+/// and returns a violation for each missing, extra or otherwise labelled one, naming the clause
+/// it breaks.
 pub fn compare(
     spec: &Spec,
     list: &str,
@@ -114,50 +155,60 @@ pub fn compare(
     actual: &[Diagnostic],
     session: bool,
 ) -> Vec<Violation> {
-    // Maximum matching (Kuhn), required entries first so that optional ones never take a
-    // diagnostic a required one needs.
-    let mut order: Vec<usize> = (0..expected.len()).collect();
-    order.sort_by_key(|&i| expected[i].optional);
-    let adjacent: Vec<Vec<usize>> = expected
-        .iter()
-        .map(|e| {
-            (0..actual.len())
-                .filter(|&j| matches(spec, e, &actual[j], session))
-                .collect()
-        })
-        .collect();
+    compare_with(spec, list, expected, actual, session, list == "errors")
+}
+
+/// [`compare`] for a list whose entries only report what the observation shows elsewhere (the
+/// options capability's errors: the rejection itself is `rejected` and `effective`): an extra
+/// entry there is the form, never a documented clause, as for warnings.
+pub fn compare_reports(
+    spec: &Spec,
+    list: &str,
+    expected: &[Expected],
+    actual: &[Diagnostic],
+    session: bool,
+) -> Vec<Violation> {
+    compare_with(spec, list, expected, actual, session, false)
+}
+
+/// `refusals`: an entry of the list is itself behaviour (a run, a load or an event refused), so
+/// an extra one breaks the documented clause that calls for its kind.
+fn compare_with(
+    spec: &Spec,
+    list: &str,
+    expected: &[Expected],
+    actual: &[Diagnostic],
+    session: bool,
+    refusals: bool,
+) -> Vec<Violation> {
     let mut owner: Vec<Option<usize>> = vec![None; actual.len()];
-    fn augment(
-        i: usize,
-        adjacent: &[Vec<usize>],
-        owner: &mut [Option<usize>],
-        seen: &mut [bool],
-    ) -> bool {
-        for &j in &adjacent[i] {
-            if seen[j] {
-                continue;
-            }
-            seen[j] = true;
-            if owner[j].is_none_or(|o| augment(o, adjacent, owner, seen)) {
-                owner[j] = Some(i);
-                return true;
-            }
-        }
-        false
-    }
     let mut matched = vec![false; expected.len()];
-    for &i in &order {
-        let mut seen = vec![false; actual.len()];
-        matched[i] = augment(i, &adjacent, &mut owner, &mut seen);
-    }
-    // `augment` may move an entry to another diagnostic but never unmatches it.
+    // Round one: the exact form.
+    assign(expected, actual, &mut owner, &mut matched, |e, d| {
+        matches(spec, e, d, session)
+    });
     let mut out = Vec::new();
+    // Round two: the same behaviour, labelled otherwise (OPT-012's).
+    let exact = owner.clone();
+    assign(expected, actual, &mut owner, &mut matched, |e, d| {
+        behaves_alike(spec, e, d, session)
+    });
+    for (j, d) in actual.iter().enumerate() {
+        if let (None, Some(i)) = (exact[j], owner[j]) {
+            out.push(Violation::new(
+                "OPT-012",
+                format!(
+                    "{list}: {} is reported as {d}, another form than the vocabulary's",
+                    expected[i].describe()
+                ),
+            ));
+        }
+    }
     for (i, e) in expected.iter().enumerate() {
         if matched[i] || e.optional {
             continue;
         }
-        let cited = actual.iter().any(|d| d.clause == e.clause);
-        if cited {
+        if actual.iter().any(|d| about(e, d)) {
             out.push(Violation::new(
                 "OPT-012",
                 format!(
@@ -176,22 +227,75 @@ pub fn compare(
         if owner[j].is_some() {
             continue;
         }
-        // Wholly uncalled for (nothing of its clause is expected here): the clause that calls
-        // for such diagnostics also says when they are not given. Another form of an expected
-        // one, or a clause that only permits, or none at all: the vocabulary's form (OPT-012).
-        let known = spec.clause(&d.clause).is_some_and(|c| !c.permits_only());
-        let variant = expected.iter().any(|e| e.clause == d.clause);
-        let blame = if known && !variant {
-            caller(spec, &d.clause)
-        } else {
-            "OPT-012".to_owned()
-        };
         out.push(Violation::new(
-            blame,
+            extra_blame(spec, refusals, expected, d),
             format!("{list}: {d} is not called for"),
         ));
     }
     out
+}
+
+/// The clause an extra diagnostic breaks: the one that calls for diagnostics of its kind, when
+/// nothing expected is about the same thing; OPT-012 otherwise (see the module docs).
+fn extra_blame(spec: &Spec, refusals: bool, expected: &[Expected], d: &Diagnostic) -> String {
+    let known = spec.clause(&d.clause).is_some_and(|c| !c.permits_only());
+    let variant = expected.iter().any(|e| about(e, d));
+    if !known || variant {
+        return "OPT-012".to_owned();
+    }
+    let blame = caller(spec, &d.clause);
+    let documented = spec
+        .clause(&blame)
+        .is_some_and(|c| c.origin == Origin::Documented);
+    if documented && !refusals {
+        "OPT-012".to_owned()
+    } else {
+        blame
+    }
+}
+
+/// Maximum matching (Kuhn) of the entries not matched yet with the diagnostics not owned yet,
+/// required entries first so that optional ones never take a diagnostic a required one needs.
+fn assign(
+    expected: &[Expected],
+    actual: &[Diagnostic],
+    owner: &mut [Option<usize>],
+    matched: &mut [bool],
+    fits: impl Fn(&Expected, &Diagnostic) -> bool,
+) {
+    let taken: Vec<bool> = owner.iter().map(Option::is_some).collect();
+    let mut order: Vec<usize> = (0..expected.len()).filter(|&i| !matched[i]).collect();
+    order.sort_by_key(|&i| expected[i].optional);
+    let adjacent: Vec<Vec<usize>> = expected
+        .iter()
+        .map(|e| {
+            (0..actual.len())
+                .filter(|&j| !taken[j] && fits(e, &actual[j]))
+                .collect()
+        })
+        .collect();
+    fn augment(
+        i: usize,
+        adjacent: &[Vec<usize>],
+        owner: &mut [Option<usize>],
+        seen: &mut [bool],
+    ) -> bool {
+        for &j in &adjacent[i] {
+            if seen[j] {
+                continue;
+            }
+            seen[j] = true;
+            if owner[j].is_none_or(|o| augment(o, adjacent, owner, seen)) {
+                owner[j] = Some(i);
+                return true;
+            }
+        }
+        false
+    }
+    for &i in &order {
+        let mut seen = vec![false; actual.len()];
+        matched[i] = augment(i, &adjacent, owner, &mut seen);
+    }
 }
 
 #[cfg(test)]
@@ -297,5 +401,117 @@ mod tests {
         let b = warn("IRM-003", Subject::index(2));
         let exp = [loose, Expected::exact(&a)];
         assert!(compare(spec(), "warnings", &exp, &[a, b], false).is_empty());
+    }
+
+    fn clauses(v: &[Violation]) -> Vec<&str> {
+        v.iter().map(|v| v.clause.as_str()).collect()
+    }
+
+    #[test]
+    fn the_clause_an_engine_cites_is_only_the_form() {
+        // The suite cites IRM-004 (reported under OPT-005) for a malformed item; an engine that
+        // cites the option's grammar clause, or no clause at all, reported the same thing.
+        let want = Diagnostic::new("IRM-004", "")
+            .key("ge.exec.inputReuseMemIndexes")
+            .level(Level::Graph)
+            .subject(Subject::item("x"));
+        for cited in ["IRM-001", "", "GE-E10001"] {
+            let got = Diagnostic {
+                clause: cited.into(),
+                subject: Subject::default(),
+                ..want.clone()
+            };
+            let v = compare(spec(), "errors", &[Expected::exact(&want)], &[got], false);
+            assert_eq!(clauses(&v), ["OPT-012"], "citing {cited:?}: {v:?}");
+        }
+        // A value ignored where the option has no effect, warned about under the option's own
+        // level clause instead of OPT-002.
+        let want = Diagnostic::new("OPT-002", "")
+            .key("ge.exec.inputReuseMemIndexes")
+            .level(Level::Session);
+        let got = Diagnostic {
+            clause: "IRM-002".into(),
+            ..want.clone()
+        };
+        let v = compare(spec(), "warnings", &[Expected::exact(&want)], &[got], false);
+        assert_eq!(clauses(&v), ["OPT-012"]);
+    }
+
+    #[test]
+    fn key_level_and_carried_subject_fields_are_behaviour() {
+        let want = warn("IRM-003", Subject::index(4));
+        // Another level: not the same warning, whatever it cites.
+        let got = Diagnostic {
+            level: Some(Level::Session),
+            ..want.clone()
+        };
+        let v = compare(spec(), "warnings", &[Expected::exact(&want)], &[got], false);
+        assert_eq!(clauses(&v), ["OPT-012", "OPT-012"], "{v:?}");
+        // Another key, citing no clause: the warning is missing (IRM-005's) and the other one
+        // uncalled for.
+        let got = Diagnostic {
+            key: Some("ge.exec.outputReuseMemIndexes".into()),
+            clause: String::new(),
+            ..want.clone()
+        };
+        let v = compare(spec(), "warnings", &[Expected::exact(&want)], &[got], false);
+        assert_eq!(clauses(&v), ["IRM-005", "OPT-012"], "{v:?}");
+        // No subject at all: the same warning, in another form.
+        let got = Diagnostic {
+            subject: Subject::default(),
+            clause: String::new(),
+            ..want.clone()
+        };
+        let v = compare(spec(), "warnings", &[Expected::exact(&want)], &[got], false);
+        assert_eq!(clauses(&v), ["OPT-012"]);
+    }
+
+    #[test]
+    fn what_an_engine_adds_beyond_the_vocabulary_is_ignored() {
+        // A graph on a session error whose suite form names none, a level on ORI-011's error.
+        let want = Diagnostic::new("SES-012", "").subject(Subject::step(3));
+        let got = want.clone().subject(Subject::step(3).in_graph(1));
+        assert!(compare(spec(), "errors", &[Expected::exact(&want)], &[got], true).is_empty());
+        let want = Diagnostic::new("ORI-011", "")
+            .key("ge.exec.outputReuseInputMemIndexes")
+            .subject(Subject::alias(0, 1));
+        let got = want.clone().level(Level::Graph);
+        assert!(compare(spec(), "errors", &[Expected::exact(&want)], &[got], false).is_empty());
+        // A graph the suite names is compared.
+        let want = Diagnostic::new("SES-012", "").subject(Subject::step(3).in_graph(1));
+        let got = want.clone().subject(Subject::step(3).in_graph(2));
+        let v = compare(spec(), "errors", &[Expected::exact(&want)], &[got], true);
+        assert_eq!(clauses(&v), ["OPT-012", "OPT-012"], "{v:?}");
+    }
+
+    #[test]
+    fn one_diagnostic_for_several_items_is_the_form() {
+        let a = Diagnostic::new("IRM-004", "")
+            .key("ge.exec.inputReuseMemIndexes")
+            .level(Level::Graph)
+            .subject(Subject::item("x"));
+        let b = a.clone().subject(Subject::item("y"));
+        let one = Diagnostic::new("", "bad list")
+            .key("ge.exec.inputReuseMemIndexes")
+            .level(Level::Graph);
+        let v = compare(
+            spec(),
+            "errors",
+            &[Expected::exact(&a), Expected::exact(&b)],
+            &[one],
+            false,
+        );
+        assert_eq!(clauses(&v), ["OPT-012", "OPT-012"], "{v:?}");
+    }
+
+    #[test]
+    fn an_extra_warning_never_breaks_a_documented_clause() {
+        // The text forbids no warning: one citing a documented clause is the suite's form.
+        let w = Diagnostic::new("IRM-001", "").key("ge.exec.inputReuseMemIndexes");
+        let v = compare(spec(), "warnings", &[], std::slice::from_ref(&w), false);
+        assert_eq!(clauses(&v), ["OPT-012"]);
+        // The same as an error is a refusal the text's clause is about.
+        let v = compare(spec(), "errors", &[], &[w], false);
+        assert_eq!(clauses(&v), ["IRM-001"]);
     }
 }
