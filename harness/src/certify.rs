@@ -482,32 +482,52 @@ pub fn run_case_trial(
     result
 }
 
-/// Applies the waivers to a result. A waived failure is `waived`; a trial that passes is an
-/// unexpected pass when a waiver names it (or one of its clauses) exactly, and stays a pass
-/// when only globs cover it; a deviation stays a deviation (it fails nothing to waive).
+/// Applies the waivers to a result. A waiver naming the trial waives its failure whole. A
+/// waiver naming a clause waives that clause's failures wherever they occur, inside a property
+/// too, and nothing else: the trial is waived when every clause it fails on is waived, and
+/// still fails, saying which clauses were waived, when it fails on another one as well. A
+/// trial that passes is an unexpected pass when a waiver names it (or one of its clauses)
+/// exactly, and stays a pass when only globs cover it; a deviation stays a deviation (it fails
+/// nothing to waive).
 pub fn apply_waivers(result: &mut TrialResult, expectations: &Expectations) {
-    let matched: Vec<&crate::expectations::Waiver> = expectations
-        .matching(&result.name, &result.clauses)
-        .map(|(_, w)| w)
-        .collect();
     let why = |w: &crate::expectations::Waiver| {
         format!("{} ({}, expires {})", w.reason, w.tracker, w.expires)
     };
     match result.outcome {
         Outcome::Fail => {
-            if let Some(w) = matched.first() {
+            let message = result.message.clone().unwrap_or_default();
+            if let Some(w) = expectations.naming_trial(&result.name).next() {
                 result.outcome = Outcome::Waived;
+                result.message = Some(format!("waived: {}\n{message}", why(w)));
+                return;
+            }
+            let waived: Vec<(&String, &crate::expectations::Waiver)> = result
+                .broken
+                .iter()
+                .filter_map(|c| expectations.for_clause(c).map(|w| (c, w)))
+                .collect();
+            if waived.is_empty() {
+                return;
+            }
+            let listed = waived
+                .iter()
+                .map(|(c, w)| format!("{c}: {}", why(w)))
+                .collect::<Vec<_>>()
+                .join("; ");
+            if waived.len() == result.broken.len() {
+                result.outcome = Outcome::Waived;
+                result.message = Some(format!("waived: {listed}\n{message}"));
+            } else {
                 result.message = Some(format!(
-                    "waived: {}\n{}",
-                    why(w),
-                    result.message.clone().unwrap_or_default()
+                    "fails on clauses no waiver names (waived here: {listed})\n{message}"
                 ));
             }
         }
         // Only a waiver naming this trial or clause exactly insists that it fails; a glob
         // covers a group of which some may pass (part of a fix landed).
         Outcome::Pass => {
-            if let Some(w) = matched.iter().find(|w| !w.is_glob()) {
+            let matched = expectations.matching(&result.name, &result.clauses);
+            if let Some((_, w)) = matched.into_iter().find(|(_, w)| !w.is_glob()) {
                 result.outcome = Outcome::UnexpectedPass;
                 result.message = Some(format!(
                     "passed, but is waived as failing: {}; remove the waiver",

@@ -1,6 +1,9 @@
 //! Expectations (waivers): a TOML file listing cases or clauses known to fail, each with a
 //! reason, a tracker reference and an expiry date. A waived failure is reported as waived; a
 //! waived case that passes, or an expired entry, fails the run; an entry matching nothing is stale.
+//! A pattern naming a trial waives that trial's failure whole; one naming a clause waives that
+//! clause's failures wherever they occur, inside a property too, and nothing else: a trial that
+//! also fails on a clause no waiver names still fails.
 //!
 //! ```toml
 //! [[waive]]
@@ -169,6 +172,16 @@ impl Expectations {
         self.waive.iter().enumerate().filter(move |(_, w)| {
             glob(&w.pattern, name) || clauses.iter().any(|c| glob(&w.pattern, c))
         })
+    }
+
+    /// The waivers whose pattern matches the trial name `name` itself.
+    pub fn naming_trial<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Waiver> + 'a {
+        self.waive.iter().filter(move |w| glob(&w.pattern, name))
+    }
+
+    /// The first waiver whose pattern matches the clause ID `clause`.
+    pub fn for_clause(&self, clause: &str) -> Option<&Waiver> {
+        self.waive.iter().find(|w| glob(&w.pattern, clause))
     }
 
     /// The waivers whose expiry date is before `today`.
