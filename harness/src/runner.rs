@@ -186,6 +186,19 @@ pub fn judge_observation(
         }
         _ => oracle::judge(judging, &case.case.scenario, &observation),
     };
+    // The options oracle judges every key's outcome against all the text permits, and every
+    // diagnostic: when it finds nothing binding but departures from the suite's choices, a
+    // difference from the table is those departures' (an index list refused whole, IRM-005),
+    // never the documented clause the case cites.
+    let departures: Vec<String> =
+        if case.capability() == ge_spec::Capability::Options && !judging.any_binding(&violations) {
+            let mut d: Vec<String> = violations.iter().map(|v| v.clause.clone()).collect();
+            d.sort();
+            d.dedup();
+            d
+        } else {
+            Vec::new()
+        };
     for v in violations {
         problems.push(Problem::weighed(judging, vec![v.clause], v.message));
     }
@@ -224,7 +237,9 @@ pub fn judge_observation(
                         spec.clause(c)
                             .is_some_and(|c| c.is_suite_choice(judging.profile))
                     };
-                    let blamed: Vec<String> = if clauses.iter().any(choice) {
+                    let blamed: Vec<String> = if !departures.is_empty() {
+                        departures.clone()
+                    } else if clauses.iter().any(choice) {
                         clauses.iter().filter(|c| choice(c)).cloned().collect()
                     } else {
                         clauses.clone()

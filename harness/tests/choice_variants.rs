@@ -29,6 +29,9 @@ enum Choice {
     OptionClause,
     /// One error per rejected key, however many items, values or levels offend.
     OneErrorPerKey,
+    /// An index list with an index out of range is refused whole instead of dropping that
+    /// index alone.
+    RefuseListOutOfRange,
     /// Mode-1 files are named `weight_` and the SHA-256 of the bytes, spelled backwards.
     OtherHash,
     /// The combined file of mode 2 holds the distinct weights back to back, no padding.
@@ -39,7 +42,7 @@ impl Choice {
     fn capabilities(self) -> &'static [Capability] {
         match self {
             Choice::NoClause | Choice::OptionClause => &Capability::ALL,
-            Choice::OneErrorPerKey => &[Capability::Options],
+            Choice::OneErrorPerKey | Choice::RefuseListOutOfRange => &[Capability::Options],
             Choice::OtherHash | Choice::Packed => &[Capability::Weights],
         }
     }
@@ -67,6 +70,32 @@ fn relabel(choice: Choice, list: &mut [Diagnostic]) {
             _ => {}
         }
     }
+}
+
+/// Moves every index list the reference warned about (an index out of range, IRM-003 or
+/// ORM-003) from `effective` to `rejected`, with one error about it instead of the warnings.
+fn refuse_out_of_range(o: &mut ge_spec::vocab::options::OptionsObservation) {
+    let keys: std::collections::BTreeSet<String> = o
+        .warnings
+        .iter()
+        .filter(|w| w.clause == "IRM-003" || w.clause == "ORM-003")
+        .filter_map(|w| w.key.clone())
+        .collect();
+    for key in keys {
+        let level = o
+            .warnings
+            .iter()
+            .find(|w| w.key.as_deref() == Some(key.as_str()))
+            .and_then(|w| w.level);
+        o.warnings
+            .retain(|w| w.key.as_deref() != Some(key.as_str()));
+        o.effective.remove(&key);
+        o.rejected.push(key.clone());
+        let mut e = Diagnostic::new("", "an index is out of range").key(key);
+        e.level = level;
+        o.errors.push(e);
+    }
+    o.rejected.sort();
 }
 
 fn sha(bytes: &[u8]) -> String {
@@ -154,6 +183,9 @@ impl Backend for Variant {
             let mut seen = std::collections::BTreeSet::new();
             o.errors.retain(|d| seen.insert(d.key.clone()));
         }
+        if let Choice::RefuseListOutOfRange = self.0 {
+            refuse_out_of_range(&mut o);
+        }
         relabel(self.0, &mut o.errors);
         relabel(self.0, &mut o.warnings);
         Ok(o)
@@ -225,6 +257,7 @@ fn failures(report: &Report) -> Vec<String> {
 #[case::no_clause_cited(Choice::NoClause, "OPT-012")]
 #[case::option_clause_cited(Choice::OptionClause, "OPT-012")]
 #[case::one_error_per_key(Choice::OneErrorPerKey, "OPT-012")]
+#[case::refuse_list_out_of_range(Choice::RefuseListOutOfRange, "IRM-005")]
 #[case::other_hash(Choice::OtherHash, "EXW-012")]
 #[case::packed_combined_file(Choice::Packed, "EXW-015")]
 fn a_choice_the_text_allows_certifies_and_deviates_on_its_clause(

@@ -983,6 +983,11 @@ impl Reading {
                                 _ => "OPT-005".to_owned(),
                             };
                             strict_because.push(why.clone());
+                            // Whether the index alone or the whole option goes is not said by
+                            // the text (IRM-005, ORM-005): refusing the list is allowed too.
+                            if row.grammar == Grammar::IndexList {
+                                permitted.rejected = true;
+                            }
                             partial = Some(why);
                         }
                         for m in meanings {
