@@ -296,24 +296,40 @@ fn leave_out_unnamed_meta(pattern: &serde_json::Value, actual: &mut serde_json::
     }
 }
 
-/// DRM-015, the one check that needs a second answer: when `observation` is a memory plan made
-/// with reuse on, asks `backend` for the same graph with reuse off and compares the two peaks
-/// ([`oracle::memory::judge_twin`]). The twin is a valid scenario of its own; when the backend
-/// cannot plan it (not supported, a panic, errors), nothing is compared here.
+/// The checks that need a second answer of the same backend, its twin. DRM-015: when
+/// `observation` is a memory plan made with reuse on, asks `backend` for the same graph with
+/// reuse off and compares the two peaks ([`oracle::memory::judge_twin`]). FBR-003: when a session
+/// refreshes a dynamic-shape graph with ge.featureBaseRefreshable at 1, asks for the same script
+/// with the option unset and compares those refreshes ([`oracle::session::judge_refresh_twin`]).
+/// The twin is a valid scenario of its own; when the backend cannot answer it (not supported, a
+/// panic, errors), nothing is compared here.
 pub fn reuse_twin_violations(
     judging: &Judging,
     backend: &dyn Backend,
     scenario: &Scenario,
     observation: &Observation,
 ) -> Vec<oracle::Violation> {
-    let (Scenario::Memory(s), Observation::Memory(on)) = (scenario, observation) else {
-        return Vec::new();
-    };
-    let Some(twin) = oracle::memory::reuse_off_twin(judging.profile, s) else {
-        return Vec::new();
-    };
-    match ask(backend, &Scenario::Memory(twin), Path::new("")) {
-        Ok(Ok(Observation::Memory(off))) => oracle::memory::judge_twin(s, on, &off),
+    match (scenario, observation) {
+        (Scenario::Memory(s), Observation::Memory(on)) => {
+            let Some(twin) = oracle::memory::reuse_off_twin(judging.profile, s) else {
+                return Vec::new();
+            };
+            match ask(backend, &Scenario::Memory(twin), Path::new("")) {
+                Ok(Ok(Observation::Memory(off))) => oracle::memory::judge_twin(s, on, &off),
+                _ => Vec::new(),
+            }
+        }
+        (Scenario::Session(s), Observation::Session(on)) => {
+            let Some(twin) = oracle::session::refresh_off_twin(s) else {
+                return Vec::new();
+            };
+            match ask(backend, &Scenario::Session(twin), Path::new("")) {
+                Ok(Ok(Observation::Session(off))) => {
+                    oracle::session::judge_refresh_twin(s, on, &off)
+                }
+                _ => Vec::new(),
+            }
+        }
         _ => Vec::new(),
     }
 }
