@@ -1117,6 +1117,13 @@ pub fn check_sandbox(
             && plants.get(d).is_none_or(|p| *p == Entry::Dir)
     });
     let gone = |p: &str| doomed.as_deref().is_some_and(|d| under(p, d));
+    // EXW-019 is the unload of a loaded model; after a load that failed there is none, and the
+    // directory's going is the suite's reading (EXW-021).
+    let unloaded = if o.errors.is_empty() {
+        "EXW-019"
+    } else {
+        "EXW-021"
+    };
     // Link targets planted in the sandbox: removing them means a link was followed.
     let targets: Vec<String> = plants
         .values()
@@ -1251,7 +1258,7 @@ pub fn check_sandbox(
         if allowed_dir {
             if gone(path) {
                 v.push(Violation::new(
-                    "EXW-019",
+                    unloaded,
                     format!("{path} is still there after unload"),
                 ));
             }
@@ -1260,7 +1267,7 @@ pub fn check_sandbox(
         if reported.contains_key(path.as_str()) {
             if gone(path) {
                 v.push(Violation::new(
-                    "EXW-019",
+                    unloaded,
                     format!("{path} is still there after unload"),
                 ));
             }
@@ -1295,7 +1302,7 @@ pub fn check_sandbox(
             }
             if gone(path) {
                 v.push(Violation::new(
-                    "EXW-019",
+                    unloaded,
                     format!("{path} is still there after unload"),
                 ));
             }
@@ -1307,7 +1314,7 @@ pub fn check_sandbox(
         if gone(path) {
             if now.is_some() {
                 v.push(Violation::new(
-                    "EXW-019",
+                    unloaded,
                     format!(
                         "{path} was in the temporary directory and is still there after unload"
                     ),
