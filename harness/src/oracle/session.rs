@@ -831,44 +831,57 @@ type Chosen<'a> = (
     &'a [Option<Alternative>],
 );
 
+/// The steps of the refresh events of `scenario` that meet a dynamic-shape graph whatever the
+/// engine chose where the text is silent: the graph was loaded once as dynamic-shape and not
+/// loaded again before being unloaded (a second load of a loaded id is refused or not as the
+/// engine chooses, SES-012, so its refreshes are left out).
+fn dynamic_refresh_steps(scenario: &SessionScenario) -> BTreeSet<u32> {
+    let mut loaded: BTreeMap<u32, Option<ShapeKind>> = BTreeMap::new();
+    let mut steps = BTreeSet::new();
+    for (step, event) in scenario.events.iter().enumerate() {
+        match event {
+            SessionEvent::Load { graph, shape, .. } => {
+                let twice = loaded.contains_key(graph);
+                loaded.insert(*graph, if twice { None } else { Some(*shape) });
+            }
+            SessionEvent::Unload { graph } => {
+                loaded.remove(graph);
+            }
+            SessionEvent::Refresh { graph, .. }
+                if loaded.get(graph) == Some(&Some(ShapeKind::Dynamic)) =>
+            {
+                if let Ok(step) = u32::try_from(step) {
+                    steps.insert(step);
+                }
+            }
+            _ => {}
+        }
+    }
+    steps
+}
+
 /// FBR-003 (documented): on a dynamic-shape graph the option has no effect. What the default
 /// does there the text leaves open (FBR-014 is the suite's reading), so the option's having no
 /// effect is judged against the engine itself: the same script with the option unset everywhere
-/// must refresh the dynamic-shape graphs alike. `None` when the script refreshes no
-/// dynamic-shape graph, or sets the option to nothing but `0` and `1` with some `1`.
+/// must refresh the dynamic-shape graphs alike. `None` unless the script refreshes a
+/// dynamic-shape graph ([`dynamic_refresh_steps`]) and sets the option to nothing but `0` and
+/// `1`, with some `1`.
 pub fn refresh_off_twin(scenario: &SessionScenario) -> Option<SessionScenario> {
     let key = OptionKey::FeatureBaseRefreshable.as_str();
     let mut values: Vec<&String> = ge_spec::Level::ALL
         .iter()
         .filter_map(|&l| scenario.options.at(l).get(key))
         .collect();
-    let mut dynamic = BTreeSet::new();
-    let mut refreshes_dynamic = false;
     for event in &scenario.events {
-        match event {
-            SessionEvent::Load {
-                graph,
-                shape,
-                options,
-                ..
-            } => {
-                if let Some(v) = options.as_ref().and_then(|m| m.get(key)) {
-                    values.push(v);
-                }
-                if *shape == ShapeKind::Dynamic {
-                    dynamic.insert(*graph);
-                } else {
-                    dynamic.remove(graph);
-                }
-            }
-            SessionEvent::Refresh { graph, .. } if dynamic.contains(graph) => {
-                refreshes_dynamic = true;
-            }
-            _ => {}
+        if let SessionEvent::Load {
+            options: Some(m), ..
+        } = event
+        {
+            values.extend(m.get(key));
         }
     }
     let plain = values.iter().all(|v| *v == "0" || *v == "1");
-    if !refreshes_dynamic || !plain || !values.iter().any(|v| *v == "1") {
+    if dynamic_refresh_steps(scenario).is_empty() || !plain || !values.iter().any(|v| *v == "1") {
         return None;
     }
     let mut twin = scenario.clone();
@@ -887,52 +900,32 @@ pub fn refresh_off_twin(scenario: &SessionScenario) -> Option<SessionScenario> {
 }
 
 /// FBR-003 against the [`refresh_off_twin`]: each refresh of a dynamic-shape graph is accepted
-/// or refused as in the engine's own answer with the option unset. Answers with errors are not
-/// compared (what they lack is judged where they are answered).
+/// or refused as in the engine's own answer with the option unset. A refresh missing from
+/// either answer is not compared here (SES-019 judges that).
 pub fn judge_refresh_twin(
     scenario: &SessionScenario,
     on: &SessionObservation,
     off: &SessionObservation,
 ) -> Vec<Violation> {
-    if !on.errors.is_empty() && on.refreshes.is_empty() {
-        return Vec::new();
-    }
-    let mut dynamic = BTreeSet::new();
-    let mut out = Vec::new();
-    for (step, event) in scenario.events.iter().enumerate() {
-        match event {
-            SessionEvent::Load { graph, shape, .. } => {
-                if *shape == ShapeKind::Dynamic {
-                    dynamic.insert(*graph);
-                } else {
-                    dynamic.remove(graph);
-                }
+    let ok = |o: &SessionObservation, step: u32| {
+        o.refreshes.iter().find(|r| r.step == step).map(|r| r.ok)
+    };
+    for step in dynamic_refresh_steps(scenario) {
+        if let (Some(a), Some(b)) = (ok(on, step), ok(off, step)) {
+            if a != b {
+                let said = |ok: bool| if ok { "accepted" } else { "refused" };
+                return vec![Violation::new(
+                    "FBR-003",
+                    format!(
+                        "the refresh at step {step}, of a dynamic-shape graph, is {} with ge.featureBaseRefreshable = 1 but {} with it unset: on a dynamic-shape graph the option has no effect",
+                        said(a),
+                        said(b)
+                    ),
+                )];
             }
-            SessionEvent::Refresh { graph, .. } if dynamic.contains(graph) => {
-                let Ok(step) = u32::try_from(step) else {
-                    continue;
-                };
-                let ok = |o: &SessionObservation| {
-                    o.refreshes.iter().find(|r| r.step == step).map(|r| r.ok)
-                };
-                if let (Some(a), Some(b)) = (ok(on), ok(off)) {
-                    if a != b {
-                        out.push(Violation::new(
-                            "FBR-003",
-                            format!(
-                                "the refresh at step {step} of dynamic-shape graph {graph} is {} with ge.featureBaseRefreshable = 1 but {} with it unset: on a dynamic-shape graph the option has no effect",
-                                if a { "accepted" } else { "refused" },
-                                if b { "accepted" } else { "refused" },
-                            ),
-                        ));
-                        break;
-                    }
-                }
-            }
-            _ => {}
         }
     }
-    out
+    Vec::new()
 }
 
 /// Judges with one choice of readings (`None`: the script is over the caps, nothing is read).
