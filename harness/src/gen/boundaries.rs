@@ -6,8 +6,10 @@
 //!   every level to each of its interesting values and to the numbers around 2^8, 2^16, 2^31,
 //!   2^32, 2^53, 2^63 and 2^64 (each minus one, itself, plus one), and the three list options
 //!   at the lengths 0, 1, 8, 9, 64 and 1,024;
-//! - **transfer**: input sizes around every width, beside a small input they may fuse with, and
-//!   fused totals past 64 MiB, 1 GiB and 4 GiB;
+//! - **transfer**: input sizes around every width, beside a small input they may fuse with and
+//!   between two that fuse, fifty scenarios in a row that fuse (a fault that strikes once every
+//!   N calls, N up to 50, is met whatever the seed), and fused totals past 64 MiB, 1 GiB and
+//!   4 GiB;
 //! - **memory**: tensor sizes around every width and in every residue class modulo 32, a listed
 //!   input of every residue, and plans whose offsets pass 4 GiB;
 //! - **session**: feature, I/O and refresh sizes around every width under each pool policy, two
@@ -122,6 +124,19 @@ pub fn options() -> Vec<OptionsScenario> {
             }
         }
     }
+    // The options that name inputs and outputs together: the same indexes in both reuse lists,
+    // and an input both listed for reuse and aliased (each list is checked on its own).
+    let mut both = single(OptionKey::InputReuseMemIndexes, Level::Graph, "0,1", 2);
+    both.options.graph.insert(
+        OptionKey::OutputReuseMemIndexes.as_str().to_owned(),
+        "0,1".to_owned(),
+    );
+    out.push(both.clone());
+    both.options.graph.insert(
+        OptionKey::OutputReuseInputMemIndexes.as_str().to_owned(),
+        "0,0".to_owned(),
+    );
+    out.push(both);
     out
 }
 
@@ -165,9 +180,10 @@ fn transfer_of(threshold: Option<u64>, inputs: &[(u32, u64)]) -> TransferScenari
     }
 }
 
-/// The transfer catalogue: each size of [`sizes`] alone and beside a one-byte input (under the
-/// default threshold and the largest), and as many inputs of the largest threshold as take the
-/// fused total past 64 MiB, 1 GiB and 4 GiB.
+/// The transfer catalogue: each size of [`sizes`] alone, beside a one-byte input (under the
+/// default threshold and the largest) and between two one-byte inputs that fuse; fifty
+/// scenarios in a row that fuse at their threshold's edge; and as many inputs of the largest
+/// threshold as take the fused total past 64 MiB, 1 GiB and 4 GiB.
 pub fn transfer() -> Vec<TransferScenario> {
     const MAX_THRESHOLD: u64 = 33_554_432;
     let mut out = Vec::new();
@@ -176,6 +192,20 @@ pub fn transfer() -> Vec<TransferScenario> {
             out.push(transfer_of(threshold, &[(0, size)]));
             out.push(transfer_of(threshold, &[(0, size), (1, 1)]));
         }
+    }
+    // Each size between two inputs that fuse: an input of 4 GiB or more among fusion candidates.
+    for size in sizes() {
+        out.push(transfer_of(
+            Some(MAX_THRESHOLD),
+            &[(0, 1), (1, size), (2, 1)],
+        ));
+    }
+    // A run of 50 scenarios that all fuse, each at its threshold's edge (an input of exactly
+    // the threshold fuses, one byte more does not): a planner wrong once every N calls, N up to
+    // 50, meets one of them whatever the seed.
+    for k in 1..=50u64 {
+        let t = k * 1024;
+        out.push(transfer_of(Some(t), &[(0, t), (1, 1), (2, t + 1)]));
     }
     for total in [64u64 << 20, 1 << 30, 4 << 30] {
         let n = u32::try_from(total / MAX_THRESHOLD + 1).unwrap_or(u32::MAX);
@@ -215,7 +245,7 @@ fn memory_of(middle: Vec<Tensor>, options: OptionMaps) -> MemoryScenario {
 /// The memory catalogue: an intermediate tensor of each size of [`sizes`] whose aligned size
 /// fits, and of each residue modulo 32 (alone and beside a second one living at the same time);
 /// the graph's one input listed for reuse at each residue; three 3 GiB tensors alive together,
-/// so that the third lies past 4 GiB.
+/// so that the third lies past 4 GiB; the input aliased to the output while listed for reuse.
 pub fn memory() -> Vec<MemoryScenario> {
     let mut out = Vec::new();
     let mid = |name: &str, size: u64| tensor(name, size, (1, 2), Role::Intermediate);
@@ -246,6 +276,25 @@ pub fn memory() -> Vec<MemoryScenario> {
         vec![mid("t", 3 << 30), mid("u", 3 << 30), mid("v", 3 << 30)],
         OptionMaps::default(),
     ));
+    // The input listed for reuse and aliased to the output at once, and the output listed too:
+    // the alias holds whatever the lists say.
+    let (irm, orm) = (
+        OptionKey::InputReuseMemIndexes,
+        OptionKey::OutputReuseMemIndexes,
+    );
+    for lists in [&[irm][..], &[orm], &[irm, orm]] {
+        let mut options = OptionMaps::default();
+        options.graph.insert(
+            OptionKey::OutputReuseInputMemIndexes.as_str().to_owned(),
+            "0,0".to_owned(),
+        );
+        for key in lists {
+            options
+                .graph
+                .insert(key.as_str().to_owned(), "0".to_owned());
+        }
+        out.push(memory_of(vec![mid("t", 32)], options));
+    }
     out
 }
 
