@@ -5,9 +5,10 @@
 //! and break the clause of that choice at level `strict` (a deviation at `documented`): what an
 //! engine chose where the text is silent never fails it. `docs/choices.md` lists them.
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
+
+mod common;
 
 use ge_conformance::certify::{self, Config};
 use ge_conformance::expectations::Date;
@@ -17,7 +18,6 @@ use ge_reference::Reference;
 use ge_spec::vocab::weights::{WeightsObservation, WeightsScenario};
 use ge_spec::{Answer, Backend, Capability, Diagnostic, Profile, Spec};
 use rstest::rstest;
-use sha2::{Digest, Sha256};
 
 /// The one choice a variant makes otherwise.
 #[derive(Debug, Clone, Copy)]
@@ -98,13 +98,6 @@ fn refuse_out_of_range(o: &mut ge_spec::vocab::options::OptionsObservation) {
     o.rejected.sort();
 }
 
-fn sha(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
 /// Renames every mode-1 file `weight_<hash>` to `weight_<hash reversed>`, on disk and in the
 /// observation.
 fn other_hash(obs: &mut WeightsObservation, sandbox: &Path) {
@@ -125,43 +118,6 @@ fn other_hash(obs: &mut WeightsObservation, sandbox: &Path) {
     }
     for r in &mut obs.removed {
         *r = rename(r);
-    }
-}
-
-/// Rewrites the combined file with the distinct weights back to back, on disk and in the
-/// observation (a load whose directory unload removed is left as it is: nothing to rewrite).
-fn packed(obs: &mut WeightsObservation, sandbox: &Path) {
-    let Some(file) = obs
-        .files
-        .iter_mut()
-        .find(|f| f.path.ends_with("_weight_combined"))
-    else {
-        return;
-    };
-    let Ok(old) = fs::read(sandbox.join(&file.path)) else {
-        return;
-    };
-    let mut out = Vec::new();
-    let mut moved: BTreeMap<(u64, u64), u64> = BTreeMap::new();
-    let mut nodes: Vec<_> = obs.nodes.iter_mut().collect();
-    nodes.sort_by_key(|n| n.offset);
-    for n in nodes {
-        let (Some(at), Some(len)) = (n.offset, n.length) else {
-            continue;
-        };
-        let Some(bytes) = old.get(at as usize..(at + len) as usize) else {
-            return;
-        };
-        let new_at = *moved.entry((at, len)).or_insert_with(|| {
-            let new_at = out.len() as u64;
-            out.extend_from_slice(bytes);
-            new_at
-        });
-        n.offset = Some(new_at);
-    }
-    if fs::write(sandbox.join(&file.path), &out).is_ok() {
-        file.len = out.len() as u64;
-        file.sha256 = sha(&out);
     }
 }
 
@@ -227,7 +183,7 @@ impl Backend for Variant {
         relabel(self.0, &mut o.warnings);
         match self.0 {
             Choice::OtherHash => other_hash(&mut o, sandbox),
-            Choice::Packed if !s.unload => packed(&mut o, sandbox),
+            Choice::Packed if !s.unload => common::engines::pack_combined(&mut o, sandbox),
             _ => {}
         }
         Ok(o)

@@ -233,7 +233,9 @@ impl Backend for Faulty {
                 let _ = fs::write(sandbox.join(&obs.dir).join(".weight.partial"), b"half");
             }
             Fault::HashTruncated => truncate_hashes(&mut obs, sandbox),
-            Fault::Unaligned if !scenario.unload => pack_combined(&mut obs, sandbox),
+            Fault::Unaligned if !scenario.unload => {
+                common::engines::pack_combined(&mut obs, sandbox)
+            }
             Fault::RemovalUnreported => obs.removed.clear(),
             Fault::FailureHidden => obs.errors.retain(|d| d.clause != "WGT-008"),
             Fault::CorruptWeights if !scenario.unload => {
@@ -371,38 +373,6 @@ fn truncate_hashes(obs: &mut WeightsObservation, sandbox: &Path) {
     for n in &mut obs.nodes {
         n.file = n.file.as_deref().map(short);
     }
-}
-
-/// Rewrites a combined file with the weights packed back to back, and reports that.
-fn pack_combined(obs: &mut WeightsObservation, sandbox: &Path) {
-    let Some(file) = obs
-        .files
-        .iter_mut()
-        .find(|f| f.path.ends_with("_weight_combined"))
-    else {
-        return;
-    };
-    let Ok(old) = fs::read(sandbox.join(&file.path)) else {
-        return;
-    };
-    let mut packed = Vec::new();
-    let mut moved = std::collections::BTreeMap::new();
-    let mut order: Vec<_> = obs.nodes.iter_mut().collect();
-    order.sort_by_key(|n| n.offset);
-    for n in order {
-        let (Some(at), Some(len)) = (n.offset, n.length) else {
-            continue;
-        };
-        let new_at = *moved.entry(at).or_insert_with(|| {
-            let new_at = packed.len() as u64;
-            packed.extend_from_slice(&old[at as usize..(at + len) as usize]);
-            new_at
-        });
-        n.offset = Some(new_at);
-    }
-    let _ = fs::write(sandbox.join(&file.path), &packed);
-    file.len = packed.len() as u64;
-    file.sha256 = sha(&packed);
 }
 
 #[test]

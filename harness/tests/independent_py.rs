@@ -3,13 +3,15 @@
 //! failure, and every clause it departs from at level `strict` is adjudicated in
 //! `docs/independent.md`.
 
+mod common;
+
 use std::path::PathBuf;
 use std::time::Duration;
 
 use ge_conformance::backends;
 use ge_conformance::certify::{self, shell_quote, Config};
 use ge_conformance::judging::Judging;
-use ge_conformance::report::{Outcome, Report};
+use ge_conformance::report::Report;
 use ge_spec::{Conformance, Profile};
 
 fn run(level: Conformance) -> Report {
@@ -48,18 +50,7 @@ fn its_deviations_at_level_strict_are_the_adjudicated_ones() {
         .split("## A second engine, in another language")
         .nth(1)
         .expect("docs/independent.md has the second engine's section");
-    let mut broken: Vec<String> = report
-        .trials
-        .iter()
-        .filter(|t| t.outcome == Outcome::Fail)
-        .flat_map(|t| t.broken.clone())
-        .collect();
-    broken.sort();
-    broken.dedup();
-    let unlisted: Vec<&String> = broken
-        .iter()
-        .filter(|c| !section.contains(c.as_str()))
-        .collect();
+    let unlisted = common::engines::unadjudicated(&report, section);
     assert!(
         unlisted.is_empty(),
         "at level strict the Python engine departs from {unlisted:?}, which docs/independent.md does not adjudicate"

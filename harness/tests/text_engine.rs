@@ -4,9 +4,11 @@
 //! is certified at level `documented` with no failure. Its deviations at level `strict` are the
 //! ones `docs/independent.md` lists, each adjudicated there.
 
+mod common;
+
 use ge_conformance::certify::{certify, Config};
 use ge_conformance::judging::Judging;
-use ge_conformance::report::{Outcome, Report};
+use ge_conformance::report::Report;
 use ge_spec::{Conformance, Profile};
 
 fn run(level: Conformance) -> Report {
@@ -40,18 +42,7 @@ fn the_text_engine_is_certified_at_level_documented() {
 fn its_deviations_at_level_strict_are_the_adjudicated_ones() {
     let report = run(Conformance::Strict);
     let doc = include_str!("../../docs/independent.md");
-    let mut broken: Vec<String> = report
-        .trials
-        .iter()
-        .filter(|t| t.outcome == Outcome::Fail)
-        .flat_map(|t| t.broken.clone())
-        .collect();
-    broken.sort();
-    broken.dedup();
-    let unlisted: Vec<&String> = broken
-        .iter()
-        .filter(|c| !doc.contains(c.as_str()))
-        .collect();
+    let unlisted = common::engines::unadjudicated(&report, doc);
     assert!(
         unlisted.is_empty(),
         "at level strict the text engine departs from {unlisted:?}, which docs/independent.md does not adjudicate"

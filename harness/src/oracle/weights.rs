@@ -730,15 +730,8 @@ fn judge_expected(
                     format!("{name} must become a FileConstant"),
                 ));
             }
-            if n.length.is_some_and(|l| l != bytes.len() as u64) {
-                v.push(Violation::new(
-                    "WGT-011",
-                    format!(
-                        "{name} holds {} bytes, but its FileConstant reads {:?}",
-                        bytes.len(),
-                        n.length
-                    ),
-                ));
+            if let Some(wrong) = wrong_length(name, bytes, &n) {
+                v.push(wrong);
             } else if n.offset != Some(0) || n.length.is_none() {
                 v.push(Violation::new(
                     "EXW-013",
@@ -837,15 +830,8 @@ fn judge_expected(
                     format!("{name} must become a FileConstant in {path}"),
                 ));
             }
-            if n.length.is_some_and(|l| l != bytes.len() as u64) {
-                v.push(Violation::new(
-                    "WGT-011",
-                    format!(
-                        "{name} holds {} bytes, but its FileConstant reads {:?}",
-                        bytes.len(),
-                        n.length
-                    ),
-                ));
+            if let Some(wrong) = wrong_length(name, bytes, &n) {
+                v.push(wrong);
             } else if n.offset != Some(at) || n.length.is_none() {
                 v.push(Violation::new(
                     "EXW-015",
@@ -918,6 +904,24 @@ fn judge_expected(
         }
     }
     v
+}
+
+/// WGT-011: a FileConstant that reads another length than its constant's bytes cannot read
+/// them back, whatever the layout.
+fn wrong_length(
+    name: &str,
+    bytes: &[u8],
+    n: &ge_spec::vocab::weights::NodeConversion,
+) -> Option<Violation> {
+    n.length.filter(|&l| l != bytes.len() as u64).map(|l| {
+        Violation::new(
+            "WGT-011",
+            format!(
+                "{name} holds {} bytes, but its FileConstant reads {l}",
+                bytes.len()
+            ),
+        )
+    })
 }
 
 /// True when `file` is a file of `dir` named `weight_` followed by a hash of the engine's

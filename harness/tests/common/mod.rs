@@ -2,6 +2,7 @@
 //! the workspace's `snapshots/` folder and is named `<module>__<name>.snap`.
 
 pub mod docs;
+pub mod engines;
 
 /// Runs `f` with the project's insta settings.
 #[allow(dead_code)] // each test crate uses the helpers it needs
