@@ -22,20 +22,7 @@ fn run(level: Conformance) -> Report {
 
 #[test]
 fn the_text_engine_is_certified_at_level_documented() {
-    let report = run(Conformance::Documented);
-    let failures: Vec<String> = report
-        .trials
-        .iter()
-        .filter(|t| t.outcome.fails_run())
-        .map(|t| format!("{}: {}", t.name, t.message.clone().unwrap_or_default()))
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    assert_eq!(
-        report.verdict,
-        ge_conformance::report::Standing::Certified,
-        "{}",
-        report.verdict_line()
-    );
+    common::engines::assert_certified(&run(Conformance::Documented));
 }
 
 #[test]

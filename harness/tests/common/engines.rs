@@ -10,6 +10,24 @@ use ge_conformance::report::{Outcome, Report};
 use ge_spec::vocab::weights::WeightsObservation;
 use sha2::{Digest, Sha256};
 
+/// Fails the test unless `report` certifies, listing every trial that fails the run.
+#[allow(dead_code)] // each test crate uses the helpers it needs
+pub fn assert_certified(report: &Report) {
+    let failures: Vec<String> = report
+        .trials
+        .iter()
+        .filter(|t| t.outcome.fails_run())
+        .map(|t| format!("{}: {}", t.name, t.message.clone().unwrap_or_default()))
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert_eq!(
+        report.verdict,
+        ge_conformance::report::Standing::Certified,
+        "{}",
+        report.verdict_line()
+    );
+}
+
 /// The clauses `report` (a run at level `strict`) fails on that `adjudication` never names.
 #[allow(dead_code)] // each test crate uses the helpers it needs
 pub fn unadjudicated(report: &Report, adjudication: &str) -> Vec<String> {
