@@ -130,6 +130,17 @@ impl Backend for Faulty {
                 }
                 Ok(obs)
             }
+            // Under policy 1 the groups are the operators' own (ACP-011, documented): the
+            // fault is the collective region of policy 0 only.
+            Fault::ScatterMemset
+                if scenario
+                    .options
+                    .session
+                    .get("ge.exec.atomicCleanPolicy")
+                    .is_some_and(|v| v == "1") =>
+            {
+                reference(scenario)
+            }
             Fault::ScatterMemset => {
                 let mut s = without(scenario, "ge.exec.atomicCleanPolicy");
                 s.options
@@ -316,6 +327,13 @@ fn each_fault_is_caught_by_its_clause(#[case] fault: Fault, #[case] clause: &str
     assert!(
         caught.contains_key(clause),
         "{fault:?} should break {clause}; caught: {caught:#?}"
+    );
+    common::assert_no_failure_at_documented_for_a_choice(
+        &fault,
+        &Faulty(fault),
+        Capability::Memory,
+        Profile::Documented,
+        clause,
     );
 }
 

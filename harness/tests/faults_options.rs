@@ -344,6 +344,13 @@ fn fault_is_caught_by_its_clause(#[case] fault: Fault, #[case] clause: &str) {
         "{fault:?} should be caught by {clause}; caught by {:?}",
         caught.keys().collect::<Vec<_>>()
     );
+    common::assert_no_failure_at_documented_for_a_choice(
+        &fault,
+        &Faulty(fault.clone()),
+        Capability::Options,
+        Profile::Documented,
+        clause,
+    );
     println!(
         "{fault:?} -> {clause} ({} failing case(s), e.g. {})",
         caught[clause].len(),

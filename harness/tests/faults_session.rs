@@ -363,6 +363,13 @@ fn fault_is_caught(#[case] fault: Fault, #[case] clause: &str) {
         caught.contains_key(clause),
         "{fault:?} should be caught by {clause}; caught: {caught:#?}"
     );
+    common::assert_no_failure_at_documented_for_a_choice(
+        &fault,
+        &Faulty(fault),
+        Capability::Session,
+        Profile::Documented,
+        clause,
+    );
 }
 
 /// The oracle alone, without the tables' expectations, names the clause: every session case's

@@ -265,6 +265,13 @@ fn each_fault_is_caught_by_its_clause(
         "{fault:?} should be caught by {clause}; caught by {:?}",
         caught.keys().collect::<Vec<_>>()
     );
+    common::assert_no_failure_at_documented_for_a_choice(
+        &fault,
+        &Faulty(fault),
+        Capability::Transfer,
+        Profile::Documented,
+        clause,
+    );
     let mut found = BTreeSet::new();
     for case in Spec::embedded().cases() {
         if let Scenario::Transfer(s) = &case.case.scenario {

@@ -423,6 +423,13 @@ fn fault_is_caught_by_its_clause(#[case] fault: Fault, #[case] clause: &str) {
         caught.contains_key(clause),
         "{fault:?} should break {clause}; caught: {caught:#?}"
     );
+    common::assert_no_failure_at_documented_for_a_choice(
+        &fault,
+        &Faulty(fault),
+        Capability::Weights,
+        fault.profile(),
+        clause,
+    );
 }
 
 /// Upstream without its index is caught in both modes, by the clause of each mode, at the

@@ -130,3 +130,27 @@ pub fn assert_caught_in_certification(
         "{fault:?} should be caught by {clause}; caught by {caught:?}"
     );
 }
+
+/// The other direction of a fault row: a fault whose clause is one of the suite's own choices
+/// (it does not bind at level `documented` under `profile`) fails no case at that level. A
+/// fault that does is either charged to the wrong clause or breaks something the text states
+/// as well, and must be named after that.
+#[allow(dead_code)] // each test crate uses the helpers it needs
+pub fn assert_no_failure_at_documented_for_a_choice(
+    fault: &dyn std::fmt::Debug,
+    backend: &dyn ge_spec::Backend,
+    capability: ge_spec::Capability,
+    profile: ge_spec::Profile,
+    clause: &str,
+) {
+    let documented =
+        ge_conformance::judging::Judging::new(profile, ge_spec::Conformance::Documented);
+    if documented.binds(clause) {
+        return;
+    }
+    let failing = ge_conformance::runner::caught_clauses(&documented, backend, Some(capability));
+    assert!(
+        failing.is_empty(),
+        "{fault:?} breaks only the suite's choice {clause}, yet fails at level documented: {failing:#?}"
+    );
+}
