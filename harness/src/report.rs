@@ -301,8 +301,8 @@ pub enum Standing {
     /// Every trial ran, every declared capability was judged, and nothing failed at the level
     /// in force.
     Certified,
-    /// A trial failed, a waived trial passed, a waiver expired, or a declared capability was
-    /// never judged.
+    /// A trial failed, a waived trial passed, a waiver expired, or a declared capability had no
+    /// trial that passed (all not supported, or all waived).
     NotCertified,
     /// A filtered run: nothing failed among the trials it ran, but it is not a certification.
     Partial,
@@ -403,10 +403,12 @@ pub fn standing(meta: &Meta, trials: &[TrialResult], expired: &[String]) -> Stan
         return Standing::NothingToCertify;
     }
     let failed = trials.iter().any(|t| t.outcome.fails_run()) || !expired.is_empty();
+    // A waiver covers a failure, never the judging: a capability counts as judged when some
+    // trial of it passed (or deviated), not when all of them were waived.
     let unjudged = meta.capabilities.iter().any(|cap| {
-        !trials
-            .iter()
-            .any(|t| t.capability == *cap && t.outcome.judged())
+        !trials.iter().any(|t| {
+            t.capability == *cap && matches!(t.outcome, Outcome::Pass | Outcome::Deviation)
+        })
     });
     match (failed, meta.filter.is_some()) {
         (true, _) => Standing::NotCertified,

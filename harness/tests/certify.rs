@@ -363,6 +363,38 @@ fn a_clause_waiver_waives_that_clause_inside_a_property_and_nothing_else() {
     assert_eq!(t.broken, ["IFS-001"]);
 }
 
+/// Answers every options scenario with an empty observation: wrong almost everywhere.
+struct Empty;
+
+impl Backend for Empty {
+    fn name(&self) -> &str {
+        "empty"
+    }
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        [Capability::Options].into_iter().collect()
+    }
+    fn options(&self, _: &OptionsScenario) -> Answer<OptionsObservation> {
+        Ok(OptionsObservation::default())
+    }
+}
+
+#[test]
+fn a_waiver_covers_failures_never_the_judging() {
+    let cfg = Config {
+        expectations: waivers(
+            "[[waive]]\nmatch = \"*\"\nreason = \"r\"\ntracker = \"T\"\nexpires = \"2027-01-01\"\n",
+        ),
+        ..small()
+    };
+    let report = run(&Empty, &cfg);
+    assert!(report.totals.waived > 0 && report.totals.failed == 0);
+    assert!(
+        !report.certified,
+        "a run whose every failure is waived judged nothing: {}",
+        report.verdict_line()
+    );
+}
+
 #[test]
 fn a_waived_failure_alone_certifies_but_an_expired_waiver_does_not() {
     let entry = |expires: &str| {
