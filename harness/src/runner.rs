@@ -199,17 +199,21 @@ pub fn judge_observation(
         } else {
             Vec::new()
         };
+    let refreshes_unaligned = case.capability() == ge_spec::Capability::Session
+        && violations.iter().any(|v| v.clause == "SES-019");
     for v in violations {
         problems.push(Problem::weighed(judging, vec![v.clause], v.message));
     }
     if let Some(expect) = &case.case.expect {
         match serde_json::to_value(&observation) {
             Ok(mut actual) => {
+                let mut expect = expect.clone();
                 if judging.profile == ge_spec::Profile::Upstream
                     && case.capability() == ge_spec::Capability::Weights
                 {
-                    leave_out_unnamed_meta(expect, &mut actual);
+                    leave_out_meta(&mut expect, &mut actual);
                 }
+                let expect = &expect;
                 let matched = pattern::check(expect, &actual);
                 let session = case.capability() == ge_spec::Capability::Session;
                 for list in &matched.diagnostics {
@@ -245,9 +249,17 @@ pub fn judge_observation(
                         clauses.clone()
                     };
                     for m in &matched.mismatches {
+                        // Refresh results that do not line up with the script's refresh events
+                        // (SES-019, which the session oracle judges) cannot be read as answers
+                        // to them: the difference is the lining up's.
+                        let blamed = if refreshes_unaligned && m.path.starts_with("/refreshes") {
+                            vec!["SES-019".to_owned()]
+                        } else {
+                            blamed.clone()
+                        };
                         problems.push(Problem::weighed(
                             judging,
-                            blamed.clone(),
+                            blamed,
                             format!("observation differs from the table {m}"),
                         ));
                     }
@@ -264,16 +276,13 @@ pub fn judge_observation(
 }
 
 /// Under the upstream profile, takes the index file `meta.json` at the top of a weights
-/// observation's directory out of its `files` when the pattern's `files` does not name that
-/// path (ge-spec's crate docs, "Matching"). GE writes it beside the weights whenever it converts
-/// a constant (EXW-011's, EXW-014's and WGT-011's upstream entries); the weights oracle, which
-/// judges every case, requires it then and judges nothing but its presence, so a case that
-/// runs under both profiles lists the weight files alone, and an upstream case may name the
-/// path to require it of the case too.
-fn leave_out_unnamed_meta(pattern: &serde_json::Value, actual: &mut serde_json::Value) {
-    let Some(wanted) = pattern.get("files").and_then(serde_json::Value::as_array) else {
-        return;
-    };
+/// observation's directory out of its `files`, and out of the pattern's. GE writes it beside the
+/// weights whenever it converts a constant (EXW-011's, EXW-014's and WGT-011's upstream
+/// entries); the weights oracle, which judges every case, requires it then, on disk under the
+/// mode's clause and in `files` under WGT-005 (the vocabulary's), and judges nothing but its
+/// presence. The table comparison leaves it to the oracle, so that a file unlisted is charged
+/// to the listing, never to the clause the case cites.
+fn leave_out_meta(pattern: &mut serde_json::Value, actual: &mut serde_json::Value) {
     let Some(dir) = actual.get("dir").and_then(serde_json::Value::as_str) else {
         return;
     };
@@ -282,17 +291,15 @@ fn leave_out_unnamed_meta(pattern: &serde_json::Value, actual: &mut serde_json::
         "." => "meta.json".to_owned(),
         dir => format!("{dir}/meta.json"),
     };
-    let named = wanted
-        .iter()
-        .any(|f| f.get("path").and_then(serde_json::Value::as_str) == Some(meta.as_str()));
-    if named {
-        return;
-    }
-    if let Some(files) = actual
-        .get_mut("files")
-        .and_then(serde_json::Value::as_array_mut)
-    {
-        files.retain(|f| f.get("path").and_then(serde_json::Value::as_str) != Some(meta.as_str()));
+    for value in [pattern, actual] {
+        if let Some(files) = value
+            .get_mut("files")
+            .and_then(serde_json::Value::as_array_mut)
+        {
+            files.retain(|f| {
+                f.get("path").and_then(serde_json::Value::as_str) != Some(meta.as_str())
+            });
+        }
     }
 }
 

@@ -86,12 +86,12 @@
 //! a MAY clause can be optional. `message` is never named: wording is never judged.
 //!
 //! Under the upstream profile, a weights observation's `meta.json` at the top of its directory
-//! is left out of the `files` a pattern is matched against, unless the pattern's `files` names
-//! that path: GE keeps its own index there whenever it converts a constant (the upstream entries
-//! of EXW-011, EXW-014 and WGT-011), and the weights oracle requires it then and judges only its
-//! presence. So a case that runs under both profiles lists the weight files alone, and an
-//! upstream case that names the path (by `path` only: its length and hash are GE's business)
-//! requires it of the case too.
+//! is left out of the `files` a pattern is matched against, and out of the pattern's `files`
+//! too: GE keeps its own index there whenever it converts a constant (the upstream entries of
+//! EXW-011, EXW-014 and WGT-011), and the weights oracle requires it then (on disk under the
+//! mode's clause, listed under WGT-005) and judges only its presence. So a case that runs under
+//! both profiles lists the weight files alone, and an upstream case may name the path (by
+//! `path` only: its length and hash are GE's business) to say so to a reader.
 //!
 //! A mismatch is judged by the clause it breaks: a missing or extra diagnostic by the clause that
 //! calls for it, anything else by the case's clauses. When every clause a case cites binds at the

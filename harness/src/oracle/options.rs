@@ -140,6 +140,9 @@ pub struct KeyReading {
     partial: Option<String>,
     /// The option is set at a level where it does not take effect.
     unlisted: bool,
+    /// A condition outside the maps is not met (OPT-008): the value cannot take effect, so an
+    /// engine may refuse it as well as keep it in force.
+    restricted: bool,
 }
 
 /// The outcomes the text permits for one key.
@@ -346,7 +349,7 @@ fn clause(key: OptionKey, n: u32) -> String {
 }
 
 /// The clause whose rule says which values `key` takes (`ACP-001`, `IRM-001`, ...).
-fn value_clause(key: OptionKey) -> String {
+pub(crate) fn value_clause(key: OptionKey) -> String {
     clause(key, 1)
 }
 
@@ -974,7 +977,9 @@ impl Reading {
                 listed_set += 1;
                 match classify(row, raw, ctx) {
                     Class::Valid(meanings) => {
-                        any_valid_listed = true;
+                        // A value the text voids in part may be ignored whole, like one it
+                        // voids (the next level's value or the default then in force).
+                        any_valid_listed |= meanings.len() == 1;
                         // Some indexes or pairs do not take effect: the suite drops only them
                         // (IRM-005, ORM-005) or, for pairs, rejects the option (OPT-005).
                         if meanings.len() > 1 {
@@ -1064,6 +1069,7 @@ impl Reading {
                     gray: gray_at,
                     partial,
                     unlisted,
+                    restricted: false,
                 },
             );
         }
@@ -1126,8 +1132,10 @@ impl Reading {
 
     /// OPT-008: an explicitly set value other than the default, whose condition outside the
     /// maps is not met, stays in force and draws a warning citing the restriction's clause.
+    /// The text says only that the value does not take effect there, so refusing it is
+    /// permitted too (a departure from OPT-008).
     fn restriction_warnings(&mut self, spec: &Spec, ctx: Context) {
-        let mut out = Vec::new();
+        let mut out: Vec<Diagnostic> = Vec::new();
         for (key, k) in &self.keys {
             let row = spec.option(*key);
             let Outcome::Accepted(m, from) = &k.strict else {
@@ -1182,6 +1190,16 @@ impl Reading {
                         .level(level)
                         .value(m.canonical()),
                 );
+            }
+        }
+        for w in &out {
+            let key = w.key.as_deref().and_then(|k| k.parse::<OptionKey>().ok());
+            if let Some(k) = key.and_then(|k| self.keys.get_mut(&k)) {
+                k.restricted = true;
+                k.permitted.rejected = true;
+                k.strict_because.push("OPT-008".into());
+                k.strict_because.sort_unstable();
+                k.strict_because.dedup();
             }
         }
         self.warnings.extend(out);
@@ -1385,6 +1403,9 @@ impl KeyReading {
             (Outcome::Accepted(..), Outcome::Rejected) => {
                 if self.unlisted {
                     out.push("OPT-002".into());
+                }
+                if self.restricted {
+                    out.push("OPT-008".into());
                 }
                 out.extend(self.partial.clone());
                 out.extend(self.gray.values().cloned());

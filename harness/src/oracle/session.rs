@@ -1166,6 +1166,11 @@ fn judge_with(
     for id in before.keys().copied().collect::<Vec<_>>() {
         model.unload(id, &mut w);
     }
+    // That the session's end unloads what is still loaded is the suite's model of a script
+    // (SES-011): the text's clauses speak of unloads, and the script has none here.
+    for want in &mut w {
+        want.clause = "SES-011";
+    }
     wants.push(StepWants {
         step: end,
         kind: StepKind::End,
@@ -1201,25 +1206,38 @@ fn judge_with(
     } in &wants
     {
         let mut got = by_step.remove(step).unwrap_or_default();
+        if matches!(kind, StepKind::End) {
+            // Entries numbered past the end are the end's, misnumbered (SES-013, hygiene).
+            for (_, later) in by_step.split_off(step) {
+                for (key, n) in later {
+                    *got.entry(key).or_default() += n;
+                }
+            }
+        }
         let mut due: BTreeMap<Key, (u64, &'static str)> = BTreeMap::new();
         for w in want {
             due.entry((w.action, w.name.as_str(), w.bytes))
                 .or_insert((0, w.clause))
                 .0 += 1;
         }
+        let mut missing: Vec<(Key, u64, &'static str)> = Vec::new();
         for ((a, n, b), (count, clause)) in due {
             let have = got.remove(&(a, n, b)).unwrap_or(0);
             if have < count {
-                out.push(Violation::new(
-                    clause,
-                    format!(
-                        "step {step}: `{} {n} {b} bytes` is due {count} time(s), found {have}",
-                        action_text(a)
-                    ),
-                ));
+                missing.push(((a, n, b), count - have, clause));
             } else if have > count {
                 got.insert((a, n, b), have - count);
             }
+        }
+        out.extend(pair_by_form(*step, &mut missing, &mut got));
+        for ((a, n, b), short, clause) in missing {
+            out.push(Violation::new(
+                clause,
+                format!(
+                    "step {step}: `{} {n} {b} bytes` is due {short} more time(s) than found",
+                    action_text(a)
+                ),
+            ));
         }
         for ((a, n, b), count) in got {
             let Some(block) = parse_block(n) else {
@@ -1284,6 +1302,64 @@ fn judge_with(
         &obs.errors,
         true,
     ));
+    out
+}
+
+/// A trace entry's action, block name and bytes.
+type EntryKey<'a> = (TraceAction, &'a str, u64);
+
+/// Pairs, at one step, entries due but not found with entries found but not due that do the
+/// same thing in another form, and charges the form to the suite's clause that fixes it: the
+/// same block with other bytes (a pool's size, SMP-012; a free's bytes, SES-010), or the same
+/// bytes under a name outside the contract (SES-014). What pairs leaves both lists; what the
+/// text states (which blocks are allocated and freed at which event) is judged on the rest.
+fn pair_by_form(
+    step: u32,
+    missing: &mut Vec<(EntryKey<'_>, u64, &'static str)>,
+    got: &mut BTreeMap<EntryKey<'_>, u64>,
+) -> Vec<Violation> {
+    let mut out = Vec::new();
+    for (key, short, _) in missing.iter_mut() {
+        let (a, n, b) = *key;
+        while *short > 0 {
+            let other_bytes = got.keys().copied().find(|(ga, gn, _)| *ga == a && *gn == n);
+            let other_name = || {
+                got.keys()
+                    .copied()
+                    .find(|(ga, gn, gb)| *ga == a && *gb == b && parse_block(gn).is_none())
+            };
+            let Some(found) = other_bytes.or_else(other_name) else {
+                break;
+            };
+            let clause = if found.1 != n {
+                "SES-014"
+            } else if matches!(parse_block(n), Some(Block::Pool(_))) {
+                "SMP-012"
+            } else if a == TraceAction::Free {
+                "SES-010"
+            } else {
+                break;
+            };
+            out.push(Violation::new(
+                clause,
+                format!(
+                    "step {step}: `{} {} {} bytes` found where `{} {n} {b} bytes` is due",
+                    action_text(a),
+                    found.1,
+                    found.2,
+                    action_text(a)
+                ),
+            ));
+            *short -= 1;
+            if let Some(c) = got.get_mut(&found) {
+                *c -= 1;
+                if *c == 0 {
+                    got.remove(&found);
+                }
+            }
+        }
+    }
+    missing.retain(|m| m.1 > 0);
     out
 }
 

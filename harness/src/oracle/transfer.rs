@@ -378,10 +378,15 @@ fn judge_under(
             scenario.inputs.len(),
         );
     if batch_on {
+        // The inputs left to move after fusion: the host inputs, and any device input the
+        // engine moves as well (TRF-003, a suite choice, judges that; the rules of the text
+        // then count it like any other input to move).
         let fused: BTreeSet<u32> = obs.fused.iter().copied().collect();
         let left: Vec<u32> = sizes
             .iter()
-            .filter(|(i, (_, p))| *p == Placement::Host && !fused.contains(i))
+            .filter(|(i, (_, p))| {
+                (*p == Placement::Host || !on_device.contains(i)) && !fused.contains(i)
+            })
             .map(|(i, _)| *i)
             .collect();
         if left.len() >= 2 && !obs.direct.is_empty() {

@@ -19,7 +19,7 @@ use ge_spec::{OptionKey, Profile, Spec};
 use sha2::{Digest, Sha256};
 
 use super::diagnostics;
-use super::options::{Context, Reading, Values};
+use super::options::{self, Context, Outcome, Reading, Values};
 use super::Violation;
 use crate::judging::Judging;
 use crate::sandbox::Entry;
@@ -515,10 +515,22 @@ fn judge_named(
     let reading = Reading::new(profile, &scenario.options, Context::plain());
     let o = observation;
     let planned = !o.dir.is_empty() || !o.files.is_empty() || !o.nodes.is_empty();
+    let rejected_keys: Vec<OptionKey> = reading
+        .keys
+        .iter()
+        .filter(|(_, k)| k.strict == Outcome::Rejected)
+        .map(|(key, _)| *key)
+        .collect();
     super::under_readings(judging, &reading, &KEYS, planned, |values, rejected| {
         let e = expected_with(profile, scenario, values, rejected);
         let mut v = option_diagnostics(&reading, &e, o);
-        v.extend(judge_expected(profile, naming, scenario, &e, o));
+        v.extend(judge_expected(
+            profile,
+            naming,
+            scenario,
+            (&e, &rejected_keys),
+            o,
+        ));
         v
     })
 }
@@ -539,18 +551,35 @@ fn option_diagnostics(reading: &Reading, e: &Expected, o: &WeightsObservation) -
     v
 }
 
+/// `expected`: what the reading makes of the scenario, and the keys the strict reading rejects.
 fn judge_expected(
     profile: Profile,
     naming: Naming,
     scenario: &WeightsScenario,
-    e: &Expected,
+    expected: (&Expected, &[OptionKey]),
     observation: &WeightsObservation,
 ) -> Vec<Violation> {
+    let (e, rejected_keys) = expected;
     let mut v = Vec::new();
     let o = observation;
     let e = e.clone();
     if e.refused {
         let clause = e.refusal;
+        let converted = o
+            .nodes
+            .iter()
+            .any(|n| n.node_type == NodeType::FileConstant);
+        if o.errors.is_empty() && (!o.files.is_empty() || converted) {
+            // Not refused, and acting on the options: under this reading the rejected value
+            // took effect, which its option's value clause rules out. (Another reading the
+            // text allows, such as the default in force, is tried next.)
+            for key in rejected_keys {
+                v.push(Violation::new(
+                    options::value_clause(*key),
+                    format!("{key} holds a value that takes no effect, yet the load acted on it"),
+                ));
+            }
+        }
         if o.errors.is_empty() {
             v.push(Violation::new(
                 clause,
@@ -572,7 +601,7 @@ fn judge_expected(
         // A failed load may leave its directory unnamed, but one it names must be the right one.
         if let (Some(dir), Some(tier)) = (&e.dir, e.tier) {
             if !o.dir.is_empty() && o.dir != *dir {
-                v.push(wrong_dir(tier, dir, &o.dir));
+                v.push(wrong_dir(scenario, tier, dir, &o.dir));
             }
         }
         return v;
@@ -650,7 +679,7 @@ fn judge_expected(
         return v;
     };
     if o.dir != dir {
-        v.push(wrong_dir(tier, &dir, &o.dir));
+        v.push(wrong_dir(scenario, tier, &dir, &o.dir));
         return v;
     }
     let mut files: BTreeMap<String, (u64, String)> = BTreeMap::new();
@@ -680,12 +709,14 @@ fn judge_expected(
         .iter()
         .filter(|f| meta.as_deref() != Some(f.path.as_str()))
         .collect();
+    // Listing it is the vocabulary's rule (WGT-005); that it is on disk is GE's, judged by
+    // `check_sandbox` under the mode's clause.
     if let Some(meta) = &meta {
         if weight_files.len() == o.files.len() {
             v.push(Violation::new(
-                mode_clause,
+                "WGT-005",
                 format!(
-                    "{meta} must be written and listed beside the weights: GE keeps its index there whenever it converts a constant"
+                    "{meta} must be listed beside the weights: GE keeps its index there whenever it converts a constant"
                 ),
             ));
         }
@@ -808,6 +839,8 @@ fn judge_expected(
         };
         let base = buffer.len() as u64;
         let mut first: BTreeMap<&[u8], u64> = BTreeMap::new();
+        // Where the engine put each distinct content (EXW-020: stored once).
+        let mut engine_at: BTreeMap<&[u8], Option<u64>> = BTreeMap::new();
         let mut end = base;
         for (name, _, bytes) in stored {
             let at = match first.get(bytes.as_slice()) {
@@ -824,6 +857,16 @@ fn judge_expected(
             let n = node(name)
                 .cloned()
                 .unwrap_or_else(|| unreachable_node(name));
+            match engine_at.get(bytes.as_slice()) {
+                Some(seen) if *seen != n.offset => v.push(Violation::new(
+                    "EXW-020",
+                    format!("{name} holds the same bytes as another weight, stored again at {:?}, not at {seen:?}", n.offset),
+                )),
+                Some(_) => {}
+                None => {
+                    engine_at.insert(bytes, n.offset);
+                }
+            }
             if n.node_type != NodeType::FileConstant || n.file.as_deref() != Some(path.as_str()) {
                 v.push(Violation::new(
                     "EXW-014",
@@ -879,10 +922,12 @@ fn judge_expected(
             ));
         }
     } else {
+        // That the directory is gone is judged on the disk (EXW-019, `check_sandbox`); here
+        // only the report of it (WGT-010).
         if !o.removed.contains(&dir) {
             v.push(Violation::new(
-                "EXW-019",
-                format!("unload must remove {dir}"),
+                "WGT-010",
+                format!("unload must report {dir} as removed"),
             ));
         }
         // The files the backend wrote, under whatever names it chose.
@@ -1027,9 +1072,22 @@ fn planted_file(scenario: &WeightsScenario, path: &str) -> Option<Vec<u8>> {
 }
 
 /// The backend named `found` as the weight directory where the tier's clause says `dir`.
-fn wrong_dir(tier: Tier, dir: &str, found: &str) -> Violation {
+/// The directory chosen is not `dir`, the one of `tier`. The user's relative directory taken
+/// as it is written, not resolved against the working directory, is a departure from the
+/// suite's resolution (EWD-011), not from the tier.
+fn wrong_dir(scenario: &WeightsScenario, tier: Tier, dir: &str, found: &str) -> Violation {
+    let written = scenario
+        .options
+        .session
+        .get("ge.externalWeightDir")
+        .or_else(|| scenario.options.global.get("ge.externalWeightDir"))
+        .map(|d| d.trim_start_matches("./").trim_end_matches('/'));
+    let clause = match written {
+        Some(w) if tier == Tier::User && !w.starts_with('/') && w == found => "EWD-011",
+        _ => tier.clause(),
+    };
     Violation::new(
-        tier.clause(),
+        clause,
         format!("the weight directory must be {dir}, found {found:?}"),
     )
 }
@@ -1200,6 +1258,9 @@ pub fn check_sandbox(
                     let b = a.checked_add(usize::try_from(len).ok()?)?;
                     bytes.get(a..b)
                 }),
+                // Gone after an unload: what may go is the unload's clauses' to judge (EXW-019,
+                // EWD-013), and the reported hashes stand in for the bytes (`judge_expected`).
+                None if scenario.unload => continue,
                 _ => None,
             };
             if back != Some(w.2.as_slice()) {
@@ -1333,6 +1394,9 @@ pub fn check_sandbox(
         }
         if reported.contains_key(path.as_str()) {
             continue; // replaced by a weight file of the same name, as reported
+        }
+        if meta.as_deref().is_some_and(|m| land(m) == *path) {
+            continue; // upstream's index, GE's to rewrite (listing it is WGT-005's)
         }
         let same = match (plant, now) {
             (Entry::Dir, Some(Entry::Dir)) => true,
@@ -1486,8 +1550,11 @@ mod tests {
             assert!(judge(&up_j, &s, &up).is_empty());
             let mut without = up.clone();
             without.files.retain(|f| !f.path.ends_with(META));
+            // Unlisted, it is the listing that is wrong (WGT-005); the mode's clause judges
+            // the file on disk (`check_sandbox`).
             let wrong = judge(&up_j, &s, &without);
-            assert!(wrong.iter().any(|v| v.clause == clause), "{wrong:?}");
+            assert!(wrong.iter().any(|v| v.clause == "WGT-005"), "{wrong:?}");
+            assert!(!wrong.iter().any(|v| v.clause == clause), "{wrong:?}");
             // The documented profile writes no index, and one listed is not a weight file.
             let mut doc = observe(Profile::Documented, &s);
             assert_eq!(index(&doc), None);
