@@ -13,10 +13,14 @@ mod common;
 use ge_conformance::certify::{self, Config};
 use ge_conformance::expectations::Date;
 use ge_conformance::judging::Judging;
+use ge_conformance::oracle::options::{read_reported, Context, Reading};
 use ge_conformance::report::{Outcome, Report};
 use ge_reference::Reference;
-use ge_spec::vocab::weights::{WeightsObservation, WeightsScenario};
-use ge_spec::{Answer, Backend, Capability, Diagnostic, Profile, Spec};
+use ge_spec::tables::Grammar;
+use ge_spec::vocab::weights::{WeightsObservation, WeightsScenario, WrittenFile};
+use ge_spec::{
+    Answer, Backend, Capability, Diagnostic, Level, OptionKey, OptionMaps, Profile, Spec,
+};
 use rstest::rstest;
 
 /// The one choice a variant makes otherwise.
@@ -36,6 +40,15 @@ enum Choice {
     OtherHash,
     /// The combined file of mode 2 holds the distinct weights back to back, no padding.
     Packed,
+    /// A number spelled with white space, a sign or leading zeros (` 1`, `+1`, `05`, `-0`),
+    /// and a list of such numbers, is read as the number it spells instead of refused.
+    LenientSpellings,
+    /// Identical weights are not shared: in mode 1 each constant has a file of its own (named
+    /// after its name and its bytes), in mode 2 each is stored where it comes.
+    Duplicates,
+    /// An invalid value is ignored with a warning (the next level's value, or the default, in
+    /// force) instead of rejecting its option and refusing what depends on it.
+    IgnoreInvalid,
 }
 
 impl Choice {
@@ -43,13 +56,96 @@ impl Choice {
         match self {
             Choice::NoClause | Choice::OptionClause => &Capability::ALL,
             Choice::OneErrorPerKey | Choice::RefuseListOutOfRange => &[Capability::Options],
-            Choice::OtherHash | Choice::Packed => &[Capability::Weights],
+            Choice::OtherHash | Choice::Packed | Choice::Duplicates => &[Capability::Weights],
+            Choice::LenientSpellings | Choice::IgnoreInvalid => &Capability::ALL,
         }
     }
 }
 
 /// The reference with one choice made otherwise.
 struct Variant(Choice);
+
+/// A scenario whose option maps the variant can respell.
+trait WithOptions: Clone {
+    fn maps(&mut self) -> &mut OptionMaps;
+    /// What the options layer knows of the graph and the run.
+    fn context(&self) -> Context {
+        Context::plain()
+    }
+}
+
+macro_rules! with_options {
+    ($($t:ty),*) => {$(
+        impl WithOptions for $t {
+            fn maps(&mut self) -> &mut OptionMaps {
+                &mut self.options
+            }
+        }
+    )*};
+}
+
+with_options!(
+    ge_spec::vocab::memory::MemoryScenario,
+    ge_spec::vocab::session::SessionScenario,
+    WeightsScenario
+);
+
+impl WithOptions for ge_spec::vocab::options::OptionsScenario {
+    fn maps(&mut self) -> &mut OptionMaps {
+        &mut self.options
+    }
+    fn context(&self) -> Context {
+        Context::of(self)
+    }
+}
+
+impl WithOptions for ge_spec::vocab::transfer::TransferScenario {
+    fn maps(&mut self) -> &mut OptionMaps {
+        &mut self.options
+    }
+    fn context(&self) -> Context {
+        ge_conformance::oracle::transfer::context(self)
+    }
+}
+
+/// Takes out of `maps` every value the options layer refuses, returning a warning for each:
+/// the engine ignores an invalid value instead of rejecting its option.
+fn ignore_invalid(maps: &mut OptionMaps, ctx: Context) -> Vec<Diagnostic> {
+    let reading = Reading::new(Profile::Documented, maps, ctx);
+    let mut warnings = Vec::new();
+    for e in &reading.errors {
+        let (Some(key), Some(level)) = (e.key.as_deref(), e.level) else {
+            continue;
+        };
+        if let Some(value) = maps.at_mut(level).remove(key) {
+            warnings.push(
+                Diagnostic::new("", "an invalid value is ignored")
+                    .key(key)
+                    .level(level)
+                    .value(value),
+            );
+        }
+    }
+    warnings
+}
+
+impl Variant {
+    /// The scenario the reference is asked (the one given, its options respelled or cleaned
+    /// as the variant reads them) and the warnings the variant adds.
+    fn scenario<S: WithOptions>(&self, s: &S) -> (S, Vec<Diagnostic>) {
+        let mut s = s.clone();
+        let ctx = s.context();
+        let warnings = match self.0 {
+            Choice::LenientSpellings => {
+                read_leniently(s.maps());
+                Vec::new()
+            }
+            Choice::IgnoreInvalid => ignore_invalid(s.maps(), ctx),
+            _ => Vec::new(),
+        };
+        (s, warnings)
+    }
+}
 
 fn first_clause_of(key: &str) -> Option<String> {
     Spec::embedded()
@@ -98,6 +194,95 @@ fn refuse_out_of_range(o: &mut ge_spec::vocab::options::OptionsObservation) {
     o.rejected.sort();
 }
 
+/// Respells, at every level, each value of the twelve options that the reference would refuse
+/// for its spelling alone but that reads as a number (or a list of numbers): the engine takes
+/// ` 1`, `+1`, `05` or `1, 2` for what it spells.
+fn read_leniently(maps: &mut OptionMaps) {
+    let spec = Spec::embedded();
+    for level in Level::ALL {
+        for (key, raw) in maps.at_mut(level).iter_mut() {
+            let Ok(key) = key.parse::<OptionKey>() else {
+                continue;
+            };
+            let grammar = spec.option(key).grammar;
+            if grammar == Grammar::Path {
+                continue;
+            }
+            if let Some(m) = read_reported(grammar, raw) {
+                *raw = m.canonical();
+            }
+        }
+    }
+}
+
+/// Gives every mode-1 FileConstant a file of its own, `weight_` and the SHA-256 of its name and
+/// of its bytes' hash, on disk (where the load left the file) and in the observation.
+fn own_files(obs: &mut WeightsObservation, sandbox: &Path) {
+    let mode1 = |p: &str| {
+        p.rsplit('/')
+            .next()
+            .is_some_and(|n| n.starts_with("weight_") && n.len() == 71)
+    };
+    let old: std::collections::BTreeMap<String, WrittenFile> = obs
+        .files
+        .iter()
+        .filter(|f| mode1(&f.path))
+        .map(|f| (f.path.clone(), f.clone()))
+        .collect();
+    if old.is_empty() {
+        return;
+    }
+    let mut new_files = Vec::new();
+    let mut renamed: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for n in &mut obs.nodes {
+        let Some(f) = n.file.as_deref().and_then(|f| old.get(f)) else {
+            continue;
+        };
+        let dir = f.path.rsplit_once('/').map_or("", |(d, _)| d);
+        let hash = sha(format!("{}\0{}", n.name, f.sha256).as_bytes());
+        let path = if dir.is_empty() {
+            format!("weight_{hash}")
+        } else {
+            format!("{dir}/weight_{hash}")
+        };
+        if let Ok(bytes) = fs::read(sandbox.join(&f.path)) {
+            let _ = fs::write(sandbox.join(&path), bytes);
+        }
+        renamed
+            .entry(f.path.clone())
+            .or_default()
+            .push(path.clone());
+        new_files.push(WrittenFile {
+            path: path.clone(),
+            ..f.clone()
+        });
+        n.file = Some(path);
+    }
+    for path in old.keys() {
+        let _ = fs::remove_file(sandbox.join(path));
+    }
+    obs.files.retain(|f| !old.contains_key(&f.path));
+    obs.files.extend(new_files);
+    obs.files.sort_by(|a, b| a.path.cmp(&b.path));
+    let removed = std::mem::take(&mut obs.removed);
+    for r in removed {
+        match renamed.get(&r) {
+            Some(paths) => obs.removed.extend(paths.iter().cloned()),
+            None => obs.removed.push(r),
+        }
+    }
+    obs.removed.sort();
+    obs.removed.dedup();
+}
+
+fn sha(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// Renames every mode-1 file `weight_<hash>` to `weight_<hash reversed>`, on disk and in the
 /// observation.
 fn other_hash(obs: &mut WeightsObservation, sandbox: &Path) {
@@ -134,7 +319,9 @@ impl Backend for Variant {
         &self,
         s: &ge_spec::vocab::options::OptionsScenario,
     ) -> Answer<ge_spec::vocab::options::OptionsObservation> {
-        let mut o = Reference::new(Profile::Documented).options(s)?;
+        let (s, added) = self.scenario(s);
+        let mut o = Reference::new(Profile::Documented).options(&s)?;
+        o.warnings.extend(added);
         if let Choice::OneErrorPerKey = self.0 {
             let mut seen = std::collections::BTreeSet::new();
             o.errors.retain(|d| seen.insert(d.key.clone()));
@@ -151,7 +338,9 @@ impl Backend for Variant {
         &self,
         s: &ge_spec::vocab::transfer::TransferScenario,
     ) -> Answer<ge_spec::vocab::transfer::TransferObservation> {
-        let mut o = Reference::new(Profile::Documented).transfer(s)?;
+        let (s, added) = self.scenario(s);
+        let mut o = Reference::new(Profile::Documented).transfer(&s)?;
+        o.warnings.extend(added);
         relabel(self.0, &mut o.errors);
         relabel(self.0, &mut o.warnings);
         Ok(o)
@@ -161,7 +350,9 @@ impl Backend for Variant {
         &self,
         s: &ge_spec::vocab::memory::MemoryScenario,
     ) -> Answer<ge_spec::vocab::memory::MemoryObservation> {
-        let mut o = Reference::new(Profile::Documented).memory(s)?;
+        let (s, added) = self.scenario(s);
+        let mut o = Reference::new(Profile::Documented).memory(&s)?;
+        o.warnings.extend(added);
         relabel(self.0, &mut o.errors);
         relabel(self.0, &mut o.warnings);
         Ok(o)
@@ -171,19 +362,30 @@ impl Backend for Variant {
         &self,
         s: &ge_spec::vocab::session::SessionScenario,
     ) -> Answer<ge_spec::vocab::session::SessionObservation> {
-        let mut o = Reference::new(Profile::Documented).session(s)?;
+        let (s, added) = self.scenario(s);
+        let mut o = Reference::new(Profile::Documented).session(&s)?;
+        o.warnings.extend(added);
         relabel(self.0, &mut o.errors);
         relabel(self.0, &mut o.warnings);
         Ok(o)
     }
 
     fn weights(&self, s: &WeightsScenario, sandbox: &Path) -> Answer<WeightsObservation> {
+        let (s, added) = self.scenario(s);
+        let s = &s;
         let mut o = Reference::new(Profile::Documented).weights(s, sandbox)?;
+        o.warnings.extend(added);
         relabel(self.0, &mut o.errors);
         relabel(self.0, &mut o.warnings);
         match self.0 {
             Choice::OtherHash => other_hash(&mut o, sandbox),
             Choice::Packed if !s.unload => common::engines::pack_combined(&mut o, sandbox),
+            Choice::Duplicates => {
+                own_files(&mut o, sandbox);
+                if !s.unload {
+                    common::engines::pack_combined_with(&mut o, sandbox, false);
+                }
+            }
             _ => {}
         }
         Ok(o)
@@ -216,6 +418,10 @@ fn failures(report: &Report) -> Vec<String> {
 #[case::refuse_list_out_of_range(Choice::RefuseListOutOfRange, "IRM-005")]
 #[case::other_hash(Choice::OtherHash, "EXW-012")]
 #[case::packed_combined_file(Choice::Packed, "EXW-015")]
+#[case::lenient_spellings(Choice::LenientSpellings, "OPT-003")]
+#[case::ignore_invalid(Choice::IgnoreInvalid, "OPT-005")]
+#[case::own_file_per_constant(Choice::Duplicates, "EXW-013")]
+#[case::duplicates_stored_again(Choice::Duplicates, "EXW-020")]
 fn a_choice_the_text_allows_certifies_and_deviates_on_its_clause(
     #[case] choice: Choice,
     #[case] clause: &str,

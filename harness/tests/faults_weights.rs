@@ -45,7 +45,8 @@ enum Fault {
     DirFromWrongBase,
     /// Mode 0 writes the weights anyway, as mode 1 would.
     Mode0Writes,
-    /// An invalid ge.externalWeight is taken as 1 instead of refusing the load.
+    /// An invalid ge.externalWeight is taken as 1 instead of refusing the load: the value takes
+    /// effect, which EXW-001 rules out (refusing, or the default in force, are both allowed).
     RejectedModeUsed,
     /// Unload does its job but reports nothing removed.
     RemovalUnreported,
@@ -53,7 +54,9 @@ enum Fault {
     OtherSessionsRemoved,
     /// The first byte of every weight file is flipped; the report is honest about the result.
     CorruptWeights,
-    /// A write failure is swallowed: no error is reported.
+    /// A write failure is swallowed: no error is reported, so the load claims success with the
+    /// constants unconverted, which breaks EXW-011 (EXW-014 in mode 2), not only the suite's
+    /// report of the failure (WGT-008).
     FailureHidden,
     /// The constant cap is off by one: 10,001 constants load (as if the last were absent).
     ConstantCapOffByOne,
@@ -398,11 +401,11 @@ fn reference_is_caught_by_nothing() {
 #[case::empty_work_path_as_root(Fault::EmptyWorkPathAsRoot, "EXW-018")]
 #[case::dir_from_wrong_base(Fault::DirFromWrongBase, "EWD-011")]
 #[case::mode0_writes(Fault::Mode0Writes, "EXW-010")]
-#[case::rejected_mode_used(Fault::RejectedModeUsed, "WGT-009")]
+#[case::rejected_mode_used(Fault::RejectedModeUsed, "EXW-001")]
 #[case::removal_unreported(Fault::RemovalUnreported, "WGT-010")]
 #[case::other_sessions_removed(Fault::OtherSessionsRemoved, "WGT-007")]
 #[case::corrupt_weights(Fault::CorruptWeights, "WGT-011")]
-#[case::failure_hidden(Fault::FailureHidden, "WGT-008")]
+#[case::failure_hidden(Fault::FailureHidden, "EXW-011")]
 #[case::constant_cap_off_by_one(Fault::ConstantCapOffByOne, "WGT-002")]
 #[case::total_cap_ignored(Fault::TotalCapIgnored, "WGT-002")]
 #[case::index_written(Fault::IndexWritten, "WGT-011")]

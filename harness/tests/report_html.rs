@@ -1,7 +1,8 @@
 //! `report.html` and the pictures of a bundle: a memory planner that shares the bytes of tensors
 //! in use at once yields a bundle whose picture and `report.html` show the overlap hatched and
 //! the clause named, which `verify` holds and whose changed picture it catches, and one whose
-//! session never records its last release yields a picture of every failing session trial; and
+//! session never records the last feature memory an unload gives back yields a picture of
+//! every failing session trial; and
 //! headless Chromium renders both bundles' `report.html` and pictures with no console message,
 //! not blank, with the highlight's red on screen (the screenshots are kept under
 //! `target/test-artefacts/report_html/chromium/`).
@@ -25,7 +26,7 @@ use ge_spec::vocab::session::{SessionObservation, SessionScenario};
 use ge_spec::{Answer, Backend, Capability, Profile};
 
 /// A planner that puts every tensor at offset 0, live or not (and reports the peak it makes),
-/// and a session that forgets to record its last release.
+/// and a session that forgets to record the last feature memory an unload gives back.
 #[derive(Debug)]
 struct Overlapping;
 
@@ -42,7 +43,16 @@ impl Backend for Overlapping {
 
     fn session(&self, scenario: &SessionScenario) -> Answer<SessionObservation> {
         let mut obs = Reference::new(Profile::Documented).session(scenario)?;
-        obs.trace.pop();
+        // The last feature memory an unload of the script gives back goes unrecorded (SMP-010,
+        // SMP-013, SMP-014); the session's own close is the suite's model (SES-011).
+        let events = scenario.events.len();
+        if let Some(at) = obs.trace.iter().rposition(|e| {
+            e.action == ge_spec::vocab::session::TraceAction::Free
+                && !e.pool.ends_with("/io")
+                && (e.step as usize) < events
+        }) {
+            obs.trace.remove(at);
+        }
         Ok(obs)
     }
 

@@ -48,6 +48,13 @@ pub fn unadjudicated(report: &Report, adjudication: &str) -> Vec<String> {
 /// as it is.
 #[allow(dead_code)] // each test crate uses the helpers it needs
 pub fn pack_combined(obs: &mut WeightsObservation, sandbox: &Path) {
+    pack_combined_with(obs, sandbox, true);
+}
+
+/// [`pack_combined`], storing identical weights once (`dedup`) or each where its constant
+/// comes.
+#[allow(dead_code)] // each test crate uses the helpers it needs
+pub fn pack_combined_with(obs: &mut WeightsObservation, sandbox: &Path, dedup: bool) {
     let Some(file) = obs
         .files
         .iter_mut()
@@ -69,11 +76,16 @@ pub fn pack_combined(obs: &mut WeightsObservation, sandbox: &Path) {
         let Some(bytes) = old.get(at as usize..(at + len) as usize) else {
             return;
         };
-        let new_at = *moved.entry((at, len)).or_insert_with(|| {
+        let mut store = || {
             let new_at = out.len() as u64;
             out.extend_from_slice(bytes);
             new_at
-        });
+        };
+        let new_at = if dedup {
+            *moved.entry((at, len)).or_insert_with(store)
+        } else {
+            store()
+        };
         n.offset = Some(new_at);
     }
     if fs::write(sandbox.join(&file.path), &out).is_ok() {

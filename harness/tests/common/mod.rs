@@ -131,43 +131,11 @@ pub fn assert_caught_in_certification(
     );
 }
 
-/// Faults named after a suite choice that fail at level `documented` all the same, found when
-/// the other direction of the fault table was first checked and not adjudicated yet: each
-/// either breaks something the text states as well (and its row must name that clause), or
-/// meets a judge that charges a suite choice to a documented clause (and the judge must be
-/// fixed). Each entry is the fault as `{:?}` prints it and the clause its row names. An entry
-/// whose fault no longer fails at level documented is stale and fails the test: the list only
-/// shrinks.
-const NOT_ADJUDICATED: &[(&str, &str)] = &[
-    ("Accept(\"OPT-003\")", "OPT-003"),
-    ("Accept(\"IRM-004\")", "IRM-004"),
-    ("Accept(\"ORI-006\")", "ORI-006"),
-    ("Accept(\"ORM-004\")", "ORM-004"),
-    ("NoCanonicalOrder", "OPT-007"),
-    ("RestrictionRejects", "OPT-008"),
-    ("PoolOversized", "SMP-012"),
-    ("ZeroCopyReallocatedWithReuseOn", "RZC-013"),
-    ("FirstRefreshRefused", "FBR-012"),
-    ("NoUnloadAtEnd", "SES-011"),
-    ("EndReleasesMisnumbered", "SES-013"),
-    ("PoolMisnamed", "SES-014"),
-    ("FreeSizeMismatch", "SES-010"),
-    ("LoadMapIgnored", "SES-016"),
-    ("RefusedRefreshWithoutResult", "SES-019"),
-    ("AlignedSizes", "IFS-019"),
-    ("ZeroByteNotMoved", "IFS-017"),
-    ("DeviceInputsMoved", "TRF-003"),
-    ("UserDirRemoved", "EWD-013"),
-    ("RejectedModeUsed", "WGT-009"),
-    ("RemovalUnreported", "WGT-010"),
-    ("FailureHidden", "WGT-008"),
-    ("IndexUnreported", "WGT-005"),
-];
-
 /// The other direction of a fault row: a fault whose clause is one of the suite's own choices
-/// (it does not bind at level `documented` under `profile`) fails no case at that level. A
+/// (it does not bind at level `documented` under `profile`) fails no case and no property
+/// trial at that level. A
 /// fault that does is either charged to the wrong clause or breaks something the text states
-/// as well, and must be named after that ([`NOT_ADJUDICATED`] lists those still open).
+/// as well, and must be named after that.
 #[allow(dead_code)] // each test crate uses the helpers it needs
 pub fn assert_no_failure_at_documented_for_a_choice(
     fault: &dyn std::fmt::Debug,
@@ -183,15 +151,27 @@ pub fn assert_no_failure_at_documented_for_a_choice(
     }
     let failing = ge_conformance::runner::caught_clauses(&documented, backend, Some(capability));
     let name = format!("{fault:?}");
-    if NOT_ADJUDICATED.contains(&(name.as_str(), clause)) {
-        assert!(
-            !failing.is_empty(),
-            "{name} ({clause}) no longer fails at level documented: remove it from NOT_ADJUDICATED"
-        );
-        return;
-    }
     assert!(
         failing.is_empty(),
         "{name} breaks only the suite's choice {clause}, yet fails at level documented: {failing:#?}"
+    );
+    // The property too, at the default seed and budget (its boundary phase included).
+    let cfg = ge_conformance::certify::Config {
+        judging: documented,
+        filter: Some(format!("property/{capability}")),
+        ..Default::default()
+    };
+    let report = ge_conformance::certify::certify(backend, &cfg, &mut |_, _, _| {})
+        .expect("a certification run");
+    let failed: Vec<String> = report
+        .trials
+        .iter()
+        .filter(|t| t.outcome == ge_conformance::report::Outcome::Fail)
+        .map(|t| format!("{}: {}", t.name, t.message.as_deref().unwrap_or("")))
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "{name} breaks only the suite's choice {clause}, yet its property fails at level documented:\n{}",
+        failed.join("\n")
     );
 }
