@@ -441,6 +441,63 @@ impl Model {
     }
 }
 
+/// The shared pools as the engine holds them, read from its own trace step by step. Under the
+/// documented profile the model takes each pool's size from there before an event: what the
+/// text states is when a pool grows (a graph needing more than the pool holds) and which
+/// events give memory back, not the pool's size (SMP-012) or whether it outlives its last
+/// user (SMP-013). So a pool the engine made larger, or kept, is judged from what it holds.
+struct EnginePools<'o> {
+    trace: &'o [ge_spec::vocab::session::TraceEntry],
+    next: usize,
+    held: BTreeMap<&'o str, Vec<u64>>,
+}
+
+impl<'o> EnginePools<'o> {
+    fn new(obs: &'o SessionObservation) -> Self {
+        EnginePools {
+            trace: &obs.trace,
+            next: 0,
+            held: BTreeMap::new(),
+        }
+    }
+
+    /// Reads the engine's entries before `step`, and gives the model's pools the sizes the
+    /// engine holds (documented profile; a pool the engine holds as one block or none).
+    fn adopt(&mut self, step: u32, model: &mut Model) {
+        while let Some(e) = self.trace.get(self.next).filter(|e| e.step < step) {
+            self.next += 1;
+            if !matches!(parse_block(&e.pool), Some(Block::Pool(_))) {
+                continue;
+            }
+            let blocks = self.held.entry(e.pool.as_str()).or_default();
+            match e.action {
+                TraceAction::Alloc => blocks.push(e.bytes),
+                TraceAction::Free => {
+                    if let Some(at) = blocks.iter().position(|b| *b == e.bytes) {
+                        blocks.remove(at);
+                    } else {
+                        blocks.pop();
+                    }
+                }
+            }
+        }
+        if model.profile != Profile::Documented {
+            return;
+        }
+        for shape in [ShapeKind::Static, ShapeKind::Dynamic] {
+            // A pool the engine never named (or names otherwise, SES-014) keeps the model's.
+            let Some(held) = self.held.get(pool_name(shape)).cloned() else {
+                continue;
+            };
+            if held.len() > 1 {
+                continue;
+            }
+            let pool = model.pools.entry(Model::pool_key(shape)).or_default();
+            pool.blocks = held;
+        }
+    }
+}
+
 /// What one step of the script was, for blaming extra entries.
 #[derive(Debug, Clone, Copy)]
 enum StepKind {
@@ -1009,8 +1066,10 @@ fn judge_with(
     let mut load_errors: (Vec<Diagnostic>, Vec<Diagnostic>) = Default::default();
     let mut unbuilt: BTreeSet<u32> = BTreeSet::new();
     let mut options_refused = false;
+    let mut engine = EnginePools::new(obs);
     for (index, (event, res)) in events.iter().zip(load_alts).enumerate() {
         let step = index as u32;
+        engine.adopt(step, &mut model);
         let id = match event {
             SessionEvent::Load { graph, .. }
             | SessionEvent::Execute { graph, .. }
@@ -1161,6 +1220,7 @@ fn judge_with(
         });
     }
     let end = events.len() as u32;
+    engine.adopt(end, &mut model);
     let before = model.graphs.clone();
     let mut w = Vec::new();
     for id in before.keys().copied().collect::<Vec<_>>() {

@@ -390,8 +390,14 @@ fn judge_under(
             .map(|(i, _)| *i)
             .collect();
         if left.len() >= 2 && !obs.direct.is_empty() {
+            // On a dynamic-shape graph, that batch copy applies at all is the suite's reading
+            // (IBC-015): the text's shape restriction may be read as the batch's too.
             out.push(Violation::new(
-                "IBC-011",
+                if scenario.shape == ShapeKind::Dynamic {
+                    "IBC-015"
+                } else {
+                    "IBC-011"
+                },
                 format!(
                     "batch copy applies to the {} host inputs left after fusion, yet {} go directly",
                     left.len(),
