@@ -2,7 +2,9 @@
 //! with ONE of the suite's own choices made another way the source text allows (another clause
 //! cited or none, one error for several offending items, lenient spellings read, invalid values
 //! ignored, another hash, no padding, no sharing of identical weights, pools kept for the
-//! session, no batch copy on dynamic shapes, a missing weight directory refused). Each must
+//! session or following GE_USE_STATIC_MEMORY, no batch copy on dynamic shapes, a missing or
+//! uncreatable weight directory handled otherwise, a failed load's directory left, a planner
+//! that reuses less well or borrows an unlisted output's bytes). Each must
 //! certify at level `documented` with no failure, and break the clause of that choice at level
 //! `strict` (a deviation at `documented`): what an engine chose where the text is silent never
 //! fails it. `docs/choices.md` lists them, and the suite's choices that have no variant yet,
@@ -20,6 +22,7 @@ use ge_conformance::oracle::options::{read_reported, Context, Reading};
 use ge_conformance::report::{Outcome, Report};
 use ge_reference::Reference;
 use ge_spec::tables::Grammar;
+use ge_spec::vocab::memory::{aligned, MemoryObservation, MemoryScenario, Role, Tensor};
 use ge_spec::vocab::session::{TraceAction, TraceEntry};
 use ge_spec::vocab::weights::{WeightsObservation, WeightsScenario, WrittenFile};
 use ge_spec::{
@@ -58,6 +61,23 @@ enum Choice {
     /// A ge.externalWeightDir that does not exist fails the load, naming it, instead of being
     /// created.
     MissingUserDirRefused,
+    /// An ASCEND_WORK_PATH that does not exist fails the load, naming it, instead of being
+    /// created.
+    MissingWorkPathRefused,
+    /// An ASCEND_WORK_PATH that does not exist and cannot be created is passed over for the
+    /// working directory, as upstream does, instead of failing the load.
+    UncreatableWorkPathSkipped,
+    /// After a load that failed, unload leaves the directory the load made, with what is in it.
+    FailedLoadLeavesItsDir,
+    /// A planner that reuses less well: one intermediate tensor, whose bytes no input or output
+    /// shares, is moved to fresh memory above the plan, where other sharing remains.
+    WastefulPlanner,
+    /// A planner that lets an intermediate tensor use the bytes of an unlisted output before
+    /// the output is written.
+    BorrowsUnlistedOutput,
+    /// The session's pools follow GE_USE_STATIC_MEMORY as well as the policy, as upstream
+    /// combines them (`1`, `2` or `4` pools static shapes, `3` or `4` dynamic ones).
+    FollowsEnvironment,
     /// An invalid value is ignored with a warning (the next level's value, or the default, in
     /// force) instead of rejecting its option and refusing what depends on it.
     IgnoreInvalid,
@@ -68,12 +88,16 @@ impl Choice {
         match self {
             Choice::NoClause | Choice::OptionClause => &Capability::ALL,
             Choice::OneErrorPerKey | Choice::RefuseListOutOfRange => &[Capability::Options],
-            Choice::PoolsKept => &[Capability::Session],
+            Choice::PoolsKept | Choice::FollowsEnvironment => &[Capability::Session],
+            Choice::WastefulPlanner | Choice::BorrowsUnlistedOutput => &[Capability::Memory],
             Choice::NoBatchOnDynamic => &[Capability::Transfer],
             Choice::OtherHash
             | Choice::Packed
             | Choice::Duplicates
-            | Choice::MissingUserDirRefused => &[Capability::Weights],
+            | Choice::MissingUserDirRefused
+            | Choice::MissingWorkPathRefused
+            | Choice::UncreatableWorkPathSkipped
+            | Choice::FailedLoadLeavesItsDir => &[Capability::Weights],
             Choice::LenientSpellings | Choice::IgnoreInvalid => &Capability::ALL,
         }
     }
@@ -253,6 +277,174 @@ fn missing_user_dir(s: &WeightsScenario, sandbox: &Path) -> Option<String> {
     let rel = parts.join("/");
     let exists = fs::symlink_metadata(sandbox.join(&rel)).is_ok();
     (!exists && !rel.is_empty()).then_some(rel)
+}
+
+/// When the scenario writes weights under ASCEND_WORK_PATH (mode 1 or 2, no
+/// ge.externalWeightDir) and nothing is at that path: the path, and whether it could be
+/// created (no file, link or other non-directory in the way above it).
+fn missing_work_path(s: &WeightsScenario, sandbox: &Path) -> Option<(String, bool)> {
+    let get = |k: &str| s.options.session.get(k).or_else(|| s.options.global.get(k));
+    if !matches!(
+        get("ge.externalWeight").map(String::as_str),
+        Some("1" | "2")
+    ) || get("ge.externalWeightDir").is_some_and(|d| !d.is_empty())
+    {
+        return None;
+    }
+    let ge_spec::vocab::weights::WorkPathEnv::Set { path } = &s.ascend_work_path else {
+        return None;
+    };
+    let parts = ge_spec::vocab::weights::resolve_in_sandbox(&[], path)?;
+    if parts.is_empty() || fs::symlink_metadata(sandbox.join(parts.join("/"))).is_ok() {
+        return None;
+    }
+    let mut creatable = true;
+    for end in 1..parts.len() {
+        let above = sandbox.join(parts[..end].join("/"));
+        match fs::symlink_metadata(&above) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                creatable = false;
+                break;
+            }
+            Err(_) => break,
+        }
+    }
+    Some((parts.join("/"), creatable))
+}
+
+/// Sets the session's staticMemoryPolicy to what it and GE_USE_STATIC_MEMORY say together.
+fn follow_environment(s: &mut ge_spec::vocab::session::SessionScenario) {
+    let key = "ge.exec.staticMemoryPolicy";
+    let Some(env) = s.ge_use_static_memory.clone() else {
+        return;
+    };
+    let set = s
+        .options
+        .session
+        .get(key)
+        .or_else(|| s.options.global.get(key));
+    let own: u8 = match set.map(|v| v.parse::<u8>()) {
+        None => 0,
+        Some(Ok(p)) if p <= 4 => p,
+        Some(_) => return,
+    };
+    let said = |values: &[&str]| values.contains(&env.as_str());
+    let statics = matches!(own, 2 | 4) || said(&["1", "2", "4"]);
+    let dynamics = matches!(own, 3 | 4) || said(&["3", "4"]);
+    let combined = match (statics, dynamics) {
+        (true, true) => 4,
+        (true, false) => 2,
+        (false, true) => 3,
+        (false, false) => own,
+    };
+    if combined != own {
+        s.options.session.insert(key.into(), combined.to_string());
+    }
+}
+
+/// The byte range of tensor `t` in plan `o` (`None`: not placed or empty).
+fn range(o: &MemoryObservation, t: &Tensor) -> Option<(u64, u64)> {
+    let at = *o.offsets.get(&t.name)?;
+    (t.size > 0).then(|| (at, at + t.size))
+}
+
+fn meet(a: (u64, u64), b: (u64, u64)) -> bool {
+    a.0 < b.1 && b.0 < a.1
+}
+
+/// Whether two tensors other than `but` share a byte in `o`.
+fn sharing_left(s: &MemoryScenario, o: &MemoryObservation, but: &str) -> bool {
+    let placed: Vec<(u64, u64)> = s
+        .tensors
+        .iter()
+        .filter(|t| t.name != but)
+        .filter_map(|t| range(o, t))
+        .collect();
+    placed
+        .iter()
+        .enumerate()
+        .any(|(i, a)| placed[i + 1..].iter().any(|b| meet(*a, *b)))
+}
+
+/// The peak of plan `o`: where its highest tensor ends.
+fn peak_of(s: &MemoryScenario, o: &MemoryObservation) -> u64 {
+    s.tensors
+        .iter()
+        .filter_map(|t| range(o, t))
+        .map(|r| r.1)
+        .max()
+        .unwrap_or(0)
+}
+
+/// Moves the last-starting intermediate tensor whose bytes no input or output shares to fresh
+/// memory above the plan, where other tensors still share, and the plan stays within what no
+/// reuse at all would take.
+fn waste_one(s: &MemoryScenario, o: &mut MemoryObservation) {
+    if !o.aliases.is_empty() || !o.cleanup.is_empty() {
+        return;
+    }
+    let io: Vec<(u64, u64)> = s
+        .tensors
+        .iter()
+        .filter(|t| !matches!(t.role, Role::Intermediate))
+        .filter_map(|t| range(o, t))
+        .collect();
+    let no_reuse: u64 = s.tensors.iter().filter_map(|t| aligned(t.size)).sum();
+    let candidate = s
+        .tensors
+        .iter()
+        .filter(|t| matches!(t.role, Role::Intermediate))
+        .filter(|t| range(o, t).is_some_and(|r| !io.iter().any(|x| meet(r, *x))))
+        .filter(|t| sharing_left(s, o, &t.name))
+        .max_by_key(|t| (t.first, t.name.clone()));
+    let Some(t) = candidate else { return };
+    let Some(top) = aligned(o.peak_bytes.max(peak_of(s, o))) else {
+        return;
+    };
+    if top + aligned(t.size).unwrap_or(u64::MAX) > no_reuse {
+        return;
+    }
+    o.offsets.insert(t.name.clone(), top);
+    o.peak_bytes = peak_of(s, o);
+}
+
+/// Puts an intermediate tensor that ends before an unlisted output is first used, and fits in
+/// it, at the output's offset (the output's bytes are its own for the whole run otherwise).
+fn borrow_unlisted_output(s: &MemoryScenario, o: &mut MemoryObservation) {
+    if !o.aliases.is_empty() || !o.cleanup.is_empty() {
+        return;
+    }
+    let listed: std::collections::BTreeSet<u32> = o.reused_outputs.iter().copied().collect();
+    let listed_key = "ge.exec.outputReuseMemIndexes";
+    if s.options.graph.contains_key(listed_key) || !listed.is_empty() {
+        return;
+    }
+    let io: Vec<(u64, u64)> = s
+        .tensors
+        .iter()
+        .filter(|t| !matches!(t.role, Role::Intermediate))
+        .filter_map(|t| range(o, t))
+        .collect();
+    for out in s
+        .tensors
+        .iter()
+        .filter(|t| matches!(t.role, Role::Output { .. }))
+    {
+        let Some(slot) = range(o, out) else { continue };
+        let borrower = s.tensors.iter().find(|t| {
+            matches!(t.role, Role::Intermediate)
+                && t.size > 0
+                && t.size <= out.size
+                && t.last < out.first
+                && range(o, t).is_some_and(|r| !io.iter().any(|x| meet(r, *x)))
+        });
+        if let Some(t) = borrower {
+            o.offsets.insert(t.name.clone(), slot.0);
+            o.peak_bytes = peak_of(s, o);
+            return;
+        }
+    }
 }
 
 /// Gives every mode-1 FileConstant a file of its own, `weight_` and the SHA-256 of its name and
@@ -443,6 +635,19 @@ impl Backend for Variant {
         let (s, added) = self.scenario(s);
         let mut o = Reference::new(Profile::Documented).memory(&s)?;
         o.warnings.extend(added);
+        let reuse_on = !Level::ALL.iter().any(|&l| {
+            s.options
+                .at(l)
+                .get("ge.exec.disableReuseMemory")
+                .is_some_and(|v| v != "0")
+        });
+        if o.errors.is_empty() && !o.offsets.is_empty() && reuse_on {
+            match self.0 {
+                Choice::WastefulPlanner => waste_one(&s, &mut o),
+                Choice::BorrowsUnlistedOutput => borrow_unlisted_output(&s, &mut o),
+                _ => {}
+            }
+        }
         relabel(self.0, &mut o.errors);
         relabel(self.0, &mut o.warnings);
         Ok(o)
@@ -452,7 +657,10 @@ impl Backend for Variant {
         &self,
         s: &ge_spec::vocab::session::SessionScenario,
     ) -> Answer<ge_spec::vocab::session::SessionObservation> {
-        let (s, added) = self.scenario(s);
+        let (mut s, added) = self.scenario(s);
+        if let Choice::FollowsEnvironment = self.0 {
+            follow_environment(&mut s);
+        }
         let mut o = Reference::new(Profile::Documented).session(&s)?;
         o.warnings.extend(added);
         if let Choice::PoolsKept = self.0 {
@@ -468,8 +676,32 @@ impl Backend for Variant {
     fn weights(&self, s: &WeightsScenario, sandbox: &Path) -> Answer<WeightsObservation> {
         let (s, added) = self.scenario(s);
         let s = &s;
-        if let Choice::MissingUserDirRefused = self.0 {
-            if let Some(dir) = missing_user_dir(s, sandbox) {
+        let missing = match self.0 {
+            Choice::MissingUserDirRefused => missing_user_dir(s, sandbox),
+            Choice::MissingWorkPathRefused => missing_work_path(s, sandbox).map(|(p, _)| p),
+            _ => None,
+        };
+        if let Choice::UncreatableWorkPathSkipped = self.0 {
+            if let Some((_, false)) = missing_work_path(s, sandbox) {
+                let mut passed_over = s.clone();
+                passed_over.ascend_work_path = ge_spec::vocab::weights::WorkPathEnv::Unset;
+                let mut o = Reference::new(Profile::Documented).weights(&passed_over, sandbox)?;
+                o.warnings.extend(added);
+                return Ok(o);
+            }
+        }
+        if let Choice::FailedLoadLeavesItsDir = self.0 {
+            if s.unload {
+                let mut kept = s.clone();
+                kept.unload = false;
+                let o = Reference::new(Profile::Documented).weights(&kept, sandbox)?;
+                if !o.errors.is_empty() {
+                    return Ok(o);
+                }
+            }
+        }
+        {
+            if let Some(dir) = missing {
                 return Ok(WeightsObservation {
                     dir: String::new(),
                     files: Vec::new(),
@@ -534,6 +766,12 @@ fn failures(report: &Report) -> Vec<String> {
 #[case::no_batch_copy_on_dynamic_shapes(Choice::NoBatchOnDynamic, "IBC-015")]
 #[case::missing_user_dir_refused(Choice::MissingUserDirRefused, "EWD-012")]
 #[case::invalid_mode_ignored_by_the_load(Choice::IgnoreInvalid, "WGT-009")]
+#[case::missing_work_path_refused(Choice::MissingWorkPathRefused, "WGT-003")]
+#[case::uncreatable_work_path_skipped(Choice::UncreatableWorkPathSkipped, "EXW-022")]
+#[case::failed_load_leaves_its_dir(Choice::FailedLoadLeavesItsDir, "EXW-021")]
+#[case::wasteful_planner(Choice::WastefulPlanner, "DRM-016")]
+#[case::borrows_unlisted_output(Choice::BorrowsUnlistedOutput, "ORM-010")]
+#[case::follows_ge_use_static_memory(Choice::FollowsEnvironment, "SMP-016")]
 #[case::own_file_per_constant(Choice::Duplicates, "EXW-013")]
 #[case::duplicates_stored_again(Choice::Duplicates, "EXW-020")]
 fn a_choice_the_text_allows_certifies_and_deviates_on_its_clause(
@@ -592,9 +830,6 @@ fn the_published_table_lists_exactly_these_variants() {
 /// otherwise, each with why. `docs/choices.md` lists the same. An entry that gains a variant
 /// or a row must go: the list only shrinks.
 const NO_VARIANT: &[(&str, &str)] = &[
-    ("DRM-016", "open: a planner that reuses less well than the bound (a quality bar, not a rule of the text)"),
-    ("EXW-021", "open: unload after a failed load that leaves the directory the load made"),
-    ("EXW-022", "open: an uncreatable ASCEND_WORK_PATH that falls back to the working directory, as upstream does"),
     ("IBC-014", "covered by the fault row `HostInputCount` (OPT-008): counting only host inputs changes the IBC-003 warning alone"),
     ("IFS-015", "no other reading: the unit of the source text's own figures, which the suite's cases use; an engine is given bytes and never a unit"),
     ("IFS-017", "no other reading: an empty input is within any threshold above 0, so IFS-010 fuses it (the row `ZeroByteNotMoved` fails there)"),
@@ -604,14 +839,11 @@ const NO_VARIANT: &[(&str, &str)] = &[
     ("OPT-010", "covered by the fault row `Silence(\"OPT-002\")`: the index options are one case of OPT-002, stated apart for the upstream profile"),
     ("OPT-011", "no other reading: how the upstream profile reports upstream's later refusals; the documented profile does not use it"),
     ("ORI-010", "open: a planner that reserves a pair's memory for less than the whole run"),
-    ("ORM-010", "open: a planner that lets working memory use an unlisted output's bytes before the output is written"),
     ("RZC-013", "open: the zero-copy area held inside a shared pool (taking it at the first execution instead breaks RZC-012)"),
     ("SES-016", "no other reading: what a scenario's option maps mean for its graphs, the vocabulary's, which an engine reads and does not choose"),
     ("SMP-015", "no other reading: a policy that a graph's map changes would take effect at graph level, which SMP-002 rules out"),
-    ("SMP-016", "open: an engine that follows GE_USE_STATIC_MEMORY under the documented profile"),
     ("TRF-001", "no other reading: the shape of a transfer observation (each input in one group), which the vocabulary fixes; a plan made despite errors is TRF-004's row"),
     ("WGT-001", "no other reading: the sandbox's rule for scenario paths, without which no run can be judged safely"),
-    ("WGT-003", "open: a missing ASCEND_WORK_PATH refused instead of created"),
 ];
 
 #[test]
