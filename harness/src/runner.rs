@@ -199,8 +199,17 @@ pub fn judge_observation(
         } else {
             Vec::new()
         };
-    let refreshes_unaligned = case.capability() == ge_spec::Capability::Session
-        && violations.iter().any(|v| v.clause == "SES-019");
+    // Fields an oracle judges whole, under one clause: when it found that clause broken, a
+    // difference from the table there is that clause's (refresh results that do not line up
+    // with the script's refresh events cannot be read as answers to them; reports of aliases
+    // and reuse are the reports' clauses), never the clauses the case cites.
+    let judged_whole: Vec<(&str, &str)> = FIELDS_JUDGED_WHOLE
+        .iter()
+        .filter(|(cap, _, clause)| {
+            *cap == case.capability() && violations.iter().any(|v| v.clause == *clause)
+        })
+        .map(|(_, path, clause)| (*path, *clause))
+        .collect();
     for v in violations {
         problems.push(Problem::weighed(judging, vec![v.clause], v.message));
     }
@@ -249,13 +258,12 @@ pub fn judge_observation(
                         clauses.clone()
                     };
                     for m in &matched.mismatches {
-                        // Refresh results that do not line up with the script's refresh events
-                        // (SES-019, which the session oracle judges) cannot be read as answers
-                        // to them: the difference is the lining up's.
-                        let blamed = if refreshes_unaligned && m.path.starts_with("/refreshes") {
-                            vec!["SES-019".to_owned()]
-                        } else {
-                            blamed.clone()
+                        let blamed = match judged_whole
+                            .iter()
+                            .find(|(path, _)| m.path.starts_with(path))
+                        {
+                            Some((_, clause)) => vec![(*clause).to_owned()],
+                            None => blamed.clone(),
                         };
                         problems.push(Problem::weighed(
                             judging,
@@ -274,6 +282,15 @@ pub fn judge_observation(
     }
     Verdict::of(problems)
 }
+
+/// The observation fields an oracle judges whole, each under one clause (see
+/// [`judge_observation`]).
+const FIELDS_JUDGED_WHOLE: &[(ge_spec::Capability, &str, &str)] = &[
+    (ge_spec::Capability::Session, "/refreshes", "SES-019"),
+    (ge_spec::Capability::Memory, "/aliases", "ORI-010"),
+    (ge_spec::Capability::Memory, "/reused_inputs", "IRM-012"),
+    (ge_spec::Capability::Memory, "/reused_outputs", "ORM-012"),
+];
 
 /// Under the upstream profile, takes the index file `meta.json` at the top of a weights
 /// observation's directory out of its `files`, and out of the pattern's. GE writes it beside the

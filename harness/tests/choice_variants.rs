@@ -4,7 +4,8 @@
 //! ignored, another hash, no padding, no sharing of identical weights, pools kept for the
 //! session or following GE_USE_STATIC_MEMORY, no batch copy on dynamic shapes, a missing or
 //! uncreatable weight directory handled otherwise, a failed load's directory left, a planner
-//! that reuses less well or borrows an unlisted output's bytes). Each must
+//! that reuses less well, borrows an unlisted output's bytes or reports no aliases, a kept
+//! zero-copy area given back at the session's close). Each must
 //! certify at level `documented` with no failure, and break the clause of that choice at level
 //! `strict` (a deviation at `documented`): what an engine chose where the text is silent never
 //! fails it. `docs/choices.md` lists them, and the suite's choices that have no variant yet,
@@ -78,6 +79,10 @@ enum Choice {
     /// The session's pools follow GE_USE_STATIC_MEMORY as well as the policy, as upstream
     /// combines them (`1`, `2` or `4` pools static shapes, `3` or `4` dynamic ones).
     FollowsEnvironment,
+    /// A graph's kept zero-copy area outlives its unload: given back when the session closes.
+    IoKeptToTheEnd,
+    /// The pairs of outputReuseInputMemIndexes are planned but not reported in `aliases`.
+    AliasesUnreported,
     /// An invalid value is ignored with a warning (the next level's value, or the default, in
     /// force) instead of rejecting its option and refusing what depends on it.
     IgnoreInvalid,
@@ -88,8 +93,12 @@ impl Choice {
         match self {
             Choice::NoClause | Choice::OptionClause => &Capability::ALL,
             Choice::OneErrorPerKey | Choice::RefuseListOutOfRange => &[Capability::Options],
-            Choice::PoolsKept | Choice::FollowsEnvironment => &[Capability::Session],
-            Choice::WastefulPlanner | Choice::BorrowsUnlistedOutput => &[Capability::Memory],
+            Choice::PoolsKept | Choice::FollowsEnvironment | Choice::IoKeptToTheEnd => {
+                &[Capability::Session]
+            }
+            Choice::WastefulPlanner | Choice::BorrowsUnlistedOutput | Choice::AliasesUnreported => {
+                &[Capability::Memory]
+            }
             Choice::NoBatchOnDynamic => &[Capability::Transfer],
             Choice::OtherHash
             | Choice::Packed
@@ -645,6 +654,7 @@ impl Backend for Variant {
             match self.0 {
                 Choice::WastefulPlanner => waste_one(&s, &mut o),
                 Choice::BorrowsUnlistedOutput => borrow_unlisted_output(&s, &mut o),
+                Choice::AliasesUnreported => o.aliases.clear(),
                 _ => {}
             }
         }
@@ -667,6 +677,23 @@ impl Backend for Variant {
             if !o.trace.is_empty() {
                 keep_pools(&mut o.trace, s.events.len() as u32);
             }
+        }
+        if let Choice::IoKeptToTheEnd = self.0 {
+            let end = s.events.len() as u32;
+            let unloads = |step: u32| {
+                matches!(
+                    s.events.get(step as usize),
+                    Some(ge_spec::vocab::session::SessionEvent::Unload { .. })
+                )
+            };
+            let (mut moved, mut kept): (Vec<_>, Vec<_>) = o.trace.drain(..).partition(|e| {
+                e.action == TraceAction::Free && e.pool.ends_with("/io") && unloads(e.step)
+            });
+            for e in &mut moved {
+                e.step = end;
+            }
+            kept.extend(moved);
+            o.trace = kept;
         }
         relabel(self.0, &mut o.errors);
         relabel(self.0, &mut o.warnings);
@@ -772,6 +799,8 @@ fn failures(report: &Report) -> Vec<String> {
 #[case::wasteful_planner(Choice::WastefulPlanner, "DRM-016")]
 #[case::borrows_unlisted_output(Choice::BorrowsUnlistedOutput, "ORM-010")]
 #[case::follows_ge_use_static_memory(Choice::FollowsEnvironment, "SMP-016")]
+#[case::io_area_kept_to_the_end(Choice::IoKeptToTheEnd, "RZC-013")]
+#[case::aliases_unreported(Choice::AliasesUnreported, "ORI-010")]
 #[case::own_file_per_constant(Choice::Duplicates, "EXW-013")]
 #[case::duplicates_stored_again(Choice::Duplicates, "EXW-020")]
 fn a_choice_the_text_allows_certifies_and_deviates_on_its_clause(
@@ -838,8 +867,6 @@ const NO_VARIANT: &[(&str, &str)] = &[
     ("OPT-009", "no other reading: the scenario's spelling of products, which an engine reads and does not choose"),
     ("OPT-010", "covered by the fault row `Silence(\"OPT-002\")`: the index options are one case of OPT-002, stated apart for the upstream profile"),
     ("OPT-011", "no other reading: how the upstream profile reports upstream's later refusals; the documented profile does not use it"),
-    ("ORI-010", "open: a planner that reserves a pair's memory for less than the whole run"),
-    ("RZC-013", "open: the zero-copy area held inside a shared pool (taking it at the first execution instead breaks RZC-012)"),
     ("SES-016", "no other reading: what a scenario's option maps mean for its graphs, the vocabulary's, which an engine reads and does not choose"),
     ("SMP-015", "no other reading: a policy that a graph's map changes would take effect at graph level, which SMP-002 rules out"),
     ("TRF-001", "no other reading: the shape of a transfer observation (each input in one group), which the vocabulary fixes; a plan made despite errors is TRF-004's row"),
