@@ -15,7 +15,8 @@
 //! }
 //! ```
 //!
-//! Trials of capabilities the backend does not declare are marked ignored (never passed).
+//! Trials of capabilities the backend does not declare are marked ignored (never passed); a
+//! backend that declares none fails the trial `setup/capabilities`: nothing to certify.
 //! `GE_CONFORMANCE_EXPECTATIONS` names a waiver file, `GE_CONFORMANCE_SEED` and
 //! `GE_CONFORMANCE_CASES` set the seed and the scenarios per property,
 //! `GE_CONFORMANCE_PROFILE` (`documented` or `upstream`) the behaviour profile and
@@ -309,6 +310,15 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
             );
             trials
                 .push(Trial::test("setup/environment", move || Err(why.into())).with_kind("setup"));
+        }
+        if declared.is_empty() {
+            // Every other trial would be ignored and the run would pass, judging nothing.
+            trials.push(
+                Trial::test("setup/capabilities", || {
+                    Err("the backend declares no capability: nothing to certify".into())
+                })
+                .with_kind("setup"),
+            );
         }
         if let Some(why) = &self.cases_error {
             let why = why.clone();

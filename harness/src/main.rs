@@ -218,10 +218,14 @@ enum Command {
         #[arg(long, value_enum, default_value = "markdown")]
         format: MapFormat,
     },
-    /// Check a report bundle offline: digests, missing or extra files, spec tables.
+    /// Check a report bundle offline: digests, missing or extra files, spec tables; exit 0 only
+    /// when it is intact and its verdict is CERTIFIED (the gate a CI job can use).
     Verify {
         /// The bundle directory.
         dir: PathBuf,
+        /// Check integrity only: exit 0 for an intact bundle whatever its verdict.
+        #[arg(long)]
+        integrity_only: bool,
     },
     /// Write seed inputs for every fuzz target from the case tables (one file per case).
     Corpus {
@@ -402,7 +406,10 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
                 }
             }
         }
-        Command::Verify { dir } => match bundle::verify(&dir) {
+        Command::Verify {
+            dir,
+            integrity_only,
+        } => match bundle::verify(&dir) {
             Ok(report) => {
                 out!(
                     "bundle verifies: backend {} {}, {} at level {} (profile {}; {} passed, {} failed, {} deviations), spec tables {}{}",
@@ -422,7 +429,14 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
                         .map(|d| format!(", with the vendor's own case tables {d}"))
                         .unwrap_or_default()
                 );
-                Ok(ExitCode::SUCCESS)
+                if integrity_only || report.certified {
+                    Ok(ExitCode::SUCCESS)
+                } else {
+                    eprintln!(
+                        "the bundle is intact but its verdict is not CERTIFIED (--integrity-only checks integrity alone)"
+                    );
+                    Ok(ExitCode::from(1))
+                }
             }
             Err(e) => {
                 eprintln!("{e}");

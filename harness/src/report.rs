@@ -876,6 +876,7 @@ impl Report {
         }
         report
             .to_string()
+            .map(|xml| root_as_schema_lists(&xml))
             .unwrap_or_else(|e| format!("<!-- the JUnit report could not be written: {e} -->\n"))
     }
 
@@ -884,6 +885,28 @@ impl Report {
         serde_json::to_string_pretty(self)
             .unwrap_or_else(|e| format!("{{\"error\": \"report does not serialise: {e}\"}}"))
     }
+}
+
+/// The JUnit document with the `<testsuites>` root holding only the attributes the Jenkins
+/// xUnit schema (`junit-10.xsd`) lists for it: quick-junit always adds `skipped` and
+/// `timestamp` there, which that schema refuses (each `<testsuite>` keeps its own).
+fn root_as_schema_lists(xml: &str) -> String {
+    let Some(start) = xml.find("<testsuites") else {
+        return xml.to_owned();
+    };
+    let Some(len) = xml[start..].find('>') else {
+        return xml.to_owned();
+    };
+    let mut root = xml[start..start + len].to_owned();
+    for attr in [" skipped=\"", " timestamp=\""] {
+        if let Some(at) = root.find(attr) {
+            let value = at + attr.len();
+            if let Some(close) = root[value..].find('"') {
+                root.replace_range(at..value + close + 1, "");
+            }
+        }
+    }
+    format!("{}{root}{}", &xml[..start], &xml[start + len..])
 }
 
 /// Text for a Markdown table cell or heading: the characters Markdown reads as syntax escaped.

@@ -3,11 +3,9 @@
 //! `xmllint --schema` from Debian's `libxml2-utils` (`.ci/run` installs it when missing; without
 //! it these tests show as ignored, never as passed).
 //!
-//! Each `<testsuite>` of the report is validated: that is where the schema defines what CI
-//! dashboards read (tests, failures, times, timestamps, properties, system-err). The
-//! `<testsuites>` root is not: quick-junit always writes `skipped` and `timestamp` on it, which
-//! this schema does not list (the dashboards ignore them), so its attributes are checked here by
-//! hand instead.
+//! The whole report is validated, its `<testsuites>` root included, and each `<testsuite>` on
+//! its own as well: that is where the schema defines what CI dashboards read (tests, failures,
+//! times, timestamps, properties, system-err).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -67,7 +65,8 @@ fn xmllint(dir: &Path, name: &str, xml: &str) -> Result<(), String> {
     }
 }
 
-/// Validates every `<testsuite>` of `xml` with the schema and checks the root's attributes.
+/// Validates `xml` with the schema, as a whole and suite by suite, and checks the root's
+/// attributes.
 fn validate(xml: &str) -> Result<(), String> {
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let root = xml
@@ -98,6 +97,8 @@ fn validate(xml: &str) -> Result<(), String> {
     if suites == 0 {
         return Err("no <testsuite> in the report".into());
     }
+    xmllint(dir.path(), "report.xml", xml)
+        .map_err(|e| format!("the whole report does not validate: {e}"))?;
     Ok(())
 }
 

@@ -165,13 +165,18 @@ fn a_filtered_run_is_partial_in_every_report_and_records_its_filter() {
         let t = std::fs::read_to_string(out_dir.join(file)).expect("a report file");
         assert!(t.contains(needle), "{file}: {t}");
     }
+    // A gate: intact but not certified is a failure, unless integrity alone is asked.
     let o = cli(&["verify", &out_dir.to_string_lossy()]);
     let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
     assert!(
         out.contains("partial run") && !out.contains(", certified"),
         "{out}"
     );
+    assert!(err.contains("not CERTIFIED"), "{err}");
+    let o = cli(&["verify", "--integrity-only", &out_dir.to_string_lossy()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
 }
 
 fn sha256(bytes: &[u8]) -> String {
