@@ -87,18 +87,36 @@ pub fn under_readings(
     if !judging.any_binding(&first) {
         return first;
     }
+    // The engine's reading: one under which nothing binding is broken; failing that (level
+    // strict, an engine with other choices too), one under which nothing the text states is,
+    // where the strict reading breaks the text, so that a failure is named after the choices
+    // departed from, never after a documented clause the strict reading alone makes out broken.
+    let text = Judging::new(judging.profile, ge_spec::Conformance::Documented);
+    let first_breaks_text = text.any_binding(&first);
+    let mut fallback = None;
     for alt in others {
-        let mut v = judge(&alt.values, alt.rejected);
-        if judging.any_binding(&v) {
-            continue;
+        let v = judge(&alt.values, alt.rejected);
+        if !judging.any_binding(&v) {
+            return with_departures(v, alt);
         }
-        for clause in &alt.departs {
-            v.push(Violation::new(
-                clause.clone(),
-                "the answer follows another reading of the options than the suite's, one the text allows",
-            ));
+        if fallback.is_none() && first_breaks_text && !text.any_binding(&v) {
+            fallback = Some((v, alt));
         }
-        return v;
     }
-    first
+    match fallback {
+        Some((v, alt)) => with_departures(v, alt),
+        None => first,
+    }
+}
+
+/// `v`, the violations under the reading `alt`, with the suite's choices that reading departs
+/// from (deviations at level `documented`, failures at level `strict`).
+fn with_departures(mut v: Vec<Violation>, alt: &options::Alternative) -> Vec<Violation> {
+    for clause in &alt.departs {
+        v.push(Violation::new(
+            clause.clone(),
+            "the answer follows another reading of the options than the suite's, one the text allows",
+        ));
+    }
+    v
 }

@@ -10,6 +10,41 @@ use ge_conformance::report::{Outcome, Report};
 use ge_spec::vocab::weights::WeightsObservation;
 use sha2::{Digest, Sha256};
 
+/// Certifies the engine `interpreter` runs from `script` (a path from the repository root) over
+/// the subprocess protocol, at `level` under the documented profile.
+#[allow(dead_code)] // each test crate uses the helpers it needs
+pub fn certify_script(interpreter: &str, script: &str, level: ge_spec::Conformance) -> Report {
+    use ge_conformance::certify::{self, shell_quote, Config};
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(script);
+    let arg = format!(
+        "exec:{interpreter} {}",
+        shell_quote(&script.to_string_lossy())
+    );
+    let judging = ge_conformance::judging::Judging::new(ge_spec::Profile::Documented, level);
+    let handle =
+        ge_conformance::backends::open(&arg, std::time::Duration::from_secs(30), judging.profile)
+            .expect("the engine starts");
+    let cfg = Config {
+        judging,
+        backend_arg: arg,
+        ..Config::default()
+    };
+    certify::certify(handle.backend(), &cfg, &mut |_, _, _| {}).expect("a run")
+}
+
+/// The section of `docs/independent.md` under the heading `heading`, up to the next one of its
+/// level.
+#[allow(dead_code)] // each test crate uses the helpers it needs
+pub fn adjudication(heading: &str) -> &'static str {
+    let after = include_str!("../../../docs/independent.md")
+        .split(heading)
+        .nth(1)
+        .unwrap_or_else(|| panic!("docs/independent.md has no section {heading:?}"));
+    after.split("\n## ").next().unwrap_or(after)
+}
+
 /// Fails the test unless `report` certifies, listing every trial that fails the run.
 #[allow(dead_code)] // each test crate uses the helpers it needs
 pub fn assert_certified(report: &Report) {
