@@ -44,6 +44,8 @@ enum Fault {
     /// Every valid memory scenario that lists outputs for reuse is refused with one error and
     /// nothing planned (a 96-byte listed output, 32-byte aligned as the text asks, included).
     RefusesListedOutputs,
+    /// Every load that would write weights is refused with one error and nothing written.
+    RefusesLoads,
     /// A fusion threshold of 0 is taken as not set: the default threshold fuses.
     ZeroMeansDefault,
     /// ge.featureBaseRefreshable at 1 makes the feature base of dynamic-shape graphs
@@ -57,9 +59,10 @@ impl Fault {
             Fault::IgnoredAt(..) | Fault::SessionCounts(_) | Fault::CountedFromOne(_) => {
                 Capability::Options
             }
-            Fault::DirBeneath | Fault::DirWithoutExternalWeight | Fault::TmpNameSwapped => {
-                Capability::Weights
-            }
+            Fault::DirBeneath
+            | Fault::DirWithoutExternalWeight
+            | Fault::TmpNameSwapped
+            | Fault::RefusesLoads => Capability::Weights,
             Fault::DynamicFollowsOption => Capability::Session,
             Fault::RefusesListedOutputs => Capability::Memory,
             Fault::BatchOneInput
@@ -224,6 +227,19 @@ impl Backend for Faulty {
                     s.pid = pid;
                 }
             }
+            Fault::RefusesLoads => {
+                let writes = [&s.options.session, &s.options.global]
+                    .iter()
+                    .find_map(|m| m.get(mode))
+                    .is_some_and(|v| v == "1" || v == "2");
+                if writes && !s.constants.is_empty() {
+                    let mut refused = WeightsObservation::default();
+                    refused
+                        .errors
+                        .push(ge_spec::Diagnostic::new("", "cannot load this model"));
+                    return Ok(refused);
+                }
+            }
             _ => {}
         }
         Reference.weights(&s, sandbox)
@@ -266,6 +282,7 @@ impl Backend for Faulty {
 #[case::ibc_no_batch_on_a2_inference(Fault::NoBatchOn(Product::AtlasA2Inference), "IBC-011")]
 #[case::ifs_refuses_transfers(Fault::RefusesTransfers, "IFS-013")]
 #[case::orm_refuses_listed_outputs(Fault::RefusesListedOutputs, "ORM-013")]
+#[case::exw_refuses_loads(Fault::RefusesLoads, "EXW-011")]
 #[case::ifs_zero_means_default(Fault::ZeroMeansDefault, "IFS-014")]
 #[case::fbr_dynamic_follows_option(Fault::DynamicFollowsOption, "FBR-003")]
 fn a_fault_breaking_a_documented_clause_fails_at_level_documented(

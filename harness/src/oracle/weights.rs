@@ -598,6 +598,9 @@ fn judge_expected(
         if !o.nodes.is_empty() {
             v.push(Violation::new("WGT-008", "a failed load converts no node"));
         }
+        if let Some(why) = nothing_in_the_way(profile, scenario, &e) {
+            v.push(why);
+        }
         // A failed load may leave its directory unnamed, but one it names must be the right one.
         if let (Some(dir), Some(tier)) = (&e.dir, e.tier) {
             if !o.dir.is_empty() && o.dir != *dir {
@@ -949,6 +952,37 @@ fn judge_expected(
         }
     }
     v
+}
+
+/// A refused load that nothing the suite chose could explain: mode 1 or 2 in force, the
+/// temporary directory under the sandbox root as the working directory (no
+/// `ge.externalWeightDir`, no ASCEND_WORK_PATH), nothing planted, and for mode 2 a plain root
+/// graph name. The text says such a load flushes its weights there (EXW-011, EXW-014), so
+/// refusing it breaks that, whatever the error cites. Anywhere else a refusal may stand on one
+/// of the suite's choices (a directory to create, a cap, a name) and is judged there.
+fn nothing_in_the_way(
+    profile: Profile,
+    scenario: &WeightsScenario,
+    e: &Expected,
+) -> Option<Violation> {
+    let plain_name = |g: &str| !g.is_empty() && g != "." && g != ".." && !g.contains(['/', '\0']);
+    let clear = profile == Profile::Documented
+        && !e.refused
+        && e.tier == Some(Tier::WorkDir)
+        && scenario.work_dir.is_empty()
+        && scenario.setup.is_empty()
+        && !e.weights.is_empty()
+        && (e.mode == 1 || (e.mode == 2 && plain_name(&scenario.root_graph)));
+    clear.then(|| {
+        Violation::new(
+            if e.mode == 1 { "EXW-011" } else { "EXW-014" },
+            format!(
+                "the load is refused, yet nothing stands in its way: mode {} flushes the weights to {}",
+                e.mode,
+                e.dir.as_deref().unwrap_or("its temporary directory")
+            ),
+        )
+    })
 }
 
 /// WGT-011: a FileConstant that reads another length than its constant's bytes cannot read
