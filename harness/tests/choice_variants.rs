@@ -386,6 +386,15 @@ fn peak_of(s: &MemoryScenario, o: &MemoryObservation) -> u64 {
         .unwrap_or(0)
 }
 
+/// The byte ranges of the plan's inputs and outputs (every tensor but the intermediates).
+fn io_ranges(s: &MemoryScenario, o: &MemoryObservation) -> Vec<(u64, u64)> {
+    s.tensors
+        .iter()
+        .filter(|t| !matches!(t.role, Role::Intermediate))
+        .filter_map(|t| range(o, t))
+        .collect()
+}
+
 /// Moves the last-starting intermediate tensor whose bytes no input or output shares to fresh
 /// memory above the plan, where other tensors still share, and the plan stays within what no
 /// reuse at all would take.
@@ -393,12 +402,7 @@ fn waste_one(s: &MemoryScenario, o: &mut MemoryObservation) {
     if !o.aliases.is_empty() || !o.cleanup.is_empty() {
         return;
     }
-    let io: Vec<(u64, u64)> = s
-        .tensors
-        .iter()
-        .filter(|t| !matches!(t.role, Role::Intermediate))
-        .filter_map(|t| range(o, t))
-        .collect();
+    let io = io_ranges(s, o);
     let no_reuse: u64 = s.tensors.iter().filter_map(|t| aligned(t.size)).sum();
     let candidate = s
         .tensors
@@ -411,7 +415,7 @@ fn waste_one(s: &MemoryScenario, o: &mut MemoryObservation) {
     let Some(top) = aligned(o.peak_bytes.max(peak_of(s, o))) else {
         return;
     };
-    if top + aligned(t.size).unwrap_or(u64::MAX) > no_reuse {
+    if top.saturating_add(aligned(t.size).unwrap_or(u64::MAX)) > no_reuse {
         return;
     }
     o.offsets.insert(t.name.clone(), top);
@@ -424,17 +428,14 @@ fn borrow_unlisted_output(s: &MemoryScenario, o: &mut MemoryObservation) {
     if !o.aliases.is_empty() || !o.cleanup.is_empty() {
         return;
     }
-    let listed: std::collections::BTreeSet<u32> = o.reused_outputs.iter().copied().collect();
-    let listed_key = "ge.exec.outputReuseMemIndexes";
-    if s.options.graph.contains_key(listed_key) || !listed.is_empty() {
+    if s.options
+        .graph
+        .contains_key("ge.exec.outputReuseMemIndexes")
+        || !o.reused_outputs.is_empty()
+    {
         return;
     }
-    let io: Vec<(u64, u64)> = s
-        .tensors
-        .iter()
-        .filter(|t| !matches!(t.role, Role::Intermediate))
-        .filter_map(|t| range(o, t))
-        .collect();
+    let io = io_ranges(s, o);
     for out in s
         .tensors
         .iter()
