@@ -4,7 +4,7 @@
 //! fence says how it is kept true:
 //!
 //! - `<!-- output: ID -->`: a test produces that output today and compares it with the block
-//!   through [`check`] (`tests/docs.rs` holds every such ID to exactly one checking call);
+//!   through [`check`] (`tests/it/docs.rs` holds every such ID to exactly one checking call);
 //! - `<!-- measured -->`: the record of a run on the project's machine (a benchmark's figures,
 //!   timings, a check made by hand on another toolchain), reproduced by the command shown above
 //!   it and never compared, since it moves with the machine.

@@ -1,0 +1,370 @@
+//! The C ABI (`include/ge_conformance.h`) end to end: the C++ example engine certifies at level
+//! documented in-process (`dylib:`) and isolated (`serve-dylib`), its planted-bug variant fails
+//! both; a C engine that segfaults fails that trial under serve-dylib while the run goes on, and
+//! ends an in-process run with a note naming the isolated route; and every way a library can be
+//! wrong (malformed JSON, a missing symbol, another ABI version, a null buffer, a bad hello) is
+//! a typed error or a failed trial, never a panic.
+//!
+//! The engines are compiled here (`make` for the C++ engine, `cc` for the C one); without a
+//! compiler each test prints why and returns.
+
+use crate::common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Mutex, OnceLock};
+
+use ge_conformance::dylib::{DylibBackend, DylibError};
+use ge_spec::{Profile, Scenario};
+
+use common::docs;
+
+const BIN: &str = env!("CARGO_BIN_EXE_ge-conformance");
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the harness sits in the workspace")
+        .to_owned()
+}
+
+fn scratch() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("cabi")
+}
+
+/// True when `tool --version` runs.
+fn have(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// The C++ engine and its planted variant, built once per test binary; `None` (with the reason
+/// printed) when there is no C++ compiler or make.
+fn cpp_engine() -> Option<&'static (PathBuf, PathBuf)> {
+    static BUILT: OnceLock<Option<(PathBuf, PathBuf)>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_owned());
+            if !have(&cxx) || !have("make") {
+                eprintln!(
+                    "skipped: no C++ compiler (`{cxx}`) or no make to build examples/cpp-engine"
+                );
+                return None;
+            }
+            let out = scratch().join("cpp-engine");
+            let status = Command::new("make")
+                .arg("-s")
+                .arg("-C")
+                .arg(repo().join("examples/cpp-engine"))
+                .arg(format!("OUT={}", out.display()))
+                .arg(format!("CXX={cxx}"))
+                .status()
+                .expect("make starts");
+            assert!(status.success(), "examples/cpp-engine does not build");
+            Some((
+                out.join("libcpp_engine.so"),
+                out.join("libcpp_engine_planted.so"),
+            ))
+        })
+        .as_ref()
+}
+
+/// `harness/tests/cabi/engine.c` built with `-D<variant>`, once per test binary (tests run in
+/// parallel and two of them load the crashing build); `None` (with the reason printed) when
+/// there is no C compiler.
+fn c_engine(variant: &str) -> Option<PathBuf> {
+    static BUILT: Mutex<BTreeMap<String, Option<PathBuf>>> = Mutex::new(BTreeMap::new());
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    built
+        .entry(variant.to_owned())
+        .or_insert_with(|| build_c_engine(variant))
+        .clone()
+}
+
+fn build_c_engine(variant: &str) -> Option<PathBuf> {
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_owned());
+    if !have(&cc) {
+        eprintln!("skipped: no C compiler (`{cc}`) to build the C test engine");
+        return None;
+    }
+    let dir = scratch().join("c-engines");
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    let out = dir.join(format!("lib{}.so", variant.to_lowercase()));
+    let status = Command::new(&cc)
+        .args(["-std=c99", "-shared", "-fPIC", "-fvisibility=hidden", "-O1"])
+        .arg(format!("-D{variant}"))
+        .arg("-I")
+        .arg(repo().join("include"))
+        .arg(repo().join("harness/tests/cabi/engine.c"))
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .expect("the C compiler starts");
+    assert!(
+        status.success(),
+        "the C test engine {variant} does not build"
+    );
+    Some(out)
+}
+
+fn certify(backend: &str, extra: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(["certify", "--format", "json", "--backend", backend])
+        .args(extra)
+        .output()
+        .expect("ge-conformance starts")
+}
+
+fn report(output: &Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "no JSON report ({e}); stderr:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+fn isolated(library: &Path) -> String {
+    format!("exec:{BIN} serve-dylib {}", library.display())
+}
+
+fn in_process(library: &Path) -> String {
+    format!("dylib:{}", library.display())
+}
+
+#[test]
+fn cpp_engine_certifies_in_process_and_isolated() {
+    let Some((engine, _)) = cpp_engine() else {
+        return;
+    };
+    for backend in [in_process(engine), isolated(engine)] {
+        let out = certify(&backend, &[]);
+        let r = report(&out);
+        assert_eq!(r["verdict"], "certified", "{backend}: {}", r["totals"]);
+        assert_eq!(r["meta"]["level"], "documented");
+        assert_eq!(r["meta"]["backend"], "cpp-engine");
+        assert!(out.status.success(), "{backend}: exit {:?}", out.status);
+    }
+}
+
+#[test]
+fn planted_integer_width_bug_fails_both_routes() {
+    let Some((_, planted)) = cpp_engine() else {
+        return;
+    };
+    for backend in [in_process(planted), isolated(planted)] {
+        let out = certify(&backend, &[]);
+        let r = report(&out);
+        assert_eq!(r["verdict"], "not-certified", "{backend}: {}", r["totals"]);
+        assert_eq!(out.status.code(), Some(1));
+        let failed: Vec<&str> = r["trials"]
+            .as_array()
+            .expect("trials")
+            .iter()
+            .filter(|t| t["outcome"] == "fail")
+            .filter_map(|t| t["name"].as_str())
+            .collect();
+        assert_eq!(failed, ["property/options"], "{backend}");
+        let text = r.to_string();
+        assert!(text.contains("4294967296"), "{backend}: the bug's index");
+    }
+}
+
+/// The trials of a report by name: (outcome, message).
+fn trials(r: &serde_json::Value) -> Vec<(String, String, String)> {
+    r["trials"]
+        .as_array()
+        .expect("trials")
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap_or_default().to_owned(),
+                t["outcome"].as_str().unwrap_or_default().to_owned(),
+                t.to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_crash_under_serve_dylib_fails_that_trial_and_the_run_goes_on() {
+    let Some(crash) = c_engine("GE_TEST_CRASH") else {
+        return;
+    };
+    let out = certify(&isolated(&crash), &["--filter", "options-values/acp-"]);
+    let r = report(&out);
+    assert_eq!(out.status.code(), Some(1), "a report, with failures");
+    // Every trial whose scenario holds the trigger crashed the server, and failed saying so;
+    // every other one was answered by the engine, after a crash too (a new server).
+    let trials = trials(&r);
+    let trigger = r#""ge.exec.atomicCleanPolicy":"1""#;
+    let mut crashes = 0;
+    let mut answered_after_a_crash = 0;
+    for (name, outcome, text) in &trials {
+        assert_eq!(outcome, "fail", "{name}");
+        if text.contains(trigger) {
+            crashes += 1;
+            assert!(
+                text.contains("closed its standard output") && text.contains("signal 11"),
+                "{name}: the crash is named: {text}"
+            );
+        } else {
+            assert!(
+                text.contains("this engine answers nothing"),
+                "{name} was answered by the engine: {text}"
+            );
+            if crashes > 0 {
+                answered_after_a_crash += 1;
+            }
+        }
+    }
+    assert!(crashes > 0, "the trigger was met");
+    assert!(answered_after_a_crash > 0, "the run went on: {trials:?}");
+    let stderr = r.to_string();
+    assert!(
+        stderr.contains("crashed while answering"),
+        "the server's note"
+    );
+}
+
+#[test]
+#[cfg(unix)]
+fn a_crash_in_process_ends_the_run_naming_the_isolated_route() {
+    use std::os::unix::process::ExitStatusExt;
+    let Some(crash) = c_engine("GE_TEST_CRASH") else {
+        return;
+    };
+    // Run where the library is `target/libengine.so`, the path docs/c-abi.md shows.
+    let place = tempfile::tempdir().expect("a temporary directory");
+    std::fs::create_dir(place.path().join("target")).expect("created");
+    std::fs::copy(&crash, place.path().join("target/libengine.so")).expect("copied");
+    let out = Command::new(BIN)
+        .current_dir(place.path())
+        .args([
+            "certify",
+            "--format",
+            "json",
+            "--backend",
+            "dylib:target/libengine.so",
+        ])
+        .args(["--filter", "options-values/acp-"])
+        .output()
+        .expect("ge-conformance starts");
+    assert_eq!(
+        out.status.signal(),
+        Some(11),
+        "ended by SIGSEGV: {:?}",
+        out.status
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let note = stderr
+        .lines()
+        .find(|l| l.contains("crashed while answering"))
+        .unwrap_or_else(|| panic!("no note in: {stderr}"));
+    if let Err(e) = docs::check("docs/c-abi.md", "in-process-crash-note", note) {
+        panic!("{e}");
+    }
+    assert!(
+        note.contains("serve-dylib target/libengine.so"),
+        "the note names the isolated route: {stderr}"
+    );
+    assert!(out.stdout.is_empty(), "no report");
+}
+
+fn open(library: &Path) -> Result<DylibBackend, DylibError> {
+    DylibBackend::open(library, "test engine crashed")
+}
+
+fn options_scenario() -> Scenario {
+    serde_json::from_str(r#"{"capability":"options"}"#).expect("a scenario")
+}
+
+#[test]
+fn a_library_that_breaks_the_abi_is_a_typed_error() {
+    let Some(no_free) = c_engine("GE_TEST_NO_FREE") else {
+        return;
+    };
+    match open(&no_free) {
+        Err(DylibError::Load(ge_dylib::LoadError::MissingSymbol { symbol, .. })) => {
+            assert_eq!(symbol, "ge_conformance_free")
+        }
+        other => panic!("expected a missing symbol, got {other:?}"),
+    }
+    let abi = c_engine("GE_TEST_ABI_2").expect("built like the one above");
+    match open(&abi) {
+        Err(DylibError::Load(ge_dylib::LoadError::AbiVersion {
+            found, expected, ..
+        })) => assert_eq!((found, expected), (2, ge_dylib::ABI_VERSION)),
+        other => panic!("expected another ABI version, got {other:?}"),
+    }
+    let hello = c_engine("GE_TEST_BAD_HELLO").expect("built like the one above");
+    match open(&hello) {
+        Err(e @ DylibError::BadHello { .. }) => assert!(e.to_string().contains("name")),
+        other => panic!("expected a bad hello, got {other:?}"),
+    }
+    match open(Path::new("/nonexistent/libengine.so")) {
+        Err(DylibError::Load(ge_dylib::LoadError::Open { .. })) => {}
+        other => panic!("expected a load error, got {other:?}"),
+    }
+    // And the command line reports it as a set-up error (exit 2, no report), not a panic.
+    let out = certify(&in_process(&abi), &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("version 2 of the C ABI"));
+    let out = certify(&isolated(&abi), &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("version 2 of the C ABI"));
+}
+
+#[test]
+fn a_bad_answer_is_a_typed_error_and_a_failed_trial() {
+    let Some(bad_json) = c_engine("GE_TEST_BAD_JSON") else {
+        return;
+    };
+    let null = c_engine("GE_TEST_NULL_BUFFER").expect("built like the one above");
+    let sandbox = Path::new(".");
+    let backend = open(&bad_json).expect("the hello is fine");
+    match backend.ask(&options_scenario(), sandbox) {
+        Err(DylibError::BadAnswer { text, .. }) => assert!(text.contains("observation")),
+        other => panic!("expected a malformed answer, got {other:?}"),
+    }
+    let message = ge_conformance::runner::ask(&backend, &options_scenario(), sandbox)
+        .expect_err("the trial fails");
+    assert!(message.contains("not an answer"), "{message}");
+    let backend = open(&null).expect("the hello is fine");
+    match backend.ask(&options_scenario(), sandbox) {
+        Err(DylibError::Call(ge_dylib::CallError::NullBuffer { function })) => {
+            assert_eq!(function, "ge_conformance_answer")
+        }
+        other => panic!("expected a null buffer, got {other:?}"),
+    }
+    // Through serve-dylib the same answers are protocol errors naming the reason.
+    for (library, why) in [(&bad_json, "not an answer"), (&null, "null buffer")] {
+        let out = certify(
+            &isolated(library),
+            &["--filter", "options-values/acp-accepts-0"],
+        );
+        let r = report(&out);
+        assert_eq!(r["totals"]["failed"], 1, "{}", library.display());
+        assert!(
+            r["trials"].to_string().contains(why),
+            "{why}: {}",
+            r["trials"]
+        );
+    }
+}
+
+#[test]
+fn the_profile_must_be_in_the_hello() {
+    let Some((engine, _)) = cpp_engine() else {
+        return;
+    };
+    let backend = open(engine).expect("the C++ engine opens");
+    assert!(backend.require_profile(Profile::Documented).is_ok());
+    match backend.require_profile(Profile::Upstream) {
+        Err(DylibError::Profile { wanted, .. }) => assert_eq!(wanted, Profile::Upstream),
+        other => panic!("expected a profile refusal, got {other:?}"),
+    }
+}

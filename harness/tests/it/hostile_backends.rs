@@ -1,0 +1,333 @@
+//! Hostile backends never block the harness, nor make it grow without bound, nor outlive it:
+//! a blank-line flood, a backend that stops reading its input, one that writes lines nobody
+//! asked for, and one that leaves a helper process behind. Each test runs under a hard limit
+//! of its own, so a regression fails fast instead of hanging the test run.
+
+use crate::common;
+use common::{reference_server, shim, within};
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use ge_conformance::backends;
+use ge_conformance::certify::{self, shell_quote, Config};
+use ge_conformance::protocol::{BrokenBackend, ExecBackend};
+use ge_conformance::report::{Outcome, Report};
+use ge_spec::vocab::OptionsScenario;
+use ge_spec::{Backend, Profile};
+
+/// Certifies the trials whose name contains `filter` through `exec:command`.
+fn certify_through(command: &str, filter: &str, timeout: Duration) -> Report {
+    let arg = format!("exec:{command}");
+    let handle = backends::open(&arg, timeout, Profile::Documented).expect("the backend greets");
+    let cfg = Config {
+        cases: 16,
+        filter: Some(filter.to_owned()),
+        backend_arg: arg,
+        ..Config::default()
+    };
+    certify::certify(handle.backend(), &cfg, &mut |_, _, _| {}).expect("a run")
+}
+
+#[test]
+fn a_blank_line_flood_fails_its_case_and_the_run_goes_on() {
+    // Every options case mentioning the trigger gets an endless stream of blank lines.
+    let command = format!(
+        "python3 {} blank-flood ge.featureBaseRefreshable -- {}",
+        shim("misbehave.py"),
+        reference_server()
+    );
+    let report = within(Duration::from_secs(120), move || {
+        certify_through(&command, "options-", Duration::from_secs(2))
+    });
+    let flooded: Vec<_> = report
+        .trials
+        .iter()
+        .filter(|t| t.outcome == Outcome::Fail)
+        .collect();
+    assert!(!flooded.is_empty());
+    for t in flooded {
+        let message = t.message.clone().unwrap_or_default();
+        assert!(
+            message.contains("blank lines instead of an answer"),
+            "{}: {message}",
+            t.name
+        );
+    }
+    assert!(report.trials.iter().any(|t| t.outcome == Outcome::Pass));
+}
+
+#[test]
+fn a_backend_that_stops_reading_cannot_block_a_write() {
+    let timeout = Duration::from_millis(1500);
+    let (elapsed, message) = within(Duration::from_secs(60), move || {
+        let backend =
+            ExecBackend::new(&format!("sh {}", shim("deaf.sh")), timeout).expect("a command line");
+        backend.greet().expect("the deaf backend greets");
+        // A request far larger than a pipe's buffer: writing it blocks until the child reads.
+        let list = vec!["0"; 600_000].join(",");
+        let scenario: OptionsScenario = serde_json::from_value(serde_json::json!({
+            "options": { "graph": { "ge.exec.inputReuseMemIndexes": list } }
+        }))
+        .expect("a scenario");
+        let start = Instant::now();
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _ = backend.options(&scenario);
+        }));
+        let payload = outcome.expect_err("the request fails");
+        let message = payload
+            .downcast_ref::<BrokenBackend>()
+            .map(|b| b.0.clone())
+            .unwrap_or_default();
+        (start.elapsed(), message)
+    });
+    assert!(
+        message.contains("does not read its input"),
+        "the failure says what happened: {message}"
+    );
+    assert!(
+        elapsed < timeout + Duration::from_secs(3),
+        "the request timeout covers writing it: {elapsed:?}"
+    );
+}
+
+#[test]
+fn lines_nobody_asked_for_fail_at_once_without_a_shrink_storm() {
+    // Every answer comes twice: the second copy is a protocol violation, which fails the next
+    // request and restarts the backend; a property does not shrink on it.
+    let command = format!(
+        "python3 {} extra-line request -- {}",
+        shim("misbehave.py"),
+        reference_server()
+    );
+    let start = Instant::now();
+    let report = within(Duration::from_secs(120), move || {
+        certify_through(&command, "property/options", Duration::from_secs(2))
+    });
+    let property = report
+        .trials
+        .iter()
+        .find(|t| t.name == "property/options")
+        .expect("the property ran");
+    assert_eq!(property.outcome, Outcome::Fail);
+    let message = property.message.clone().unwrap_or_default();
+    assert!(
+        message.contains("nobody asked for") || message.contains("while request"),
+        "{message}"
+    );
+    assert!(!message.contains("not reproducible"), "{message}");
+    assert!(
+        start.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_helper_in_the_backends_process_group_does_not_outlive_the_run() {
+    // Where a confined backend may write (ge_conformance::confine): under the sandbox root.
+    let dir = tempfile::tempdir_in(ge_conformance::sandbox::root()).expect("a temporary directory");
+    let pidfile = dir.path().join("helper.pid");
+    let command = format!(
+        "sh {} {} {}",
+        shim("with-helper.sh"),
+        shell_quote(&pidfile.to_string_lossy()),
+        reference_server()
+    );
+    within(Duration::from_secs(60), move || {
+        let report = certify_through(&command, "options-defaults/", Duration::from_secs(5));
+        assert!(report.trials.iter().all(|t| t.outcome == Outcome::Pass));
+    });
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .expect("the helper's pid")
+        .trim()
+        .parse()
+        .expect("a pid");
+    // Once the backend handle is gone, its whole group is: the helper ends within moments
+    // (and, reparented, is reaped by whoever adopted it).
+    let proc_dir = PathBuf::from(format!("/proc/{pid}"));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let alive = || {
+        std::fs::read_to_string(proc_dir.join("stat"))
+            .map(|stat| !stat.contains(") Z "))
+            .unwrap_or(false)
+    };
+    while alive() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!alive(), "the helper {pid} outlived the run");
+}
+
+/// Runs the command line tool with `args`, standard input from `stdin` (a file), within a
+/// hard limit; returns the exit status and standard error.
+fn cli_within(args: &[&str], stdin: Option<&str>) -> (Option<i32>, String) {
+    let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+    let stdin = stdin.map(str::to_owned);
+    within(Duration::from_secs(60), move || {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_ge-conformance"));
+        command.args(&args);
+        if let Some(path) = stdin {
+            command.stdin(std::fs::File::open(path).expect("the input file"));
+        }
+        let o = command.output().expect("run ge-conformance");
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    })
+}
+
+#[cfg(unix)]
+#[test]
+fn endless_inputs_are_refused_by_their_cap() {
+    // A scenario file, standard input, and a waiver file that never end.
+    for (args, stdin) in [
+        (vec!["eval", "--scenario", "/dev/zero"], None),
+        (vec!["eval"], Some("/dev/zero")),
+        (
+            vec!["certify", "--cases", "1", "--expectations", "/dev/zero"],
+            None,
+        ),
+    ] {
+        let (code, err) = cli_within(&args, stdin);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("the most this input may hold"),
+            "{args:?}: {err}"
+        );
+    }
+    // The reference server ends its session on a line past the protocol's cap.
+    let (code, _) = cli_within(&["serve-reference"], Some("/dev/zero"));
+    assert_eq!(code, Some(0));
+}
+
+#[cfg(unix)]
+#[test]
+fn an_interrupted_harness_stops_its_backend() {
+    // Where a confined backend may write (ge_conformance::confine): under the sandbox root.
+    let dir = tempfile::tempdir_in(ge_conformance::sandbox::root()).expect("a temporary directory");
+    let pidfile = dir.path().join("backend.pid");
+    // The backend hangs on every request, so the run is still going when it is interrupted.
+    let backend = format!(
+        "exec:python3 {} hang request -- {}",
+        shim("misbehave.py"),
+        reference_server()
+    );
+    let mut harness = std::process::Command::new(env!("CARGO_BIN_EXE_ge-conformance"))
+        .args(["certify", "--timeout-ms", "60000", "--backend", &backend])
+        .env("MISBEHAVE_PIDFILE", &pidfile)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start the harness");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !pidfile.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Past the hello: the first request is hanging now.
+    std::thread::sleep(Duration::from_millis(500));
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .expect("the backend started")
+        .trim()
+        .parse()
+        .expect("a pid");
+    let harness_pid = rustix::process::Pid::from_raw(harness.id() as i32).expect("a pid");
+    rustix::process::kill_process(harness_pid, rustix::process::Signal::TERM)
+        .expect("signal the harness");
+    let status = within(Duration::from_secs(20), move || harness.wait()).expect("it ends");
+    assert_eq!(status.code(), Some(130));
+    let stat = PathBuf::from(format!("/proc/{pid}/stat"));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let alive = || {
+        std::fs::read_to_string(&stat)
+            .map(|s| !s.contains(") Z "))
+            .unwrap_or(false)
+    };
+    while alive() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !alive(),
+        "the backend {pid} outlived the interrupted harness"
+    );
+}
+
+/// `misbehave.py late-hello` in front of the reference, greeting after `delay` seconds.
+fn late_greeter(delay: f64) -> String {
+    format!(
+        "env MISBEHAVE_DELAY={delay} python3 {} late-hello unused -- {}",
+        shim("misbehave.py"),
+        reference_server()
+    )
+}
+
+#[test]
+fn a_late_hello_inside_the_handshake_window_is_taken() {
+    // The handshake waits at least MIN_HANDSHAKE_TIMEOUT, whatever the request timeout: an
+    // engine that loads slowly still greets, and its answers are not taken for the hello's.
+    let command = late_greeter(1.5);
+    let report = within(Duration::from_secs(60), move || {
+        certify_through(&command, "options-values/", Duration::from_millis(500))
+    });
+    assert!(!report.trials.is_empty());
+    assert!(
+        report.trials.iter().all(|t| t.outcome == Outcome::Pass),
+        "{:?}",
+        report
+            .trials
+            .iter()
+            .filter(|t| t.outcome != Outcome::Pass)
+            .map(|t| (&t.name, &t.message))
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_hello_later_than_the_handshake_window_gives_up_in_bounded_time() {
+    let window = ge_conformance::protocol::MIN_HANDSHAKE_TIMEOUT;
+    let tries = ge_conformance::protocol::MAX_HANDSHAKE_FAILURES;
+    let command = late_greeter(window.as_secs_f64() + 5.0);
+    let start = Instant::now();
+    let opened = within(window * (tries + 2), move || {
+        backends::open(
+            &format!("exec:{command}"),
+            Duration::from_millis(500),
+            Profile::Documented,
+        )
+        .map(|_| ())
+    });
+    let elapsed = start.elapsed();
+    let message = opened.expect_err("a backend that never greets in time is refused");
+    assert!(message.contains("failed handshakes in a row"), "{message}");
+    assert!(
+        elapsed < window * tries + Duration::from_secs(5),
+        "{tries} handshakes of at most {window:?} each: {elapsed:?}"
+    );
+}
+
+#[test]
+fn a_slow_run_off_a_terminal_says_how_far_it_is() {
+    // Seven requests the deaf backend never answers, a second each: past the five seconds
+    // after which a CI log gets a progress line.
+    let deaf = format!("exec:sh {}", shim("deaf.sh"));
+    let (code, stderr) = cli_within(
+        &[
+            "certify",
+            "--timeout-ms",
+            "1000",
+            "--filter",
+            "options-values/acp",
+            "--backend",
+            &deaf,
+        ],
+        None,
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with("[ge-conformance] ") && l.contains("/7 trials after")),
+        "{stderr}"
+    );
+}

@@ -1,0 +1,51 @@
+//! The integration tests of `ge-conformance`, one module per former test file, linked into one
+//! binary: the suite and its dependencies are linked once instead of once per file. The
+//! `harness = false` runners (`reference_snapshots`, `vendor_example`, `junit_schema`) stay
+//! binaries of their own.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod cabi;
+mod certify;
+mod choice_variants;
+mod cli_vendor;
+mod docs;
+mod documented_reach;
+mod eval_draw;
+mod fault_table;
+mod faults_memory;
+mod faults_options;
+mod faults_session;
+mod faults_transfer;
+mod faults_weights;
+mod findings;
+mod fuzz_regressions;
+mod hostile_backends;
+mod hostile_files;
+mod hostile_writes;
+mod independent_js;
+mod independent_py;
+mod judging;
+mod pictures;
+mod profiles;
+mod props_memory;
+mod props_session;
+mod props_transfer;
+mod props_weights;
+mod protocol_python_shim;
+mod protocol_reference;
+mod protocol_schema;
+mod protocol_shims;
+mod reference_cases;
+mod reference_plans;
+mod report_html;
+mod seed_independence;
+mod snapshot_hygiene;
+mod snapshots_memory;
+mod snapshots_options;
+mod snapshots_session;
+mod snapshots_weights;
+mod text_engine;
+mod verdict;
+mod wording;
