@@ -90,33 +90,42 @@ fn render(r: &TrialResult, cfg: &Config) -> String {
     let mut out = r.message.clone().unwrap_or_default();
     if let Some(s) = &r.scenario {
         out.push_str(&format!("\nscenario: {s}"));
-        // The command line cannot load a backend linked into the vendor's test binary: rerun the
-        // trial here, and ask the reference what it answers for the same scenario.
-        // The settings that change which scenarios a property draws travel with the line.
-        let default = Config::default();
-        let mut env = String::new();
-        if cfg.seed != default.seed {
-            env.push_str(&format!("GE_CONFORMANCE_SEED={} ", cfg.seed));
-        }
-        if cfg.cases != default.cases {
-            env.push_str(&format!("GE_CONFORMANCE_CASES={} ", cfg.cases));
-        }
-        if cfg.judging.profile != default.judging.profile {
-            env.push_str(&format!("GE_CONFORMANCE_PROFILE={} ", cfg.judging.profile));
-        }
-        if cfg.judging.level != default.judging.level {
-            env.push_str(&format!("GE_CONFORMANCE_LEVEL={} ", cfg.judging.level));
-        }
-        out.push_str(&format!(
-            "\nrerun: {env}cargo test -- --exact {}",
-            certify::shell_quote(&r.name)
-        ));
-        out.push_str(&format!(
+        out.push_str(&format!("\nrerun: {}", reproducer(r, cfg)));
+    }
+    out
+}
+
+/// How to rerun trial `r` of this route: the command line cannot load a backend linked into
+/// the vendor's test binary, so the trial is rerun here, with the settings that change which
+/// scenarios a property draws; then the reference's answer for the same scenario. This is also
+/// the reproducer the report bundle records (not `ge-conformance eval --backend <name>`, which
+/// the command line would refuse).
+fn reproducer(r: &TrialResult, cfg: &Config) -> String {
+    let default = Config::default();
+    let mut env = String::new();
+    if cfg.seed != default.seed {
+        env.push_str(&format!("GE_CONFORMANCE_SEED={} ", cfg.seed));
+    }
+    if cfg.cases != default.cases {
+        env.push_str(&format!("GE_CONFORMANCE_CASES={} ", cfg.cases));
+    }
+    if cfg.judging.profile != default.judging.profile {
+        env.push_str(&format!("GE_CONFORMANCE_PROFILE={} ", cfg.judging.profile));
+    }
+    if cfg.judging.level != default.judging.level {
+        env.push_str(&format!("GE_CONFORMANCE_LEVEL={} ", cfg.judging.level));
+    }
+    let mut line = format!(
+        "{env}cargo test -- --exact {}",
+        certify::shell_quote(&r.name)
+    );
+    if let Some(s) = &r.scenario {
+        line.push_str(&format!(
             "\nthe reference's answer: echo {} | ge-conformance eval",
             certify::shell_quote(&s.to_string())
         ));
     }
-    out
+    line
 }
 
 /// Where a trial's outcome goes besides pass or fail: the lists printed after the summary.
@@ -570,6 +579,9 @@ fn finish(
 ) -> TrialResult {
     certify::apply_waivers(&mut r, &cfg.expectations);
     r.micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+    if r.reproducer.is_some() {
+        r.reproducer = Some(reproducer(&r, cfg));
+    }
     if let Ok(mut all) = results.lock() {
         all.push(r.clone());
     }

@@ -813,7 +813,6 @@ impl Report {
             }
             for trial in trials {
                 let message = trial.message.clone().unwrap_or_default();
-                let first = message.lines().next().unwrap_or_default();
                 let status = match trial.outcome {
                     Outcome::Pass => TestCaseStatus::success(),
                     Outcome::Fail | Outcome::UnexpectedPass => {
@@ -822,7 +821,7 @@ impl Report {
                         // first line of what differs; the whole message and the reproducer
                         // below it.
                         status
-                            .set_message(spelled(&format!("[{}] {first}", trial.broken.join(", "))))
+                            .set_message(spelled(&junit_failure_line(&trial.broken, &message)))
                             .set_type(trial.outcome.as_str())
                             .set_description(spelled(&format!(
                                 "{message}\n{}",
@@ -833,13 +832,14 @@ impl Report {
                     Outcome::NotSupported | Outcome::Waived | Outcome::Deviation => {
                         let mut status = TestCaseStatus::skipped();
                         let clauses = if trial.outcome == Outcome::Deviation {
-                            format!(" [{}]", trial.deviations.join(", "))
+                            trial.deviations.as_slice()
                         } else {
-                            String::new()
+                            &[]
                         };
-                        status.set_message(spelled(&format!(
-                            "{}{clauses}: {message}",
-                            trial.outcome.as_str()
+                        status.set_message(spelled(&junit_skipped_message(
+                            trial.outcome,
+                            clauses,
+                            &message,
                         )));
                         status
                     }
@@ -884,6 +884,57 @@ impl Report {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self)
             .unwrap_or_else(|e| format!("{{\"error\": \"report does not serialise: {e}\"}}"))
+    }
+}
+
+/// A failed trial's one line for a dashboard: its broken clauses once, then the first line of
+/// what differs without the clause tag that line may start with (`[IFS-001] [IFS-001] ...`
+/// before); with no broken clause (a backend that crashed), that line alone, or the outcome.
+fn junit_failure_line(broken: &[String], message: &str) -> String {
+    let first = message.lines().next().unwrap_or_default();
+    let rest = without_clause_tag(first);
+    match (broken.is_empty(), rest.is_empty()) {
+        (true, true) => "fail".to_owned(),
+        (true, false) => first.to_owned(),
+        (false, true) => format!("[{}]", broken.join(", ")),
+        (false, false) => format!("[{}] {rest}", broken.join(", ")),
+    }
+}
+
+/// A skipped trial's message: the outcome, a deviation's clauses, then the message without the
+/// outcome's name it may already start with (`waived: waived: ...` before).
+fn junit_skipped_message(outcome: Outcome, clauses: &[String], message: &str) -> String {
+    let name = outcome.as_str();
+    let body = message
+        .strip_prefix(name)
+        .and_then(|m| m.strip_prefix(": "))
+        .unwrap_or(message);
+    if clauses.is_empty() {
+        format!("{name}: {body}")
+    } else {
+        format!("{name} [{}]: {body}", clauses.join(", "))
+    }
+}
+
+/// `line` without a leading clause tag such as `[IRM-003]` or `[SMP-011, SES-010]`.
+fn without_clause_tag(line: &str) -> &str {
+    let Some(inner) = line.strip_prefix('[') else {
+        return line;
+    };
+    let Some((tag, rest)) = inner.split_once(']') else {
+        return line;
+    };
+    let is_clause = |id: &str| {
+        let (area, number) = id.split_once('-').unwrap_or(("", ""));
+        !area.is_empty()
+            && area.chars().all(|c| c.is_ascii_uppercase())
+            && !number.is_empty()
+            && number.chars().all(|c| c.is_ascii_digit())
+    };
+    if tag.split(", ").all(is_clause) {
+        rest.trim_start()
+    } else {
+        line
     }
 }
 
@@ -967,4 +1018,61 @@ pub fn schemas() -> Vec<(&'static str, serde_json::Value)> {
         "report.schema.json",
         serde_json::to_value(schemars::schema_for!(Report)).unwrap_or(serde_json::Value::Null),
     )]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn a_failure_line_names_its_clauses_once() {
+        let broken = ids(&["IFS-001"]);
+        assert_eq!(
+            junit_failure_line(&broken, "[IFS-001] 0 was accepted\nmore"),
+            "[IFS-001] 0 was accepted"
+        );
+        assert_eq!(
+            junit_failure_line(
+                &ids(&["IRM-003", "ORM-003"]),
+                "[IRM-003] index 2^32 read as 0"
+            ),
+            "[IRM-003, ORM-003] index 2^32 read as 0"
+        );
+        // A line whose brackets are not a clause tag keeps them.
+        assert_eq!(
+            junit_failure_line(&broken, "[x] not a tag"),
+            "[IFS-001] [x] not a tag"
+        );
+        // No broken clause: no empty brackets.
+        assert_eq!(
+            junit_failure_line(&[], "the backend crashed"),
+            "the backend crashed"
+        );
+        assert_eq!(junit_failure_line(&[], ""), "fail");
+        assert_eq!(junit_failure_line(&broken, ""), "[IFS-001]");
+    }
+
+    #[test]
+    fn a_skipped_message_names_its_outcome_once() {
+        assert_eq!(
+            junit_skipped_message(
+                Outcome::Waived,
+                &[],
+                "waived: T-1 until 2027-01-01\n[IFS-001] x"
+            ),
+            "waived: T-1 until 2027-01-01\n[IFS-001] x"
+        );
+        assert_eq!(
+            junit_skipped_message(Outcome::Deviation, &ids(&["EWD-012"]), "[EWD-012] kept"),
+            "deviation [EWD-012]: [EWD-012] kept"
+        );
+        assert_eq!(
+            junit_skipped_message(Outcome::NotSupported, &[], "no memory capability"),
+            "not-supported: no memory capability"
+        );
+    }
 }

@@ -384,6 +384,19 @@ fn the_bundle_of_a_cargo_test_run_verifies() -> Result<(), Failed> {
             .into())
         }
     }
+    // Its reproducer is the line that reruns it here: the command line cannot load a backend
+    // linked into the test binary, and refuses `--backend <engine name>`.
+    let reproducer = report
+        .trials
+        .iter()
+        .find(|t| t.name == CASE)
+        .and_then(|t| t.reproducer.clone())
+        .unwrap_or_default();
+    if !reproducer.starts_with(&format!("cargo test -- --exact {CASE}"))
+        || reproducer.contains("--backend")
+    {
+        return Err(format!("the bundle's reproducer for {CASE} is {reproducer:?}").into());
+    }
     // A directory holding anything but a bundle is refused by a failing trial, not a panic.
     std::fs::write(bundle.join("notes.txt"), "mine").expect("written");
     let (ok, text) = child(
