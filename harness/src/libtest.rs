@@ -403,7 +403,18 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         }
         trials.extend(self.snapshot_trials());
         if let Some(dir) = &self.bundle {
-            if let Err(e) = crate::bundle::check_destination(dir, true) {
+            let refused = if under_nextest() {
+                Some(
+                    "nextest runs each trial in a process of its own, so the bundle would hold \
+                     one trial: write it with `cargo test` or `ge-conformance certify --out`"
+                        .to_owned(),
+                )
+            } else {
+                crate::bundle::check_destination(dir, true)
+                    .err()
+                    .map(|e| e.to_string())
+            };
+            if let Some(e) = refused {
                 let why = format!("the report bundle cannot be written: {e}");
                 trials.push(
                     Trial::test("bundle/destination", move || Err(why.into())).with_kind("bundle"),
@@ -542,7 +553,12 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
                 println!("  deviation {d}");
             }
         }
-        if let Some(dir) = self.bundle.as_ref().filter(|_| !args.list) {
+        // Under nextest each process runs one trial: `bundle/destination` fails instead.
+        if let Some(dir) = self
+            .bundle
+            .as_ref()
+            .filter(|_| !args.list && !under_nextest())
+        {
             if !self.setup.is_empty() {
                 // The run did not use the settings it was given: its report would not say
                 // what was asked (`setup/environment` has failed already).
@@ -567,6 +583,12 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         }
         conclusion.exit()
     }
+}
+
+/// True in a process that nextest started (it sets `NEXTEST_RUN_ID`, and `NEXTEST=1`): one
+/// trial per process, so no run-wide report can be made there.
+fn under_nextest() -> bool {
+    std::env::var_os("NEXTEST_RUN_ID").is_some() || std::env::var("NEXTEST").is_ok_and(|v| v == "1")
 }
 
 /// Applies the waivers to a trial's result, records its wall time and keeps a copy for the

@@ -154,6 +154,9 @@ fn child(
         .env_remove("INSTA_FORCE_PASS")
         .env_remove("GE_CONFORMANCE_SNAPSHOTS")
         .env_remove("GE_CONFORMANCE_OUT")
+        // When this test itself runs under nextest, the child is still a `cargo test` run.
+        .env_remove("NEXTEST")
+        .env_remove("NEXTEST_RUN_ID")
         .env_remove(CASES);
     for (k, v) in env {
         cmd.env(k, v);
@@ -396,6 +399,22 @@ fn the_bundle_of_a_cargo_test_run_verifies() -> Result<(), Failed> {
         || reproducer.contains("--backend")
     {
         return Err(format!("the bundle's reproducer for {CASE} is {reproducer:?}").into());
+    }
+    // Under nextest (one process per trial) no bundle is written: a one-trial bundle would
+    // verify as if it were the run's.
+    let nextest = out.path().join("nextest-bundle");
+    let (ok, text) = child(
+        "unchanged",
+        copy.path(),
+        true,
+        &["--exact", "bundle/destination"],
+        &[
+            ("GE_CONFORMANCE_OUT", nextest.as_os_str()),
+            ("NEXTEST", std::ffi::OsStr::new("1")),
+        ],
+    );
+    if ok || !text.contains("nextest runs each trial") || nextest.exists() {
+        return Err(format!("a bundle was asked for under nextest:\n{text}").into());
     }
     // A directory holding anything but a bundle is refused by a failing trial, not a panic.
     std::fs::write(bundle.join("notes.txt"), "mine").expect("written");
