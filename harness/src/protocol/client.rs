@@ -85,6 +85,27 @@ impl std::fmt::Display for BrokenBackend {
     }
 }
 
+/// `program`, or this harness's own executable when `program` is the bare word
+/// `ge-conformance`, no program of that name is on `PATH`, and this process is the
+/// `ge-conformance` binary: `exec:ge-conformance serve-dylib ...` and `exec:ge-conformance
+/// serve-reference`, as the docs and the crash note write them, then work from a checkout
+/// (`target/release/ge-conformance certify ...`) as they do once the binary is installed.
+pub fn this_harness_if_named(program: &str) -> String {
+    const NAME: &str = "ge-conformance";
+    if program != NAME {
+        return program.to_owned();
+    }
+    let on_path = std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(NAME).is_file()));
+    let this = std::env::current_exe()
+        .ok()
+        .filter(|exe| exe.file_name().is_some_and(|n| n == NAME));
+    match this {
+        Some(exe) if !on_path => exe.to_string_lossy().into_owned(),
+        _ => program.to_owned(),
+    }
+}
+
 /// Splits a command line into words like a POSIX shell would, without running one (the
 /// `shlex` crate): blanks separate words; `'...'` keeps everything literally; `"..."` keeps
 /// everything but the escapes `\"`, `\\`, `\$` and `` \` ``; a backslash outside quotes
@@ -290,7 +311,10 @@ impl ExecBackend {
         profile: Profile,
         confine: crate::confine::Confine,
     ) -> Result<Self, String> {
-        let argv = split_command_line(command_line)?;
+        let mut argv = split_command_line(command_line)?;
+        if let Some(program) = argv.first_mut() {
+            *program = this_harness_if_named(program);
+        }
         let log = StderrLog::default();
         let confinement = OnceLock::new();
         let area = match confine {

@@ -95,3 +95,27 @@ fn eval_asks_a_case_through_exec() {
         ge_spec::Spec::embedded().cases()[0].capability()
     );
 }
+
+#[test]
+fn exec_ge_conformance_means_this_harness_when_none_is_on_path() {
+    // As the docs and the crash note write it, run from a checkout: no `ge-conformance` on PATH.
+    let out = Command::new(env!("CARGO_BIN_EXE_ge-conformance"))
+        .args([
+            "certify",
+            "--backend",
+            "exec:ge-conformance serve-reference",
+            "--filter",
+            "options-numbers/",
+        ])
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .expect("the harness runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("0 failed"), "{text}");
+}
