@@ -457,6 +457,7 @@ impl Snapshots {
         entry: &Entry,
     ) -> Result<(), String> {
         let stem = entry.file_stem();
+        let began = std::time::SystemTime::now();
         let observed = observation_text(backend, &entry.scenario);
         let differences = differences(judging, backend, &entry.scenario);
         let mut settings = insta::Settings::clone_current();
@@ -495,11 +496,61 @@ impl Snapshots {
             )),
             None => Ok(()),
         };
+        for name in [
+            format!("{stem}.snap"),
+            format!("{stem}.snap.new"),
+            format!("{stem}@{DEVIATION_SUFFIX}.snap"),
+            format!("{stem}@{DEVIATION_SUFFIX}.snap.new"),
+        ] {
+            settle_source(&self.dir.join(name), began);
+        }
         if let Err(panic) = answer {
             std::panic::resume_unwind(panic);
         }
         deviation
     }
+}
+
+/// What a snapshot written by the trials records as its `source`: this file, named as in the
+/// suite's repository. insta writes the path of the asserting file relative to the vendor's
+/// workspace, which names where the suite is checked out (cargo's git checkout under a git
+/// dependency) and so differs between machines; only the metadata changes, never what is
+/// compared.
+const SOURCE: &str = "harness/src/snapshot.rs";
+
+/// Rewrites the `source` line of the header of the snapshot file at `path` to [`SOURCE`] when
+/// the file was written since `began` (a regular file only: nothing is followed through a link).
+fn settle_source(path: &Path, began: std::time::SystemTime) {
+    let fresh = std::fs::symlink_metadata(path)
+        .ok()
+        .filter(|m| m.file_type().is_file())
+        .and_then(|m| m.modified().ok())
+        .is_some_and(|modified| modified >= began);
+    if !fresh {
+        return;
+    }
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return;
+    };
+    if let Some(settled) = with_source(&text, SOURCE) {
+        let _ = std::fs::write(path, settled);
+    }
+}
+
+/// `text` with the `source:` line of its header (between the first two `---` lines) set to
+/// `source`; `None` when it has no such line or already says so.
+fn with_source(text: &str, source: &str) -> Option<String> {
+    let body = text.strip_prefix("---\n")?;
+    let header_len = body.find("\n---\n")?;
+    let header = &body[..header_len];
+    let mut lines: Vec<&str> = header.lines().collect();
+    let wanted = format!("source: {source}");
+    let line = lines.iter_mut().find(|l| l.starts_with("source: "))?;
+    if *line == wanted {
+        return None;
+    }
+    *line = &wanted;
+    Some(format!("---\n{}{}", lines.join("\n"), &body[header_len..]))
 }
 
 /// What checking a whole set outside a test harness found (`certify --snapshots`).
@@ -563,6 +614,24 @@ impl Snapshots {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_snapshot_names_the_suites_own_file_as_its_source() {
+        let written = "---\nsource: ../../../ge-conformance/harness/src/snapshot.rs\ndescription: d\n---\nbody\nsource: kept\n";
+        assert_eq!(
+            with_source(written, SOURCE).as_deref(),
+            Some("---\nsource: harness/src/snapshot.rs\ndescription: d\n---\nbody\nsource: kept\n")
+        );
+        let settled = with_source(written, SOURCE).unwrap_or_default();
+        assert_eq!(with_source(&settled, SOURCE), None, "already settled");
+        assert_eq!(with_source("no header", SOURCE), None);
+        let dir = tempfile::tempdir().expect("a directory");
+        let path = dir.path().join("x.snap.new");
+        let began = std::time::SystemTime::now() - std::time::Duration::from_secs(1);
+        std::fs::write(&path, written).expect("written");
+        settle_source(&path, began);
+        assert_eq!(std::fs::read_to_string(&path).ok(), Some(settled));
+    }
 
     #[test]
     fn the_set_names_every_case_once_and_parses_its_showcases() {
