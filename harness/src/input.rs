@@ -55,13 +55,34 @@ pub fn read_capped(reader: impl Read, cap: u64, what: &str) -> Result<Vec<u8>, I
     Ok(data)
 }
 
-/// Reads the file at `path`, at most `cap` bytes.
+/// Reads the file at `path`, at most `cap` bytes. A FIFO or a socket is refused: reading one
+/// waits for a writer that may never come (it is opened without waiting, to be looked at).
 pub fn read_file(path: &Path, cap: u64) -> Result<Vec<u8>, InputError> {
     let what = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|source| InputError::Io {
+    let io = |source| InputError::Io {
         what: what.clone(),
         source,
-    })?;
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Opening a FIFO for reading would otherwise block until something writes to it.
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    }
+    let file = options.open(path).map_err(io)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = file.metadata().map_err(io)?.file_type();
+        if kind.is_fifo() || kind.is_socket() {
+            return Err(io(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "a FIFO or a socket, not a file: reading it could wait for ever",
+            )));
+        }
+    }
     read_capped(file, cap, &what)
 }
 
@@ -77,6 +98,21 @@ pub fn read_text(path: &Path, cap: u64) -> Result<String, InputError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_refused_without_waiting() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let fifo = dir.path().join("scenario.json");
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .expect("a FIFO");
+        let err = read_text(&fifo, MAX_SCENARIO).expect_err("refused");
+        assert!(err.to_string().contains("FIFO"), "{err}");
+    }
 
     #[test]
     fn an_input_past_its_cap_is_refused() {

@@ -121,7 +121,7 @@ enum Command {
         #[arg(long)]
         judge: bool,
         /// Milliseconds an `exec:` backend has to answer each request.
-        #[arg(long, default_value_t = DEFAULT_TIMEOUT_MS)]
+        #[arg(long, default_value_t = DEFAULT_TIMEOUT_MS, value_parser = clap::value_parser!(u64).range(1..))]
         timeout_ms: u64,
         /// Run an `exec:` backend with the harness's own environment and no write restriction
         /// (see docs/protocol.md, "Confinement"); writes outside the sandbox then go unseen.
@@ -182,7 +182,7 @@ enum Command {
         snapshots: Option<PathBuf>,
         /// Milliseconds an `exec:` backend has to answer each request; past it, the request
         /// fails and the backend is restarted.
-        #[arg(long, default_value_t = DEFAULT_TIMEOUT_MS)]
+        #[arg(long, default_value_t = DEFAULT_TIMEOUT_MS, value_parser = clap::value_parser!(u64).range(1..))]
         timeout_ms: u64,
         /// Run an `exec:` backend with the harness's own environment and no write restriction
         /// (see docs/protocol.md, "Confinement"); writes outside the sandbox then go unseen.

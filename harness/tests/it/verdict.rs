@@ -98,6 +98,16 @@ fn no_scenarios_per_property_is_a_usage_error() {
 }
 
 #[test]
+fn no_time_to_answer_is_a_usage_error_not_the_backends_fault() {
+    for command in ["certify", "eval"] {
+        let o = cli(&[command, "--timeout-ms", "0"]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{command}: {out}{err}");
+        assert!(err.contains("--timeout-ms"), "{command}: {err}");
+    }
+}
+
+#[test]
 fn a_backend_that_cannot_start_is_a_set_up_error_with_one_message() {
     let o = cli(&["certify", "--backend", "exec:/nonexistent/engine"]);
     let (out, err) = text(&o);
