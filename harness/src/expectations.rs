@@ -30,9 +30,38 @@ pub struct Waiver {
     /// read, so an impossible one (`2099-02-31`, `0000-01-01`) is refused with its line.
     #[serde(deserialize_with = "calendar_date")]
     pub expires: String,
+    /// The pattern as the `glob` crate reads it, made on first use: each trial checks every
+    /// waiver, and a file of many waivers made each check compile them all again.
+    #[serde(skip)]
+    compiled: Compiled,
 }
 
+/// A waiver's pattern, compiled once; no part of what a waiver is (equal whatever it holds).
+#[derive(Debug, Clone, Default)]
+struct Compiled(std::sync::OnceLock<Option<::glob::Pattern>>);
+
+impl PartialEq for Compiled {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Compiled {}
+
 impl Waiver {
+    /// True when the pattern matches `text`, as [`glob`] says: a pattern without `*`, `?` or
+    /// `[` only when it is `text`.
+    pub fn matches(&self, text: &str) -> bool {
+        if !self.is_glob() {
+            return self.pattern == text;
+        }
+        self.compiled
+            .0
+            .get_or_init(|| ::glob::Pattern::new(&self.pattern).ok())
+            .as_ref()
+            .is_some_and(|p| p.matches_with(text, GLOB_OPTIONS))
+    }
+
     /// True when the pattern is a glob (`*`, `?` or `[`) rather than one trial or clause: such a
     /// waiver accepts failures among the trials it covers and does not insist that each of
     /// them fails (see [`crate::certify::apply_waivers`]).
@@ -128,13 +157,15 @@ impl std::fmt::Display for Date {
 /// `[...]` one of a set), across `/` too, so `transfer-*` covers every table that starts so. A
 /// pattern the crate cannot read matches nothing ([`Expectations::parse`] refuses it first).
 pub fn glob(pattern: &str, text: &str) -> bool {
-    let options = ::glob::MatchOptions {
-        case_sensitive: true,
-        require_literal_separator: false,
-        require_literal_leading_dot: false,
-    };
-    ::glob::Pattern::new(pattern).is_ok_and(|p| p.matches_with(text, options))
+    ::glob::Pattern::new(pattern).is_ok_and(|p| p.matches_with(text, GLOB_OPTIONS))
 }
+
+/// How waiver patterns match: case-sensitive, `*` across `/`, no special leading dot.
+const GLOB_OPTIONS: ::glob::MatchOptions = ::glob::MatchOptions {
+    case_sensitive: true,
+    require_literal_separator: false,
+    require_literal_leading_dot: false,
+};
 
 impl Expectations {
     /// Parses and checks an expectations file.
@@ -169,19 +200,20 @@ impl Expectations {
         name: &'a str,
         clauses: &'a [String],
     ) -> impl Iterator<Item = (usize, &'a Waiver)> + 'a {
-        self.waive.iter().enumerate().filter(move |(_, w)| {
-            glob(&w.pattern, name) || clauses.iter().any(|c| glob(&w.pattern, c))
-        })
+        self.waive
+            .iter()
+            .enumerate()
+            .filter(move |(_, w)| w.matches(name) || clauses.iter().any(|c| w.matches(c)))
     }
 
     /// The waivers whose pattern matches the trial name `name` itself.
     pub fn naming_trial<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Waiver> + 'a {
-        self.waive.iter().filter(move |w| glob(&w.pattern, name))
+        self.waive.iter().filter(move |w| w.matches(name))
     }
 
     /// The first waiver whose pattern matches the clause ID `clause`.
     pub fn for_clause(&self, clause: &str) -> Option<&Waiver> {
-        self.waive.iter().find(|w| glob(&w.pattern, clause))
+        self.waive.iter().find(|w| w.matches(clause))
     }
 
     /// The waivers whose expiry date is before `today`.
@@ -199,6 +231,34 @@ mod tests {
 
     #[test]
     fn globs() {
+        let parsed = Expectations::parse(
+            "[[waive]]\nmatch = \"IFS-01?\"\nreason = \"r\"\ntracker = \"T\"\nexpires = \"2099-01-01\"\n\
+             [[waive]]\nmatch = \"transfer-examples/x\"\nreason = \"r\"\ntracker = \"T\"\nexpires = \"2099-01-01\"\n",
+        )
+        .expect("parses");
+        for text in [
+            "IFS-010",
+            "IFS-0100",
+            "transfer-examples/x",
+            "transfer-examples/xy",
+            "",
+        ] {
+            for w in &parsed.waive {
+                assert_eq!(
+                    w.matches(text),
+                    glob(&w.pattern, text),
+                    "{} on {text}",
+                    w.pattern
+                );
+                // Compiled once, the same answer again.
+                assert_eq!(
+                    w.matches(text),
+                    glob(&w.pattern, text),
+                    "{} on {text}",
+                    w.pattern
+                );
+            }
+        }
         assert!(glob("transfer/*", "transfer/a-b"));
         assert!(glob("IFS-01?", "IFS-010"));
         assert!(!glob("IFS-01?", "IFS-0100"));
