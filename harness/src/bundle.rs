@@ -15,7 +15,7 @@ use crate::report::{self, Report, Standing};
 pub const MANIFEST: &str = "MANIFEST.sha256";
 
 /// The report files of a bundle. Beside them a bundle holds the pictures of its failures,
-/// `picture-NNN.svg` ([`crate::draw::is_picture_file`]), each named by its trial in
+/// `picture-NNN.svg` ([`crate::report::is_picture_file`]), each named by its trial in
 /// `report.json`, linked from `report.md` and inlined in `report.html`.
 pub const FILES: [&str; 5] = [
     "report.json",
@@ -127,7 +127,7 @@ fn destination(dir: &Path, force: bool) -> Result<Destination, BundleError> {
         let regular = entry.file_type().is_ok_and(|t| t.is_file());
         let ours = name == MANIFEST
             || FILES.contains(&name.as_str())
-            || crate::draw::is_picture_file(&name);
+            || crate::report::is_picture_file(&name);
         if !regular || !ours {
             return Err(refuse(&format!(
                 "holds `{name}`, which is not part of a report bundle; give a new or empty directory"
@@ -172,7 +172,7 @@ pub fn write(report: &Report, dir: &Path, force: bool) -> Result<(), BundleError
     let pictures = report
         .pictures
         .iter()
-        .filter(|(name, _)| crate::draw::is_picture_file(name))
+        .filter(|(name, _)| crate::report::is_picture_file(name))
         .map(|(name, svg)| (name.as_str(), svg.clone()));
     let mut manifest = String::new();
     for (name, text) in FILES.iter().copied().zip(contents).chain(pictures) {
@@ -272,7 +272,10 @@ pub fn verify(dir: &Path) -> Result<Report, BundleError> {
         .get("report.json")
         .and_then(|bytes| serde_json::from_slice(bytes).ok());
     if let Some(r) = &mut report {
-        for (name, bytes) in read.iter().filter(|(n, _)| crate::draw::is_picture_file(n)) {
+        for (name, bytes) in read
+            .iter()
+            .filter(|(n, _)| crate::report::is_picture_file(n))
+        {
             match String::from_utf8(bytes.clone()) {
                 Ok(svg) => {
                     r.pictures.insert(name.clone(), svg);
@@ -327,7 +330,7 @@ fn recheck(r: &Report, read: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
         .filter_map(|t| t.picture.as_deref())
         .collect();
     for name in &named {
-        if !crate::draw::is_picture_file(name) {
+        if !crate::report::is_picture_file(name) {
             findings.push(format!(
                 "report.json names picture `{name}`, which is not a picture file name"
             ));

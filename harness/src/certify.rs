@@ -541,7 +541,7 @@ pub fn apply_waivers(result: &mut TrialResult, expectations: &Expectations) {
 
 /// The waivers that match no trial of the suite (the cases of `spec`, local ones included)
 /// under `profile`, by name or by the clauses it checks: stale, reported by `certify` and by
-/// [`crate::libtest::Suite`] alike, never failing.
+/// `libtest::Suite` alike, never failing.
 pub fn stale_waivers<'e>(
     expectations: &'e Expectations,
     spec: &Spec,
@@ -680,7 +680,7 @@ pub fn certify(
 
 /// The report of a run of `backend` under `cfg` that produced `trials` (waivers applied),
 /// started at `started` and lasting `wall`: the stale and expired waivers, the meta and the
-/// verdict. [`certify`] and [`crate::libtest::Suite`] build their reports with it.
+/// verdict. [`certify`] and `libtest::Suite` build their reports with it.
 pub fn report(
     backend: &dyn Backend,
     cfg: &Config,
@@ -747,4 +747,23 @@ pub fn sample(capability: Capability, seed: u64) -> Option<Scenario> {
     let strategy = generator(capability)?;
     let mut runner = TestRunner::new_with_rng(PtConfig::default(), seed_rng(seed, capability));
     strategy.new_tree(&mut runner).ok().map(|t| t.current())
+}
+
+/// The clauses whose failures the default certification of `backend` finds (its table cases and
+/// properties, boundary phases included, at the default seed and budget), limited to the trials
+/// whose names contain `filter` and judged under `judging`. Fault tests use it where a fault is
+/// one the generated scenarios must reach, not only a case.
+pub fn caught_in_certification(
+    judging: &Judging,
+    backend: &dyn Backend,
+    filter: &str,
+) -> std::collections::BTreeSet<String> {
+    let cfg = Config {
+        judging: *judging,
+        filter: Some(filter.to_owned()),
+        ..Config::default()
+    };
+    certify(backend, &cfg, &mut |_, _, _| {})
+        .map(|report| report.trials.into_iter().flat_map(|t| t.broken).collect())
+        .unwrap_or_default()
 }

@@ -64,7 +64,7 @@ impl Waiver {
 
     /// True when the pattern is a glob (`*`, `?` or `[`) rather than one trial or clause: such a
     /// waiver accepts failures among the trials it covers and does not insist that each of
-    /// them fails (see [`crate::certify::apply_waivers`]).
+    /// them fails (see `certify::apply_waivers`).
     pub fn is_glob(&self) -> bool {
         self.pattern.contains(['*', '?', '['])
     }

@@ -9,8 +9,6 @@
 
 use ge_spec::{Conformance, Profile, Spec};
 
-use crate::oracle::Violation;
-
 /// The profile and the level a verdict is made under: passed down once, everywhere.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Judging {
@@ -63,6 +61,31 @@ impl Judging {
     /// True when some violation binds.
     pub fn any_binding(&self, violations: &[Violation]) -> bool {
         violations.iter().any(|v| self.binds(&v.clause))
+    }
+}
+
+/// One broken clause.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// The clause broken.
+    pub clause: String,
+    /// What is wrong, for a person.
+    pub message: String,
+}
+
+impl Violation {
+    /// A violation of `clause`.
+    pub fn new(clause: impl Into<String>, message: impl Into<String>) -> Self {
+        Violation {
+            clause: clause.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "[{}] {}", self.clause, self.message)
     }
 }
 

@@ -1,5 +1,25 @@
 //! The conformance harness: runs any [`ge_spec::Backend`] against the spec tables, judges its
 //! answers with patterns and invariant oracles, and reports.
+//!
+//! # How the modules stack
+//!
+//! The modules form layers. A module uses modules of its own layer or of the layers below it,
+//! never one above, and no two modules use each other (the `house` tests of `tests/it` read this
+//! table and the sources, and fail on an arrow that runs back up or closes a circle). A type two
+//! layers share lives in the lower one.
+//!
+//! | Layer | Modules | What it holds |
+//! |---|---|---|
+//! | 1 rules | `judging`, `input`, `divergence` | the profile and level a verdict is made under, a broken clause ([`judging::Violation`]), capped reading of what a user hands over, the divergence map |
+//! | 2 checks | `sandbox`, `oracle`, `pattern`, `gen`, `reduce` | the directories a trial's files are read back from, the oracles that say which clauses an observation breaks, `expect` patterns, scenario generators and shrinking |
+//! | 3 trials | `confine`, `protocol`, `dylib`, `backends`, `runner` | running one scenario on one backend: confinement, the subprocess protocol, the C ABI, the backends the command line names, and judging one answer |
+//! | 4 certification | `report`, `expectations`, `local`, `certify`, `snapshot`, `fuzz`, `findings` | the result of a run and its text renderers, waivers, a vendor's own tables, the run itself, snapshot trials, the fuzz targets' logic, corpus and promotion |
+//! | 5 pictures and bundles | `draw`, `html`, `bundle` | SVG pictures of answers, the HTML report, bundles and their verification |
+//! | 6 routes | `libtest` | the `cargo test` route (the command line, `src/main.rs` and `src/cli/`, sits above it) |
+//!
+//! A new clause needs a row in its table, a case and a check: the check is a function of the
+//! oracle of its capability (`oracle/<capability>.rs`) that names the clause's ID, and
+//! `ge-conformance explain <ID>` prints where it is.
 #![deny(missing_docs)]
 
 pub mod backends;

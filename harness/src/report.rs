@@ -704,11 +704,7 @@ impl Report {
                 if let Some(r) = &t.reproducer {
                     let _ = writeln!(out, "Reproduce:\n\n{}\n", fenced("sh", r));
                 }
-                if let Some(p) = t
-                    .picture
-                    .as_deref()
-                    .filter(|p| crate::draw::is_picture_file(p))
-                {
+                if let Some(p) = t.picture.as_deref().filter(|p| is_picture_file(p)) {
                     let _ = writeln!(
                         out,
                         "Picture, the backend's answer beside the reference's ([{p}]({p})):\n\n![{} drawn]({p})\n",
@@ -885,6 +881,18 @@ impl Report {
         serde_json::to_string_pretty(self)
             .unwrap_or_else(|e| format!("{{\"error\": \"report does not serialise: {e}\"}}"))
     }
+}
+
+/// The file name of the `n`-th picture of a report bundle.
+pub fn picture_file(n: usize) -> String {
+    format!("picture-{n:03}.svg")
+}
+
+/// True for the name of a picture of a bundle (`picture-NNN.svg`).
+pub fn is_picture_file(name: &str) -> bool {
+    name.strip_prefix("picture-")
+        .and_then(|rest| rest.strip_suffix(".svg"))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// A failed trial's one line for a dashboard: its broken clauses once, then the first line of

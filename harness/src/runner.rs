@@ -430,22 +430,3 @@ pub fn caught_clauses(
     }
     caught
 }
-
-/// The clauses whose failures the default certification of `backend` finds (its table cases and
-/// properties, boundary phases included, at the default seed and budget), limited to the trials
-/// whose names contain `filter` and judged under `judging`. Fault tests use it where a fault is
-/// one the generated scenarios must reach, not only a case.
-pub fn caught_in_certification(
-    judging: &Judging,
-    backend: &dyn Backend,
-    filter: &str,
-) -> std::collections::BTreeSet<String> {
-    let cfg = crate::certify::Config {
-        judging: *judging,
-        filter: Some(filter.to_owned()),
-        ..crate::certify::Config::default()
-    };
-    crate::certify::certify(backend, &cfg, &mut |_, _, _| {})
-        .map(|report| report.trials.into_iter().flat_map(|t| t.broken).collect())
-        .unwrap_or_default()
-}

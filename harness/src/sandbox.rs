@@ -7,7 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-/// Where sandboxes (and confined backends' own directories, [`crate::confine::Area`]) are
+/// Where sandboxes (and confined backends' own directories, `confine::Area`) are
 /// made: under `$TMPDIR` when it is set, else under `/dev/shm` when that exists (RAM-backed:
 /// creating and removing a directory there costs microseconds, on a disk filesystem about a
 /// tenth of a millisecond, which dominated the weights fuzz targets), else under the system's
@@ -341,7 +341,7 @@ impl Sandbox {
     }
 
     /// What the backend left outside the sandbox in the directories the harness watches for it
-    /// (a confined subprocess backend's `$TMPDIR` and `$HOME`, [`crate::confine`]), taken once.
+    /// (a confined subprocess backend's `$TMPDIR` and `$HOME`, `confine`), taken once.
     pub fn written_outside(&self) -> Vec<String> {
         self.dir
             .as_ref()

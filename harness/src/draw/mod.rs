@@ -16,6 +16,7 @@ use ge_spec::{Backend, Capability, Observation, Scenario};
 
 use crate::certify;
 use crate::report::Report;
+pub use crate::report::{is_picture_file, picture_file};
 use crate::runner::{self, Problem};
 
 mod memory;
@@ -208,18 +209,6 @@ pub fn of_problems(
             &format!("{capability} answer of {}", backend.0),
         ),
     }
-}
-
-/// The file name of the `n`-th picture of a report bundle.
-pub fn picture_file(n: usize) -> String {
-    format!("picture-{n:03}.svg")
-}
-
-/// True for the name of a picture of a bundle (`picture-NNN.svg`).
-pub fn is_picture_file(name: &str) -> bool {
-    name.strip_prefix("picture-")
-        .and_then(|rest| rest.strip_suffix(".svg"))
-        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Draws every failing trial of a drawable capability in `report` (memory, session, transfer):

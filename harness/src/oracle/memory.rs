@@ -22,7 +22,7 @@
 //! of exactly a freed tensor's size follows it breaks DRM-014 (intermediates), IRM-013 (a listed
 //! input) or ORM-013 (a listed output), and with tensors of one size the peak reaches the lower
 //! bound (DRM-016, the suite's bar). DRM-015 compares two plans of one engine, so it is judged
-//! where the backend is asked ([`crate::runner::reuse_twin_violations`]), with
+//! where the backend is asked (`runner::reuse_twin_violations`), with
 //! [`reuse_off_twin`] and [`judge_twin`].
 
 use std::collections::{BTreeMap, BTreeSet};

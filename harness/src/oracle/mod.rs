@@ -13,6 +13,7 @@
 use ge_spec::{Observation, OptionKey, Scenario};
 
 use crate::judging::Judging;
+pub use crate::judging::Violation;
 
 pub mod diagnostics;
 pub mod memory;
@@ -20,31 +21,6 @@ pub mod options;
 pub mod session;
 pub mod transfer;
 pub mod weights;
-
-/// One broken clause.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Violation {
-    /// The clause broken.
-    pub clause: String,
-    /// What is wrong, for a person.
-    pub message: String,
-}
-
-impl Violation {
-    /// A violation of `clause`.
-    pub fn new(clause: impl Into<String>, message: impl Into<String>) -> Self {
-        Violation {
-            clause: clause.into(),
-            message: message.into(),
-        }
-    }
-}
-
-impl std::fmt::Display for Violation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "[{}] {}", self.clause, self.message)
-    }
-}
 
 /// Judges `observation` as an answer to `scenario` with the oracle of its capability. An
 /// observation of another capability than the scenario's is itself a violation.

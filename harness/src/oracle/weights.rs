@@ -1052,7 +1052,7 @@ fn unreachable_node(name: &str) -> ge_spec::vocab::weights::NodeConversion {
 }
 
 /// What a backend wrote beside its sandbox (through `..`), in the private directory holding
-/// it, or left in the directories the harness watches for it ([`crate::confine`]): a WGT-007
+/// it, or left in the directories the harness watches for it (the `confine` module): a WGT-007
 /// violation each, since nothing outside the chosen directory may be created.
 pub fn beside(sandbox: &crate::sandbox::Sandbox) -> Vec<Violation> {
     let beside = sandbox.written_beside().into_iter().map(|name| {

@@ -27,7 +27,7 @@ pub const MIN_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 pub const MAX_HANDSHAKE_FAILURES: u32 = 3;
 
 /// The longest line read from a backend; a longer one is a protocol failure.
-pub const MAX_LINE: usize = 64 << 20;
+pub const MAX_LINE: usize = crate::input::MAX_SCENARIO as usize;
 
 /// How much of the backend's standard error is kept for the report.
 pub const MAX_STDERR: usize = 1 << 20;
@@ -73,7 +73,7 @@ fn kill_group(id: u32) {
 }
 
 /// The panic payload an [`ExecBackend`] unwinds with when a request fails for a reason that is
-/// not the engine's answer (timeout, crash, garbage, ...). [`crate::runner::ask`] turns it into a
+/// not the engine's answer (timeout, crash, garbage, ...). `runner::ask` turns it into a
 /// failure carrying the message; it never reaches the panic hook (it is raised with
 /// [`std::panic::resume_unwind`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -266,7 +266,7 @@ enum Failure {
 /// The child is started (and the handshake made) when the backend is created, and restarted
 /// after any failure that leaves it out of step. Each request is given `timeout` to be answered.
 /// A failed request makes the [`Backend`] method unwind with a [`BrokenBackend`] payload, which
-/// [`crate::runner::ask`] reports as that case's failure. After [`MAX_HANDSHAKE_FAILURES`] failed
+/// `runner::ask` reports as that case's failure. After [`MAX_HANDSHAKE_FAILURES`] failed
 /// handshakes in a row, or one refusal of the protocol version, the child is not started any
 /// more and every further request fails at once with the recorded reason.
 #[derive(Debug)]

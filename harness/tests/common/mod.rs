@@ -121,7 +121,7 @@ pub fn assert_caught_in_certification(
     filter: &str,
     clause: &str,
 ) {
-    let caught = ge_conformance::runner::caught_in_certification(
+    let caught = ge_conformance::certify::caught_in_certification(
         &ge_conformance::judging::Judging::failing(ge_spec::Profile::Documented, clause),
         backend,
         filter,

@@ -24,6 +24,7 @@ mod fuzz_regressions;
 mod hostile_backends;
 mod hostile_files;
 mod hostile_writes;
+mod house;
 mod independent_js;
 mod independent_py;
 mod judging;

@@ -1,0 +1,200 @@
+//! The house rules of the harness's sources, checked on the files themselves: the modules stack
+//! in the layers the crate docs list (no arrow back up, no circle), and functions stay short
+//! enough to read or say why they are not.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The harness's source directory.
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// Every `.rs` file under `dir`, sorted.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The top-level module a library file belongs to (`oracle/weights.rs` is `oracle`), or `None`
+/// for the crate root and the binary's files.
+fn top_module(file: &Path) -> Option<String> {
+    let rel = file.strip_prefix(src()).unwrap();
+    let first = rel.components().next()?.as_os_str().to_str()?.to_owned();
+    let name = first.strip_suffix(".rs").unwrap_or(&first).to_owned();
+    (!["lib", "main", "cli"].contains(&name.as_str())).then_some(name)
+}
+
+/// A file's text without its unit-test module (tests may use whatever they test).
+fn library_text(file: &Path) -> String {
+    let text = std::fs::read_to_string(file).unwrap();
+    match text.find("#[cfg(test)]\nmod ") {
+        Some(i) => text[..i].to_owned(),
+        None => text,
+    }
+}
+
+/// The top-level modules `text` names through `crate::` (in code and in doc links alike:
+/// a link is an arrow a reader follows), grouped imports (`crate::{a, b}`) included.
+fn named_modules(text: &str) -> BTreeSet<String> {
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut out = BTreeSet::new();
+    for (i, _) in text.match_indices("crate::") {
+        let before = text[..i].chars().last();
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+            continue; // `ge_spec_crate::`, not ours
+        }
+        let rest = &text[i + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let inner = &group[..group.find('}').unwrap_or(group.len())];
+            out.extend(
+                inner
+                    .split(',')
+                    .map(|p| ident(p.trim()))
+                    .filter(|m| !m.is_empty()),
+            );
+        } else {
+            let m = ident(rest);
+            if !m.is_empty() {
+                out.insert(m);
+            }
+        }
+    }
+    out
+}
+
+/// The layers of the crate docs' table: module name to layer number.
+fn layers() -> BTreeMap<String, u32> {
+    let lib = std::fs::read_to_string(src().join("lib.rs")).unwrap();
+    let mut out = BTreeMap::new();
+    for line in lib.lines().filter_map(|l| l.strip_prefix("//! | ")) {
+        let cells: Vec<&str> = line.split(" | ").collect();
+        let Some(n) = cells[0]
+            .split(' ')
+            .next()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        for name in cells[1].split(", ") {
+            let name = name.trim().trim_matches('`').to_owned();
+            assert!(
+                out.insert(name.clone(), n).is_none(),
+                "module `{name}` is in two layers of lib.rs's table"
+            );
+        }
+    }
+    out
+}
+
+/// Module to the modules it names, for every module of the library.
+fn arrows() -> BTreeMap<String, BTreeSet<String>> {
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in rust_files(&src()) {
+        let Some(from) = top_module(&file) else {
+            continue;
+        };
+        let named = named_modules(&library_text(&file));
+        out.entry(from.clone())
+            .or_default()
+            .extend(named.into_iter().filter(|m| *m != from));
+    }
+    out
+}
+
+#[test]
+fn every_module_of_the_library_is_in_exactly_one_layer() {
+    let layers = layers();
+    let lib = std::fs::read_to_string(src().join("lib.rs")).unwrap();
+    let declared: BTreeSet<String> = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("pub mod "))
+        .map(|l| l.trim_end_matches(';').to_owned())
+        .collect();
+    let listed: BTreeSet<String> = layers.keys().cloned().collect();
+    assert_eq!(
+        declared, listed,
+        "lib.rs's modules and its layer table differ"
+    );
+}
+
+#[test]
+fn no_module_names_one_of_a_higher_layer() {
+    let layers = layers();
+    let mut wrong = Vec::new();
+    for (from, to) in arrows() {
+        for t in to {
+            let (Some(a), Some(b)) = (layers.get(&from), layers.get(&t)) else {
+                wrong.push(format!("{from} -> {t}: not in the layer table"));
+                continue;
+            };
+            if b > a {
+                wrong.push(format!("{from} (layer {a}) -> {t} (layer {b})"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "arrows back up:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn no_two_modules_name_each_other_through_any_path() {
+    let arrows = arrows();
+    // Depth-first search for a back edge; the path to it is the circle.
+    fn visit(
+        m: &str,
+        arrows: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(i) = path.iter().position(|p| p == m) {
+            let mut circle = path[i..].to_vec();
+            circle.push(m.to_owned());
+            return Some(circle);
+        }
+        if done.contains(m) {
+            return None;
+        }
+        path.push(m.to_owned());
+        for next in arrows.get(m).into_iter().flatten() {
+            if let Some(c) = visit(next, arrows, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.insert(m.to_owned());
+        None
+    }
+    let mut done = BTreeSet::new();
+    for m in arrows.keys() {
+        if let Some(circle) = visit(m, &arrows, &mut Vec::new(), &mut done) {
+            panic!("a circle: {}", circle.join(" -> "));
+        }
+    }
+}
+
+#[test]
+fn the_arrow_reader_sees_code_links_and_groups() {
+    let named = named_modules(
+        "use crate::{certify, fuzz};\n/// see [`crate::runner::ask`]\nlet x = crate::input::MAX;\nge_crate::nope",
+    );
+    let want: BTreeSet<String> = ["certify", "fuzz", "runner", "input"]
+        .map(String::from)
+        .into();
+    assert_eq!(named, want);
+}
