@@ -19,6 +19,7 @@ pub mod diagnostics;
 pub mod memory;
 pub mod options;
 pub mod session;
+pub mod sites;
 pub mod transfer;
 pub mod weights;
 
