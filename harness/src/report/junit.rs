@@ -1,0 +1,316 @@
+//! The JUnit XML rendering of a report (`report.xml`, `--format junit`): one test suite per
+//! capability, one test case per trial, and a suite for expired and stale waivers.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use ge_spec::Capability;
+use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
+
+use super::{Outcome, Report, TrialResult};
+
+/// When the run started, as JUnit's timestamps take it.
+type Timestamp = chrono::DateTime<chrono::FixedOffset>;
+
+impl Report {
+    /// JUnit XML: one test suite per capability, one test case per trial. A deviation is a
+    /// skipped test whose message starts with `deviation`: not a pass, not a failure.
+    pub fn to_junit(&self) -> String {
+        let m = &self.meta;
+        let timestamp = m
+            .started
+            .as_deref()
+            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok());
+        let properties = self.junit_properties();
+        let mut report = quick_junit::Report::new("ge-conformance");
+        report.set_time(Duration::from_micros(m.micros));
+        if let Some(t) = timestamp {
+            report.set_timestamp(t);
+        }
+        let stderr_with = self.stderr_suite();
+        for cap in Capability::ALL {
+            let trials: Vec<_> = self.trials.iter().filter(|x| x.capability == cap).collect();
+            if trials.is_empty() {
+                continue;
+            }
+            let mut suite = TestSuite::new(cap.as_str());
+            suite.set_time(Duration::from_micros(trials.iter().map(|t| t.micros).sum()));
+            if let Some(t) = timestamp {
+                suite.set_timestamp(t);
+            }
+            suite.add_properties(
+                properties
+                    .iter()
+                    .map(|(n, v)| Property::new(*n, spelled(v))),
+            );
+            if stderr_with == Some(cap) && !self.backend_stderr.is_empty() {
+                suite.set_system_err(spelled(&self.backend_stderr));
+            }
+            for trial in trials {
+                suite.add_test_case(junit_case(cap, trial));
+            }
+            report.add_test_suite(suite);
+        }
+        if let Some(suite) = self.waiver_suite(timestamp) {
+            report.add_test_suite(suite);
+        }
+        report
+            .to_string()
+            .map(|xml| root_as_schema_lists(&xml))
+            .unwrap_or_else(|e| format!("<!-- the JUnit report could not be written: {e} -->\n"))
+    }
+
+    /// What every suite carries as properties: the tables, the backend, the judging, the seed
+    /// and whatever else the run recorded.
+    fn junit_properties(&self) -> Vec<(&'static str, String)> {
+        let m = &self.meta;
+        let mut properties = vec![
+            ("spec_digest", m.spec_digest.clone()),
+            ("backend", m.backend.clone()),
+            ("profile", m.profile.to_string()),
+            ("level", m.level.to_string()),
+            ("verdict", self.verdict.as_str().to_owned()),
+            ("seed", m.seed.to_string()),
+        ];
+        for (name, value) in [
+            ("filter", &m.filter),
+            ("local_cases", &m.local_cases),
+            ("upstream_source", &m.upstream_source),
+            ("confinement", &m.confinement),
+            ("host", &m.host),
+        ] {
+            if let Some(v) = value {
+                properties.push((name, v.clone()));
+            }
+        }
+        properties
+    }
+
+    /// The suite the backend's standard error goes with: the first that failed, or the first.
+    fn stderr_suite(&self) -> Option<Capability> {
+        Capability::ALL
+            .iter()
+            .copied()
+            .filter(|c| self.trials.iter().any(|t| t.capability == *c))
+            .find(|c| {
+                self.trials
+                    .iter()
+                    .any(|t| t.capability == *c && t.outcome.fails_run())
+            })
+            .or_else(|| self.trials.first().map(|t| t.capability))
+    }
+
+    /// Expired and stale waivers as test cases, named as under `cargo test`: a dashboard shows
+    /// why a run with no failing trial failed. `None` when there are none.
+    fn waiver_suite(&self, timestamp: Option<Timestamp>) -> Option<TestSuite> {
+        let notes = self.waiver_notes();
+        if notes.is_empty() {
+            return None;
+        }
+        let mut suite = TestSuite::new("waivers");
+        if let Some(t) = timestamp {
+            suite.set_timestamp(t);
+        }
+        for n in notes {
+            let mut status = if n.fails {
+                let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                status.set_type("expired-waiver");
+                status
+            } else {
+                TestCaseStatus::skipped()
+            };
+            status.set_message(spelled(&n.why));
+            let mut case = TestCase::new(spelled(&n.name), status);
+            case.set_classname("waivers");
+            suite.add_test_case(case);
+        }
+        Some(suite)
+    }
+}
+
+/// One trial as a test case of its capability's suite.
+fn junit_case(cap: Capability, trial: &TrialResult) -> TestCase {
+    let message = trial.message.clone().unwrap_or_default();
+    let status = match trial.outcome {
+        Outcome::Pass => TestCaseStatus::success(),
+        Outcome::Fail | Outcome::UnexpectedPass => {
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            // What a dashboard shows in one line: the broken clauses and the first line of
+            // what differs; the whole message and the reproducer below it.
+            status
+                .set_message(spelled(&junit_failure_line(&trial.broken, &message)))
+                .set_type(trial.outcome.as_str())
+                .set_description(spelled(&format!(
+                    "{message}\n{}",
+                    trial.reproducer.clone().unwrap_or_default()
+                )));
+            status
+        }
+        Outcome::NotSupported | Outcome::Waived | Outcome::Deviation => {
+            let mut status = TestCaseStatus::skipped();
+            let clauses = if trial.outcome == Outcome::Deviation {
+                trial.deviations.as_slice()
+            } else {
+                &[]
+            };
+            status.set_message(spelled(&junit_skipped_message(
+                trial.outcome,
+                clauses,
+                &message,
+            )));
+            status
+        }
+    };
+    let mut case = TestCase::new(spelled(&trial.name), status);
+    case.set_classname(cap.as_str())
+        .set_time(Duration::from_micros(trial.micros));
+    case
+}
+
+/// A failed trial's one line for a dashboard: its broken clauses once, then the first line of
+/// what differs without the clause tag that line may start with (`[IFS-001] [IFS-001] ...`
+/// before); with no broken clause (a backend that crashed), that line alone, or the outcome.
+fn junit_failure_line(broken: &[String], message: &str) -> String {
+    let first = message.lines().next().unwrap_or_default();
+    let rest = without_clause_tag(first);
+    match (broken.is_empty(), rest.is_empty()) {
+        (true, true) => "fail".to_owned(),
+        (true, false) => first.to_owned(),
+        (false, true) => format!("[{}]", broken.join(", ")),
+        (false, false) => format!("[{}] {rest}", broken.join(", ")),
+    }
+}
+
+/// A skipped trial's message: the outcome, a deviation's clauses, then the message without the
+/// outcome's name it may already start with (`waived: waived: ...` before).
+fn junit_skipped_message(outcome: Outcome, clauses: &[String], message: &str) -> String {
+    let name = outcome.as_str();
+    let body = message
+        .strip_prefix(name)
+        .and_then(|m| m.strip_prefix(": "))
+        .unwrap_or(message);
+    if clauses.is_empty() {
+        format!("{name}: {body}")
+    } else {
+        format!("{name} [{}]: {body}", clauses.join(", "))
+    }
+}
+
+/// `line` without a leading clause tag such as `[IRM-003]` or `[SMP-011, SES-010]`.
+fn without_clause_tag(line: &str) -> &str {
+    let Some(inner) = line.strip_prefix('[') else {
+        return line;
+    };
+    let Some((tag, rest)) = inner.split_once(']') else {
+        return line;
+    };
+    let is_clause = |id: &str| {
+        let (area, number) = id.split_once('-').unwrap_or(("", ""));
+        !area.is_empty()
+            && area.chars().all(|c| c.is_ascii_uppercase())
+            && !number.is_empty()
+            && number.chars().all(|c| c.is_ascii_digit())
+    };
+    if tag.split(", ").all(is_clause) {
+        rest.trim_start()
+    } else {
+        line
+    }
+}
+
+/// The JUnit document with the `<testsuites>` root holding only the attributes the Jenkins
+/// xUnit schema (`junit-10.xsd`) lists for it: quick-junit always adds `skipped` and
+/// `timestamp` there, which that schema refuses (each `<testsuite>` keeps its own).
+fn root_as_schema_lists(xml: &str) -> String {
+    let Some(start) = xml.find("<testsuites") else {
+        return xml.to_owned();
+    };
+    let Some(len) = xml[start..].find('>') else {
+        return xml.to_owned();
+    };
+    let mut root = xml[start..start + len].to_owned();
+    for attr in [" skipped=\"", " timestamp=\""] {
+        if let Some(at) = root.find(attr) {
+            let value = at + attr.len();
+            if let Some(close) = root[value..].find('"') {
+                root.replace_range(at..value + close + 1, "");
+            }
+        }
+    }
+    format!("{}{root}{}", &xml[..start], &xml[start + len..])
+}
+
+/// `s` with every character XML 1.0 cannot carry, not even as a reference, spelled out
+/// (`\u{fffe}`): what a backend prints must not make the report unreadable. Escaping is
+/// the writer's.
+fn spelled(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if ((c as u32) < 0x20 && c != '\n' && c != '\t' && c != '\r')
+            || c == '\u{fffe}'
+            || c == '\u{ffff}'
+        {
+            let _ = write!(out, "\\u{{{:04x}}}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn a_failure_line_names_its_clauses_once() {
+        let broken = ids(&["IFS-001"]);
+        assert_eq!(
+            junit_failure_line(&broken, "[IFS-001] 0 was accepted\nmore"),
+            "[IFS-001] 0 was accepted"
+        );
+        assert_eq!(
+            junit_failure_line(
+                &ids(&["IRM-003", "ORM-003"]),
+                "[IRM-003] index 2^32 read as 0"
+            ),
+            "[IRM-003, ORM-003] index 2^32 read as 0"
+        );
+        // A line whose brackets are not a clause tag keeps them.
+        assert_eq!(
+            junit_failure_line(&broken, "[x] not a tag"),
+            "[IFS-001] [x] not a tag"
+        );
+        // No broken clause: no empty brackets.
+        assert_eq!(
+            junit_failure_line(&[], "the backend crashed"),
+            "the backend crashed"
+        );
+        assert_eq!(junit_failure_line(&[], ""), "fail");
+        assert_eq!(junit_failure_line(&broken, ""), "[IFS-001]");
+    }
+
+    #[test]
+    fn a_skipped_message_names_its_outcome_once() {
+        assert_eq!(
+            junit_skipped_message(
+                Outcome::Waived,
+                &[],
+                "waived: T-1 until 2027-01-01\n[IFS-001] x"
+            ),
+            "waived: T-1 until 2027-01-01\n[IFS-001] x"
+        );
+        assert_eq!(
+            junit_skipped_message(Outcome::Deviation, &ids(&["EWD-012"]), "[EWD-012] kept"),
+            "deviation [EWD-012]: [EWD-012] kept"
+        );
+        assert_eq!(
+            junit_skipped_message(Outcome::NotSupported, &[], "no memory capability"),
+            "not-supported: no memory capability"
+        );
+    }
+}
