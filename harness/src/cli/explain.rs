@@ -1,0 +1,154 @@
+//! `ge-conformance explain`: one clause in full, a section at a time: its heading, where it
+//! comes from, what it says and why, how upstream GE departs from it, and the cases and
+//! properties that check it, and where in the harness it is judged.
+
+use std::process::ExitCode;
+
+use ge_spec::{Clause, Spec};
+
+use super::{properties_of, Usage};
+
+/// The flags of `explain`.
+#[derive(clap::Args, Debug)]
+pub struct ExplainArgs {
+    /// The clause ID, for example IFS-003.
+    clause: String,
+}
+
+/// Prints every section of the clause `args.clause`.
+pub fn run(args: ExplainArgs) -> Result<ExitCode, Usage> {
+    let spec = Spec::embedded();
+    let id = args.clause.as_str();
+    let clause = spec
+        .clause(id)
+        .ok_or_else(|| Usage(format!("no clause {id}; `ge-conformance spec` lists them")))?;
+    heading(clause);
+    origin(clause);
+    summary(clause);
+    upstream(spec, clause);
+    cases(spec, id);
+    properties(clause);
+    checks(spec, id);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The clause's ID with its strength and origin.
+fn heading(clause: &Clause) {
+    match clause.strength {
+        Some(strength) => out!("{}  {strength} ({})", clause.id, clause.origin),
+        None => out!(
+            "{}  ({}: binds at level strict only)",
+            clause.id,
+            clause.origin
+        ),
+    }
+}
+
+/// Where the clause sits: option, section, source, subject and the clause it is reported under.
+fn origin(clause: &Clause) {
+    out!(
+        "option:  {}",
+        clause.option.map_or("cross-cutting", |k| k.as_str())
+    );
+    out!("section: {}", clause.section);
+    if let Some(source) = &clause.source {
+        out!("source:  {source}");
+    }
+    if !clause.subject.is_empty() {
+        out!("subject: {}", clause.subject.join(", "));
+    }
+    if let Some(r) = &clause.reported_under {
+        out!("reported under: {r} (the clause that calls for its diagnostics)");
+    }
+}
+
+/// What the clause says, and why the suite decided so when it did.
+fn summary(clause: &Clause) {
+    out!("\n{}", clause.summary);
+    if let Some(r) = &clause.rationale {
+        out!("\nWhy the suite decided so: {r}");
+    }
+}
+
+/// How upstream GE departs from the clause, with the evidence, when it does.
+fn upstream(spec: &Spec, clause: &Clause) {
+    if let Some(u) = &clause.upstream {
+        out!("\nUpstream GE departs from this: {}", u.behaviour);
+        out!("Evidence at {}:", ge_conformance::divergence::pinned(spec));
+        for e in &u.source {
+            out!("  {e}");
+        }
+    }
+}
+
+/// The table cases that check the clause, with their profile and comment.
+fn cases(spec: &Spec, id: &str) {
+    let cases: Vec<_> = spec.cases_for(id).collect();
+    out!("\nCases ({}):", cases.len());
+    for c in cases {
+        out!(
+            "  {}{}{}",
+            c.full_name(),
+            c.case
+                .profile
+                .map(|p| format!(" [{p} only]"))
+                .unwrap_or_default(),
+            c.case
+                .comment
+                .as_ref()
+                .map(|m| format!(" — {m}"))
+                .unwrap_or_default()
+        );
+    }
+}
+
+/// The properties that check the clause, when there are any.
+fn properties(clause: &Clause) {
+    let props = properties_of(&clause.id);
+    if !props.is_empty() {
+        out!(
+            "Properties: {}",
+            props
+                .iter()
+                .map(|c| format!("property/{c}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+}
+
+/// Where the harness judges the clause: every function that names it (or, in the options
+/// oracle, charges it by its number), and the judges its cases and properties go through.
+fn checks(spec: &Spec, id: &str) {
+    use ge_conformance::oracle::sites::{self, Generic};
+    let named = sites::of(id);
+    if named.is_empty() {
+        out!("\nChecked in: no oracle names it; its cases' `expect` patterns and the comparison with the reference judge it");
+    } else {
+        out!("\nChecked in:");
+        for s in named {
+            let how = if s.by_number { " (by its number)" } else { "" };
+            out!("  {}  {}{how}", s.location(), s.function);
+        }
+    }
+    if spec.cases_for(id).next().is_some() {
+        let cases = sites::generic(Generic::Cases);
+        let pattern = sites::generic(Generic::Pattern);
+        out!(
+            "  cases judged by {} ({}), patterns by {} ({})",
+            cases.function,
+            cases.location(),
+            pattern.function,
+            pattern.location()
+        );
+    }
+    if properties_of(id).is_empty() {
+        return;
+    }
+    let reference = sites::generic(Generic::Reference);
+    out!(
+        "  generated scenarios compared with the reference by {} ({})",
+        reference.function,
+        reference.location()
+    );
+}

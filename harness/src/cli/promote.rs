@@ -1,0 +1,71 @@
+//! `ge-conformance promote`: a finding (a fuzz target's crash file, or a scenario's JSON) turned
+//! into a new case of a regression table, with the clauses it breaks.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use ge_conformance::findings::{self, PromoteOptions};
+
+use super::{judging, open_backend, Exec, LevelArg, ProfileArg, Usage};
+
+/// The flags of `promote`.
+#[derive(clap::Args, Debug)]
+pub struct PromoteArgs {
+    /// The crash file or scenario JSON.
+    input: PathBuf,
+    /// The fuzz target the input came from (found from its directory when absent).
+    #[arg(long)]
+    target: Option<String>,
+    /// The backend the finding is about: `reference` or `exec:<command line>`.
+    #[arg(long, default_value = "reference")]
+    backend: String,
+    /// The regression table to append to.
+    #[arg(
+        long,
+        default_value = "spec/tables/cases/regressions.toml",
+        conflicts_with = "into"
+    )]
+    table: PathBuf,
+    /// A directory of your own case tables: the case goes to its `local-regressions.toml`
+    /// (created with the directory when missing), which `certify --cases-dir` and
+    /// `Suite::with_cases` read.
+    #[arg(long)]
+    into: Option<PathBuf>,
+    /// The case name.
+    #[arg(long)]
+    name: Option<String>,
+    /// A clause the finding breaks (repeatable); needed when the bug is already fixed.
+    #[arg(long = "clause")]
+    clauses: Vec<String>,
+    /// The profile the backend is judged under.
+    #[arg(long, value_enum, default_value_t = ProfileArg::Documented)]
+    profile: ProfileArg,
+    /// The level the backend is judged at: the clauses it breaks there are cited.
+    #[arg(long, value_enum, default_value_t = LevelArg::Documented)]
+    level: LevelArg,
+}
+
+/// Appends the case to its table, prints it and says where it went.
+pub fn run(args: PromoteArgs) -> Result<ExitCode, Usage> {
+    let judging = judging(args.profile, args.level);
+    let table = match args.into {
+        Some(dir) => {
+            std::fs::create_dir_all(&dir).map_err(|e| Usage(format!("{}: {e}", dir.display())))?;
+            dir.join(ge_conformance::local::PROMOTED_TABLE)
+        }
+        None => args.table,
+    };
+    let handle = open_backend(&args.backend, Exec::new(10_000, false), judging.profile)?;
+    let opts = PromoteOptions {
+        target: args.target,
+        table,
+        name: args.name,
+        clauses: args.clauses,
+        judging,
+    };
+    let promotion = findings::promote(handle.backend(), &args.input, &opts)
+        .map_err(|e| Usage(e.to_string()))?;
+    out!("{}", promotion.text.trim_end());
+    eprintln!("{promotion}");
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,53 @@
+//! `ge-conformance serve-reference` and `serve-dylib`: a backend served over the subprocess
+//! protocol on standard input and output, the reference or an engine built as a shared library.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use ge_conformance::protocol;
+use ge_spec::Profile;
+
+use super::{ProfileArg, Usage};
+
+/// The flags of `serve-reference`.
+#[derive(clap::Args, Debug)]
+pub struct ServeReferenceArgs {
+    /// The profile the served reference behaves per (and declares in its hello).
+    #[arg(long, value_enum, default_value = "documented")]
+    profile: ProfileArg,
+}
+
+/// The arguments of `serve-dylib`.
+#[derive(clap::Args, Debug)]
+pub struct ServeDylibArgs {
+    /// The engine's shared library.
+    path: PathBuf,
+}
+
+/// Serves the reference of `--profile` until standard input ends; status 1 when serving fails.
+pub fn run_reference(args: ServeReferenceArgs) -> Result<ExitCode, Usage> {
+    let stdin = std::io::stdin().lock();
+    let stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let profile: Profile = args.profile.into();
+    let reference = ge_reference::Reference::new(profile);
+    match protocol::serve_profiles(&reference, &[profile], stdin, stdout) {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(e) => {
+            eprintln!("serve-reference: {e}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+/// Serves the engine of the shared library at `args.path`; status 1 when it cannot be loaded
+/// or serving fails.
+pub fn run_dylib(args: ServeDylibArgs) -> Result<ExitCode, Usage> {
+    let stdin = std::io::stdin().lock();
+    match ge_conformance::dylib::serve(&args.path, stdin) {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(e) => {
+            eprintln!("{e}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}
