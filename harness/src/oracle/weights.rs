@@ -12,8 +12,8 @@ use std::fs;
 use std::path::Path;
 
 use ge_spec::vocab::weights::{
-    decode_hex, NodeType, SetupStep, WeightsObservation, WeightsScenario, WorkPathEnv,
-    MAX_CONSTANTS, MAX_WEIGHT_BYTES,
+    decode_hex, NodeConversion, NodeType, SetupStep, WeightsObservation, WeightsScenario,
+    WorkPathEnv, WrittenFile, MAX_CONSTANTS, MAX_WEIGHT_BYTES,
 };
 use ge_spec::{OptionKey, Profile, Spec};
 use sha2::{Digest, Sha256};
@@ -281,6 +281,9 @@ pub fn expected(profile: Profile, scenario: &WeightsScenario) -> Expected {
     expected_with(profile, scenario, &reading.values(), reading.rejected())
 }
 
+/// A constant as [`Expected`] holds it: name, type, bytes.
+type Weight = (String, NodeType, Vec<u8>);
+
 /// [`expected`] with the options read as `values` (`rejected`: some option is).
 fn expected_with(
     profile: Profile,
@@ -289,20 +292,75 @@ fn expected_with(
     rejected: bool,
 ) -> Expected {
     let mode = u8::try_from(values.external_weight).unwrap_or(u8::MAX);
-    let mut out = Expected {
-        refused: true,
-        refusal: "WGT-001",
-        mode,
-        dir: None,
-        tier: None,
-        weights: Vec::new(),
-        combined: None,
-    };
+    let mut weights = Vec::new();
+    match plan_load(profile, scenario, values, rejected, &mut weights) {
+        Err(refusal) => Expected {
+            refused: true,
+            refusal,
+            mode,
+            dir: None,
+            tier: None,
+            weights,
+            combined: None,
+        },
+        Ok(place) => {
+            let (dir, tier, combined) = match place {
+                Some((dir, tier, combined)) => (Some(dir), Some(tier), combined),
+                None => (None, None, None),
+            };
+            Expected {
+                refused: false,
+                // Unused when the load goes ahead: the last refusal checked, the model's.
+                refusal: "WGT-002",
+                mode,
+                dir,
+                tier,
+                weights,
+                combined,
+            }
+        }
+    }
+}
+
+/// Where a load that goes ahead flushes its weights: the directory (sandbox-relative), the tier
+/// that chose it, and the combined file (mode 2, when a constant is converted).
+type Place = (String, Tier, Option<String>);
+
+/// The [`Place`] of a load that goes ahead (`None` in mode 0), or the clause the refusal rests
+/// on, from the first check that refuses the load. The model's constants are pushed to
+/// `weights` as they are checked.
+fn plan_load(
+    profile: Profile,
+    scenario: &WeightsScenario,
+    values: &Values,
+    rejected: bool,
+    weights: &mut Vec<Weight>,
+) -> Result<Option<Place>, &'static str> {
+    let mode = u8::try_from(values.external_weight).unwrap_or(u8::MAX);
+    let work = paths_in_sandbox(scenario)?;
+    well_formed_constants(scenario, weights)?;
+    options_accepted(rejected)?;
+    if mode == 0 {
+        return Ok(None);
+    }
+    usable_root_graph(profile, mode, &scenario.root_graph)?;
+    let user = values
+        .external_weight_dir
+        .as_deref()
+        .filter(|d| !d.is_empty());
+    let (parts, tier) = flush_dir(profile, scenario, user, &work)?;
+    let dir = rel(&parts);
+    let converting = weights.iter().any(|w| converts(profile, &w.2));
+    let combined = combined_in_sandbox(profile, mode, converting, &dir, &scenario.root_graph)?;
+    Ok(Some((dir, tier, combined)))
+}
+
+/// WGT-001: the working directory, ASCEND_WORK_PATH (when set, and not empty) and every setup
+/// step's path and link target stay inside the sandbox. The working directory's parts.
+fn paths_in_sandbox(scenario: &WeightsScenario) -> Result<Vec<String>, &'static str> {
     let Some(work) = resolve_in_sandbox(&[], &scenario.work_dir) else {
-        return out;
+        return Err("WGT-001");
     };
-    let mut names = BTreeSet::new();
-    let mut total = 0u64;
     let env_ok = match &scenario.ascend_work_path {
         WorkPathEnv::Set { path } => !path.is_empty() && resolve_in_sandbox(&[], path).is_some(),
         _ => true,
@@ -315,92 +373,124 @@ fn expected_with(
             }
     });
     if !env_ok || !setup_ok {
-        return out;
+        return Err("WGT-001");
     }
-    out.refusal = "WGT-002";
+    Ok(work)
+}
+
+/// WGT-002: a well-formed model: at most [`MAX_CONSTANTS`] constants, each with a declared
+/// length and bytes, [`MAX_WEIGHT_BYTES`] in all, under a unique name that is not empty, none
+/// already a FileConstant. Each constant that passes is pushed to `weights`, in graph order.
+fn well_formed_constants(
+    scenario: &WeightsScenario,
+    weights: &mut Vec<Weight>,
+) -> Result<(), &'static str> {
     if scenario.constants.len() > MAX_CONSTANTS {
-        return out;
+        return Err("WGT-002");
     }
+    let mut names = BTreeSet::new();
+    let mut total = 0u64;
     for c in &scenario.constants {
         let Some(len) = c.declared_len() else {
-            return out;
+            return Err("WGT-002");
         };
         total = match total.checked_add(len) {
             Some(t) if t <= MAX_WEIGHT_BYTES => t,
-            _ => return out,
+            _ => return Err("WGT-002"),
         };
         let Ok(bytes) = c.bytes(MAX_WEIGHT_BYTES) else {
-            return out;
+            return Err("WGT-002");
         };
         if c.name.is_empty()
             || !names.insert(c.name.clone())
             || c.node_type == NodeType::FileConstant
         {
-            return out;
+            return Err("WGT-002");
         }
-        out.weights.push((c.name.clone(), c.node_type, bytes));
+        weights.push((c.name.clone(), c.node_type, bytes));
     }
+    Ok(())
+}
+
+/// WGT-009: a load with a rejected option is refused.
+fn options_accepted(rejected: bool) -> Result<(), &'static str> {
     if rejected {
-        out.refusal = "WGT-009";
-        return out;
+        Err("WGT-009")
+    } else {
+        Ok(())
     }
-    let user = values.external_weight_dir.clone().filter(|d| !d.is_empty());
-    if mode != 0 {
-        let g = &scenario.root_graph;
-        // WGT-002: upstream takes any name but one with a NUL (which no file name holds).
-        let unusable = profile == Profile::Documented
-            && (g.is_empty() || g == "." || g == ".." || g.contains('/'));
-        if mode == 2 && (unusable || g.contains('\0')) {
-            return out;
-        }
-        let tmp = format!("tmp_weight_{}_{}", scenario.pid, scenario.session_id);
-        let (parts, tier) = match (&user, &scenario.ascend_work_path) {
-            (Some(d), _) => match resolve_in_sandbox(&work, d) {
-                Some(p) => (p, Tier::User),
-                None => {
-                    out.refusal = "WGT-001";
-                    return out;
-                }
-            },
-            (None, WorkPathEnv::Set { path }) => {
-                let p = resolve_in_sandbox(&[], path).unwrap_or_default();
-                let stuck = look_up(&scenario.setup, &p) == Found::Missing { creatable: false };
-                let (mut p, tier) = match (stuck, profile) {
-                    (false, _) => (p, Tier::WorkPath),
-                    (true, Profile::Documented) => (p, Tier::WorkPathMissing),
-                    (true, Profile::Upstream) => (work.clone(), Tier::WorkPathFallback),
-                };
-                p.push(tmp);
-                (p, tier)
-            }
-            (None, env) => {
-                let mut p = work.clone();
-                p.push(tmp);
-                let tier = if *env == WorkPathEnv::Empty {
-                    Tier::EmptyWorkPath
-                } else {
-                    Tier::WorkDir
-                };
-                (p, tier)
-            }
-        };
-        let converting = out.weights.iter().any(|w| converts(profile, &w.2));
-        if mode == 2 && converting {
-            // WGT-002 upstream: a name putting the combined file outside the sandbox is a
-            // scenario error (WGT-001), as the suite never lets a load write there.
-            match combined_file(profile, &rel(&parts), g) {
-                Some(path) => out.combined = Some(path),
-                None => {
-                    out.refusal = "WGT-001";
-                    return out;
-                }
-            }
-        }
-        out.dir = Some(rel(&parts));
-        out.tier = Some(tier);
+}
+
+/// WGT-002: in mode 2 the root graph's name makes the combined file's: documented, it is not
+/// empty, `.`, `..` or holding a `/`; upstream takes any name but one with a NUL (which no file
+/// name holds).
+fn usable_root_graph(profile: Profile, mode: u8, g: &str) -> Result<(), &'static str> {
+    let unusable = profile == Profile::Documented
+        && (g.is_empty() || g == "." || g == ".." || g.contains('/'));
+    if mode == 2 && (unusable || g.contains('\0')) {
+        return Err("WGT-002");
     }
-    out.refused = false;
-    out
+    Ok(())
+}
+
+/// EWD-010, EXW-016, EXW-017, EXW-018, EXW-022: the weight directory and the tier that chooses
+/// it: `ge.externalWeightDir` (`user`) resolved against the working directory `work`, else
+/// `tmp_weight_<pid>_<sessionid>` under ASCEND_WORK_PATH (kept or left per profile when it can
+/// be neither found nor created), else under the working directory. WGT-001 when the user's
+/// directory leaves the sandbox.
+fn flush_dir(
+    profile: Profile,
+    scenario: &WeightsScenario,
+    user: Option<&str>,
+    work: &[String],
+) -> Result<(Vec<String>, Tier), &'static str> {
+    let tmp = format!("tmp_weight_{}_{}", scenario.pid, scenario.session_id);
+    match (user, &scenario.ascend_work_path) {
+        (Some(d), _) => match resolve_in_sandbox(work, d) {
+            Some(p) => Ok((p, Tier::User)),
+            None => Err("WGT-001"),
+        },
+        (None, WorkPathEnv::Set { path }) => {
+            let p = resolve_in_sandbox(&[], path).unwrap_or_default();
+            let stuck = look_up(&scenario.setup, &p) == Found::Missing { creatable: false };
+            let (mut p, tier) = match (stuck, profile) {
+                (false, _) => (p, Tier::WorkPath),
+                (true, Profile::Documented) => (p, Tier::WorkPathMissing),
+                (true, Profile::Upstream) => (work.to_vec(), Tier::WorkPathFallback),
+            };
+            p.push(tmp);
+            Ok((p, tier))
+        }
+        (None, env) => {
+            let mut p = work.to_vec();
+            p.push(tmp);
+            let tier = if *env == WorkPathEnv::Empty {
+                Tier::EmptyWorkPath
+            } else {
+                Tier::WorkDir
+            };
+            Ok((p, tier))
+        }
+    }
+}
+
+/// WGT-001 (WGT-002's upstream entry): the combined file's path in `dir`, in mode 2 when a
+/// constant is converted (`converting`). Upstream, a root graph name putting it outside the
+/// sandbox is a scenario error, as the suite never lets a load write there.
+fn combined_in_sandbox(
+    profile: Profile,
+    mode: u8,
+    converting: bool,
+    dir: &str,
+    root_graph: &str,
+) -> Result<Option<String>, &'static str> {
+    if mode != 2 || !converting {
+        return Ok(None);
+    }
+    match combined_file(profile, dir, root_graph) {
+        Some(path) => Ok(Some(path)),
+        None => Err("WGT-001"),
+    }
 }
 
 /// What stands at a sandbox path once the setup steps are planted, links followed.
@@ -560,70 +650,194 @@ fn judge_expected(
     observation: &WeightsObservation,
 ) -> Vec<Violation> {
     let (e, rejected_keys) = expected;
-    let mut v = Vec::new();
     let o = observation;
-    let e = e.clone();
     if e.refused {
-        let clause = e.refusal;
-        let converted = o
-            .nodes
-            .iter()
-            .any(|n| n.node_type == NodeType::FileConstant);
-        if o.errors.is_empty() && (!o.files.is_empty() || converted) {
-            // Not refused, and acting on the options: under this reading the rejected value
-            // took effect, which its option's value clause rules out. (Another reading the
-            // text allows, such as the default in force, is tried next.)
-            for key in rejected_keys {
-                v.push(Violation::new(
-                    options::value_clause(*key),
-                    format!("{key} holds a value that takes no effect, yet the load acted on it"),
-                ));
-            }
-        }
-        if o.errors.is_empty() {
-            v.push(Violation::new(
-                clause,
-                "the load must be refused with an error",
-            ));
-        }
-        if !o.files.is_empty() || !o.nodes.is_empty() || !o.removed.is_empty() {
-            v.push(Violation::new(
-                clause,
-                "a refused load writes, converts and removes nothing",
-            ));
-        }
-        return v;
+        return judge_refused(e, rejected_keys, o);
     }
     if !o.errors.is_empty() {
-        if !o.nodes.is_empty() {
-            v.push(Violation::new("WGT-008", "a failed load converts no node"));
-        }
-        if let Some(why) = nothing_in_the_way(profile, scenario, &e) {
-            v.push(why);
-        }
-        // A failed load may leave its directory unnamed, but one it names must be the right one.
-        if let (Some(dir), Some(tier)) = (&e.dir, e.tier) {
-            if !o.dir.is_empty() && o.dir != *dir {
-                v.push(wrong_dir(scenario, tier, dir, &o.dir));
-            }
-        }
-        return v;
+        return judge_failed(profile, scenario, e, o);
     }
-    if e.tier == Some(Tier::WorkPathMissing) {
-        v.push(Violation::new(
-            "EXW-022",
-            "ASCEND_WORK_PATH can be neither found nor created, so the load must fail",
-        ));
-        return v;
+    if let Some(missing) = work_path_missing(e) {
+        return vec![missing];
     }
-    let names: Vec<&str> = o.nodes.iter().map(|n| n.name.as_str()).collect();
-    let mode_clause = match e.mode {
+    let by_weight = match match_nodes(profile, naming, e, o) {
+        Ok(by_weight) => by_weight,
+        Err(unmatched) => return vec![unmatched],
+    };
+    let cx = Loaded {
+        profile,
+        scenario,
+        e,
+        o,
+        by_weight,
+    };
+    if e.mode == 0 {
+        return mode0_leaves_all(&cx);
+    }
+    let (Some(dir), Some(tier)) = (e.dir.as_deref(), e.tier) else {
+        return Vec::new();
+    };
+    if o.dir != dir {
+        return vec![wrong_dir(scenario, tier, dir, &o.dir)];
+    }
+    let mut v = empty_tensors_stay(&cx);
+    let files = Written::of(&cx);
+    v.extend(index_listed(&files, o));
+    v.extend(read_back_reported(&cx, &files));
+    v.extend(idle_files(&files));
+    if e.mode == 1 {
+        v.extend(judge_mode1(&cx, &files, dir));
+    } else {
+        v.extend(judge_mode2(&cx, &files, dir));
+    }
+    v.extend(judge_removal(&cx, &files, dir, tier));
+    v
+}
+
+/// What the checks of a load that went ahead read: the scenario, what the reading makes of it,
+/// the observation, and each constant's node, matched once ([`match_nodes`]).
+struct Loaded<'a> {
+    profile: Profile,
+    scenario: &'a WeightsScenario,
+    e: &'a Expected,
+    o: &'a WeightsObservation,
+    /// The index in `o.nodes` of each constant's node, by the constant's name.
+    by_weight: BTreeMap<&'a str, usize>,
+}
+
+impl<'a> Loaded<'a> {
+    /// The node of the constant `name`.
+    fn node(&self, name: &str) -> Option<&'a NodeConversion> {
+        self.by_weight.get(name).map(|&i| &self.o.nodes[i])
+    }
+
+    /// The node of the constant `name`, which [`match_nodes`] guarantees.
+    fn node_of(&self, name: &str) -> NodeConversion {
+        self.node(name)
+            .cloned()
+            .unwrap_or_else(|| unreachable_node(name))
+    }
+}
+
+/// EXW-010, EXW-011, EXW-014: the clause of mode `mode`.
+fn mode_clause(mode: u8) -> &'static str {
+    match mode {
         0 => "EXW-010",
         1 => "EXW-011",
         _ => "EXW-014",
-    };
-    // Each constant's node, found under a name the profile (or, for a shared case, either
-    // profile) gives it; every node must be some constant's, each constant reported once.
+    }
+}
+
+/// True when `n` is no longer a `ty` node without a file.
+fn altered(n: &NodeConversion, ty: NodeType) -> bool {
+    n.node_type != ty || n.file.is_some() || n.offset.is_some() || n.length.is_some()
+}
+
+/// A load the reading refuses: the checks of a refusal, in order.
+fn judge_refused(
+    e: &Expected,
+    rejected_keys: &[OptionKey],
+    o: &WeightsObservation,
+) -> Vec<Violation> {
+    let mut v = rejected_value_acted_on(rejected_keys, o);
+    v.extend(refused_with_error(e, o));
+    v.extend(refused_leaves_nothing(e, o));
+    v
+}
+
+/// EXW-001, EWD-001 (each option's value clause): not refused, and acting on the options: under
+/// this reading the rejected value took effect, which its option's value clause rules out.
+/// (Another reading the text allows, such as the default in force, is tried next.)
+fn rejected_value_acted_on(rejected_keys: &[OptionKey], o: &WeightsObservation) -> Vec<Violation> {
+    let converted = o
+        .nodes
+        .iter()
+        .any(|n| n.node_type == NodeType::FileConstant);
+    if !(o.errors.is_empty() && (!o.files.is_empty() || converted)) {
+        return Vec::new();
+    }
+    rejected_keys
+        .iter()
+        .map(|key| {
+            Violation::new(
+                options::value_clause(*key),
+                format!("{key} holds a value that takes no effect, yet the load acted on it"),
+            )
+        })
+        .collect()
+}
+
+/// WGT-001, WGT-002, WGT-009 (the refusal's clause): the load is refused with an error.
+fn refused_with_error(e: &Expected, o: &WeightsObservation) -> Option<Violation> {
+    o.errors
+        .is_empty()
+        .then(|| Violation::new(e.refusal, "the load must be refused with an error"))
+}
+
+/// WGT-001, WGT-002, WGT-009 (the refusal's clause): a refused load writes, converts and
+/// removes nothing.
+fn refused_leaves_nothing(e: &Expected, o: &WeightsObservation) -> Option<Violation> {
+    (!o.files.is_empty() || !o.nodes.is_empty() || !o.removed.is_empty()).then(|| {
+        Violation::new(
+            e.refusal,
+            "a refused load writes, converts and removes nothing",
+        )
+    })
+}
+
+/// A load that failed where the reading lets it go ahead: the checks of a failure, in order.
+fn judge_failed(
+    profile: Profile,
+    scenario: &WeightsScenario,
+    e: &Expected,
+    o: &WeightsObservation,
+) -> Vec<Violation> {
+    let mut v: Vec<Violation> = failed_converts_nothing(o).into_iter().collect();
+    v.extend(nothing_in_the_way(profile, scenario, e));
+    v.extend(failed_dir_named(scenario, e, o));
+    v
+}
+
+/// WGT-008: a failed load converts no node.
+fn failed_converts_nothing(o: &WeightsObservation) -> Option<Violation> {
+    (!o.nodes.is_empty()).then(|| Violation::new("WGT-008", "a failed load converts no node"))
+}
+
+/// EWD-010, EWD-011, EXW-016, EXW-017, EXW-018, EXW-022 (the tier's clause, [`wrong_dir`]): a
+/// failed load may leave its directory unnamed, but one it names must be the right one.
+fn failed_dir_named(
+    scenario: &WeightsScenario,
+    e: &Expected,
+    o: &WeightsObservation,
+) -> Option<Violation> {
+    match (&e.dir, e.tier) {
+        (Some(dir), Some(tier)) if !o.dir.is_empty() && o.dir != *dir => {
+            Some(wrong_dir(scenario, tier, dir, &o.dir))
+        }
+        _ => None,
+    }
+}
+
+/// EXW-022: ASCEND_WORK_PATH can be neither found nor created (documented), so a load that
+/// went ahead breaks it.
+fn work_path_missing(e: &Expected) -> Option<Violation> {
+    (e.tier == Some(Tier::WorkPathMissing)).then(|| {
+        Violation::new(
+            "EXW-022",
+            "ASCEND_WORK_PATH can be neither found nor created, so the load must fail",
+        )
+    })
+}
+
+/// EXW-010, EXW-011, EXW-014 (the mode's clause): each constant's node is found under a name
+/// the profile (or, for a shared case, either profile) gives it; every node must be some
+/// constant's, each constant reported once. The index of each constant's node, by name.
+fn match_nodes<'a>(
+    profile: Profile,
+    naming: Naming,
+    e: &'a Expected,
+    o: &WeightsObservation,
+) -> Result<BTreeMap<&'a str, usize>, Violation> {
     let mut used = vec![false; o.nodes.len()];
     let mut matched = Vec::with_capacity(e.weights.len());
     for (name, _, bytes) in &e.weights {
@@ -639,214 +853,322 @@ fn judge_expected(
         matched.push(at);
     }
     if matched.iter().any(Option::is_none) || used.iter().any(|u| !u) {
+        let names: Vec<&str> = o.nodes.iter().map(|n| n.name.as_str()).collect();
         let want: Vec<String> = e
             .weights
             .iter()
             .flat_map(|(name, _, bytes)| accepted_names(profile, naming, e.mode, name, bytes))
             .collect();
-        v.push(Violation::new(
-            mode_clause,
+        return Err(Violation::new(
+            mode_clause(e.mode),
             format!(
                 "every constant must be reported once, named one of {want:?}; found nodes {names:?}"
             ),
         ));
-        return v;
     }
-    let by_weight: BTreeMap<&str, usize> = e
-        .weights
+    Ok(e.weights
         .iter()
         .zip(&matched)
         .filter_map(|(w, at)| at.map(|i| (w.0.as_str(), i)))
-        .collect();
-    let node = |name: &str| by_weight.get(name).map(|&i| &o.nodes[i]);
-    if e.mode == 0 {
-        if !o.dir.is_empty() || !o.files.is_empty() || !o.removed.is_empty() {
+        .collect())
+}
+
+/// EXW-010: mode 0 chooses no directory, writes and removes nothing, and every constant stays
+/// a node of its own type without a file.
+fn mode0_leaves_all(cx: &Loaded) -> Vec<Violation> {
+    let o = cx.o;
+    let mut v = Vec::new();
+    if !o.dir.is_empty() || !o.files.is_empty() || !o.removed.is_empty() {
+        v.push(Violation::new(
+            "EXW-010",
+            "mode 0 chooses no directory, writes and removes nothing",
+        ));
+    }
+    for (name, ty, _) in &cx.e.weights {
+        if cx.node(name).is_some_and(|n| altered(n, *ty)) {
             v.push(Violation::new(
                 "EXW-010",
-                "mode 0 chooses no directory, writes and removes nothing",
+                format!("{name} must stay a {ty:?} without a file"),
             ));
         }
-        for (name, ty, _) in &e.weights {
-            if node(name).is_some_and(|n| {
-                n.node_type != *ty || n.file.is_some() || n.offset.is_some() || n.length.is_some()
-            }) {
-                v.push(Violation::new(
-                    "EXW-010",
-                    format!("{name} must stay a {ty:?} without a file"),
-                ));
-            }
-        }
-        return v;
     }
-    let (Some(dir), Some(tier)) = (e.dir.clone(), e.tier) else {
-        return v;
-    };
-    if o.dir != dir {
-        v.push(wrong_dir(scenario, tier, &dir, &o.dir));
-        return v;
-    }
-    let mut files: BTreeMap<String, (u64, String)> = BTreeMap::new();
-    // Constants the profile leaves as they are: same type, no file (upstream's empty tensors).
-    for (name, ty, bytes) in &e.weights {
-        if !converts(profile, bytes)
-            && node(name).is_some_and(|n| {
-                n.node_type != *ty || n.file.is_some() || n.offset.is_some() || n.length.is_some()
-            })
-        {
+    v
+}
+
+/// EXW-011, EXW-014 (the mode's clause): a constant the profile leaves as it is (upstream's
+/// empty tensors) keeps its type and has no file.
+fn empty_tensors_stay(cx: &Loaded) -> Vec<Violation> {
+    let mut v = Vec::new();
+    for (name, ty, bytes) in &cx.e.weights {
+        if !converts(cx.profile, bytes) && cx.node(name).is_some_and(|n| altered(n, *ty)) {
             v.push(Violation::new(
-                mode_clause,
+                mode_clause(cx.e.mode),
                 format!("{name} holds an empty tensor, so it must stay a {ty:?} without a file"),
             ));
         }
     }
-    let converted: Vec<&(String, NodeType, Vec<u8>)> = e
-        .weights
-        .iter()
-        .filter(|w| converts(profile, &w.2))
-        .collect();
-    // Upstream's index file is listed like every file written (WGT-005) but holds no weight:
-    // it is set apart, and only its presence is judged (its content is GE's own).
-    let meta = meta_path(profile, &e);
-    let weight_files: Vec<&ge_spec::vocab::weights::WrittenFile> = o
-        .files
-        .iter()
-        .filter(|f| meta.as_deref() != Some(f.path.as_str()))
-        .collect();
-    // Listing it is the vocabulary's rule (WGT-005); that it is on disk is GE's, judged by
-    // `check_sandbox` under the mode's clause.
-    if let Some(meta) = &meta {
-        if weight_files.len() == o.files.len() {
-            v.push(Violation::new(
-                "WGT-005",
-                format!(
-                    "{meta} must be listed beside the weights: GE keeps its index there whenever it converts a constant"
-                ),
-            ));
+    v
+}
+
+/// The files a load that went ahead lists and the constants it converts, sorted out once for
+/// the checks that read them.
+struct Written<'a> {
+    /// The constants the profile converts, in graph order.
+    converted: Vec<&'a Weight>,
+    /// Upstream's index file, where the load must leave one: listed like every file written
+    /// (WGT-005) but holding no weight, it is set apart, and only its presence is judged (its
+    /// content is GE's own).
+    meta: Option<String>,
+    /// The files listed, the index set apart.
+    listed: Vec<&'a WrittenFile>,
+    /// `listed` by path.
+    by_path: BTreeMap<&'a str, &'a WrittenFile>,
+    /// The files some node reads.
+    pointed: BTreeSet<&'a str>,
+    /// The files of `listed` some node reads.
+    read: Vec<&'a WrittenFile>,
+}
+
+impl<'a> Written<'a> {
+    fn of(cx: &Loaded<'a>) -> Self {
+        let (profile, e, o) = (cx.profile, cx.e, cx.o);
+        let converted: Vec<&Weight> = e
+            .weights
+            .iter()
+            .filter(|w| converts(profile, &w.2))
+            .collect();
+        let meta = meta_path(profile, e);
+        let listed: Vec<&WrittenFile> = o
+            .files
+            .iter()
+            .filter(|f| meta.as_deref() != Some(f.path.as_str()))
+            .collect();
+        let by_path = listed.iter().map(|&f| (f.path.as_str(), f)).collect();
+        let pointed: BTreeSet<&str> = o.nodes.iter().filter_map(|n| n.file.as_deref()).collect();
+        let read = listed
+            .iter()
+            .copied()
+            .filter(|f| pointed.contains(f.path.as_str()))
+            .collect();
+        Written {
+            converted,
+            meta,
+            listed,
+            by_path,
+            pointed,
+            read,
         }
     }
-    // What the text states is judged under its documented clauses (EXW-011, EXW-014: the
-    // kind of node, the file's directory and name pattern; WGT-011: the bytes read back, here
-    // against the reported hashes where the files are gone); the reference's own layout (the
-    // hash, sharing, offsets and padding) only under the suite's clauses (EXW-012, EXW-013,
-    // EXW-015), compared as contents so that one choice is not blamed under another.
-    let by_path: BTreeMap<&str, &ge_spec::vocab::weights::WrittenFile> =
-        weight_files.iter().map(|&f| (f.path.as_str(), f)).collect();
-    v.extend(read_back_reported(&converted, &node, &by_path));
-    // WGT-011: the listed files hold nothing but the weights, so each is some weight's file.
-    let pointed: BTreeSet<&str> = o.nodes.iter().filter_map(|n| n.file.as_deref()).collect();
-    let idle: Vec<&str> = weight_files
+}
+
+/// WGT-005: upstream's index file is listed beside the weights. Listing it is the
+/// vocabulary's rule; that it is on disk is GE's, judged by `check_sandbox` under the mode's
+/// clause.
+fn index_listed(files: &Written, o: &WeightsObservation) -> Option<Violation> {
+    let meta = files.meta.as_ref()?;
+    (files.listed.len() == o.files.len()).then(|| {
+        Violation::new(
+            "WGT-005",
+            format!(
+                "{meta} must be listed beside the weights: GE keeps its index there whenever it converts a constant"
+            ),
+        )
+    })
+}
+
+/// WGT-011: the listed files hold nothing but the weights, so each is some weight's file.
+fn idle_files(files: &Written) -> Option<Violation> {
+    let idle: Vec<&str> = files
+        .listed
         .iter()
         .map(|f| f.path.as_str())
-        .filter(|p| !pointed.contains(p))
+        .filter(|p| !files.pointed.contains(p))
         .collect();
-    if !idle.is_empty() {
-        v.push(Violation::new(
+    (!idle.is_empty()).then(|| {
+        Violation::new(
             "WGT-011",
             format!(
                 "the listed files hold nothing but the weights, yet no FileConstant reads {idle:?}"
             ),
-        ));
-    }
-    let weight_files: Vec<&ge_spec::vocab::weights::WrittenFile> = weight_files
-        .into_iter()
-        .filter(|f| pointed.contains(f.path.as_str()))
+        )
+    })
+}
+
+// What the text states is judged under its documented clauses (EXW-011, EXW-014: the kind of
+// node, the file's directory and name pattern; WGT-011: the bytes read back, against the
+// reported hashes where the files are gone); the reference's own layout (the hash, sharing,
+// offsets and padding) only under the suite's clauses (EXW-012, EXW-013, EXW-015), compared as
+// contents so that one choice is not blamed under another.
+
+/// Mode 1's checks: each converted constant's in turn, then the files'.
+fn judge_mode1(cx: &Loaded, files: &Written, dir: &str) -> Vec<Violation> {
+    // Where the suite's layout puts each converted constant, in the order of `converted`.
+    let paths: Vec<String> = files
+        .converted
+        .iter()
+        .map(|w| in_dir(dir, &weight_name(cx.profile, &w.2)))
         .collect();
-    if e.mode == 1 {
-        let mut holder: BTreeMap<String, &[u8]> = BTreeMap::new();
-        for &(name, _, bytes) in &converted {
-            let path = in_dir(&dir, &weight_name(profile, bytes));
-            let n = node(name)
-                .cloned()
-                .unwrap_or_else(|| unreachable_node(name));
-            if n.node_type != NodeType::FileConstant {
-                v.push(Violation::new(
-                    "EXW-011",
-                    format!("{name} must become a FileConstant"),
-                ));
-            }
-            if let Some(wrong) = wrong_length(name, bytes, &n) {
-                v.push(wrong);
-            } else if n.offset != Some(0) || n.length.is_none() {
-                v.push(Violation::new(
-                    "EXW-013",
-                    format!(
-                        "{name}'s file holds its weight alone, at offset 0; found offset {:?}, length {:?}",
-                        n.offset, n.length
-                    ),
-                ));
-            }
-            match n.file.as_deref() {
-                Some(f) if f == path => {}
-                Some(f) if is_weight_file(&dir, f) => v.push(Violation::new(
-                    "EXW-012",
-                    format!("{name} must point at {path} (the SHA-256 of its bytes), found {f}"),
-                )),
-                other => v.push(Violation::new(
-                    "EXW-011",
-                    format!("{name} must point at a file weight_<hash> in {dir}, found {other:?}"),
-                )),
-            }
-            if let Some(f) = n.file.clone() {
-                match holder.get(&f) {
-                    Some(held) if *held != bytes.as_slice() => v.push(Violation::new(
-                        "EXW-011",
-                        format!(
-                            "{f} is the file of two different weights; each weight has its own"
-                        ),
-                    )),
-                    _ => {
-                        holder.insert(f, bytes);
-                    }
-                }
-            }
-            files.insert(path, (bytes.len() as u64, sha(bytes)));
+    let mut v = Vec::new();
+    let mut holder: BTreeMap<String, &[u8]> = BTreeMap::new();
+    for (&(name, _, bytes), path) in files.converted.iter().zip(&paths) {
+        let n = cx.node_of(name);
+        v.extend(mode1_file_constant(name, &n));
+        v.extend(alone_at_zero(name, bytes, &n));
+        v.extend(mode1_file_name(dir, path, name, &n));
+        v.extend(own_file(&mut holder, bytes, &n));
+    }
+    v.extend(one_file_per_weight(files, &paths));
+    v
+}
+
+/// EXW-011: in mode 1 a converted constant becomes a FileConstant.
+fn mode1_file_constant(name: &str, n: &NodeConversion) -> Option<Violation> {
+    (n.node_type != NodeType::FileConstant)
+        .then(|| Violation::new("EXW-011", format!("{name} must become a FileConstant")))
+}
+
+/// WGT-011, EXW-013: in mode 1 a constant's FileConstant reads its bytes' length
+/// ([`wrong_length`]), at offset 0, its file holding its weight alone.
+fn alone_at_zero(name: &str, bytes: &[u8], n: &NodeConversion) -> Option<Violation> {
+    if let Some(wrong) = wrong_length(name, bytes, n) {
+        return Some(wrong);
+    }
+    (n.offset != Some(0) || n.length.is_none()).then(|| {
+        Violation::new(
+            "EXW-013",
+            format!(
+                "{name}'s file holds its weight alone, at offset 0; found offset {:?}, length {:?}",
+                n.offset, n.length
+            ),
+        )
+    })
+}
+
+/// EXW-012, EXW-011: in mode 1 a constant's node points at `path`, named after the SHA-256 of
+/// its bytes (EXW-012), and at least at a file `weight_<hash>` of `dir` (EXW-011).
+fn mode1_file_name(dir: &str, path: &str, name: &str, n: &NodeConversion) -> Option<Violation> {
+    match n.file.as_deref() {
+        Some(f) if f == path => None,
+        Some(f) if is_weight_file(dir, f) => Some(Violation::new(
+            "EXW-012",
+            format!("{name} must point at {path} (the SHA-256 of its bytes), found {f}"),
+        )),
+        other => Some(Violation::new(
+            "EXW-011",
+            format!("{name} must point at a file weight_<hash> in {dir}, found {other:?}"),
+        )),
+    }
+}
+
+/// EXW-011: in mode 1 each weight has its own file: no file is two different weights' (`holder`:
+/// the bytes of the first weight seen in each file, filled as the constants are checked).
+fn own_file<'b>(
+    holder: &mut BTreeMap<String, &'b [u8]>,
+    bytes: &'b [u8],
+    n: &NodeConversion,
+) -> Option<Violation> {
+    let f = n.file.clone()?;
+    match holder.get(&f) {
+        Some(held) if *held != bytes => Some(Violation::new(
+            "EXW-011",
+            format!("{f} is the file of two different weights; each weight has its own"),
+        )),
+        _ => {
+            holder.insert(f, bytes);
+            None
         }
-        // One file per distinct weight (EXW-013): the contents written, whatever their names.
-        let contents = |m: &BTreeMap<String, (u64, String)>| {
-            let mut c: Vec<(u64, String)> = m.values().cloned().collect();
-            c.sort();
-            c
-        };
-        let reported: BTreeMap<String, (u64, String)> = weight_files
-            .iter()
-            .map(|f| (f.path.clone(), (f.len, f.sha256.clone())))
-            .collect();
-        if reported.len() != weight_files.len() || contents(&reported) != contents(&files) {
-            v.push(Violation::new(
-                "EXW-013",
-                format!(
-                    "{} distinct weight(s) need {} file(s), one each; {} reported",
-                    files.len(),
-                    files.len(),
-                    weight_files.len()
-                ),
-            ));
-        }
-    } else {
-        let path = e
-            .combined
+    }
+}
+
+/// EXW-013: one file per distinct weight in mode 1: the contents of the files read (`files.read`)
+/// are those of the suite's files, `paths` (one per converted constant), whatever their names.
+fn one_file_per_weight(files: &Written, paths: &[String]) -> Option<Violation> {
+    let expected: BTreeMap<&str, (u64, String)> = paths
+        .iter()
+        .zip(&files.converted)
+        .map(|(path, w)| (path.as_str(), (w.2.len() as u64, sha(&w.2))))
+        .collect();
+    let reported: BTreeMap<&str, (u64, String)> = files
+        .read
+        .iter()
+        .map(|f| (f.path.as_str(), (f.len, f.sha256.clone())))
+        .collect();
+    let contents = |m: &BTreeMap<&str, (u64, String)>| {
+        let mut c: Vec<(u64, String)> = m.values().cloned().collect();
+        c.sort();
+        c
+    };
+    (reported.len() != files.read.len() || contents(&reported) != contents(&expected)).then(|| {
+        Violation::new(
+            "EXW-013",
+            format!(
+                "{} distinct weight(s) need {} file(s), one each; {} reported",
+                expected.len(),
+                expected.len(),
+                files.read.len()
+            ),
+        )
+    })
+}
+
+/// Mode 2's checks: each converted constant's in turn, in the order the combined file stores
+/// them, then the combined file's.
+fn judge_mode2(cx: &Loaded, files: &Written, dir: &str) -> Vec<Violation> {
+    let path =
+        cx.e.combined
             .clone()
-            .unwrap_or_else(|| in_dir(&dir, &combined_name(profile, &scenario.root_graph)));
-        // EXW-015: graph order; upstream stores in the order of the node names, bytewise
-        // (a stable sort; the names are unique).
-        let mut stored = converted.clone();
+            .unwrap_or_else(|| in_dir(dir, &combined_name(cx.profile, &cx.scenario.root_graph)));
+    let layout = Layout::of(cx, &files.converted, &path);
+    let mut v = Vec::new();
+    // Where the engine put each distinct content (EXW-020: stored once).
+    let mut engine_at: BTreeMap<&[u8], Option<u64>> = BTreeMap::new();
+    for &((name, _, bytes), at) in &layout.placed {
+        let n = cx.node_of(name);
+        v.extend(stored_once(&mut engine_at, name, bytes, &n));
+        v.extend(in_combined_file(name, &path, &n));
+        v.extend(at_its_offset(name, bytes, at, &n));
+    }
+    if !files.converted.is_empty() {
+        v.extend(combined_file_holds(files, &path, &layout));
+    }
+    v
+}
+
+/// The suite's combined file (mode 2, EXW-015): the converted constants in graph order
+/// (upstream: in the order of the node names, bytewise, a stable sort; the names are unique),
+/// each distinct content once, at offsets aligned to [`ALIGN`]. Upstream opens the file for
+/// appending, so a file the setup planted at its path stays, and the first offset is its
+/// length; upstream pads every weight to a multiple of 512, the last one too.
+struct Layout<'a> {
+    /// Each converted constant, in the order stored, with its offset.
+    placed: Vec<(&'a Weight, u64)>,
+    /// The file's length.
+    end: u64,
+    /// The file's bytes.
+    buffer: Vec<u8>,
+}
+
+impl<'a> Layout<'a> {
+    fn of(cx: &Loaded, converted: &[&'a Weight], path: &str) -> Self {
+        let profile = cx.profile;
+        let mut stored = converted.to_vec();
         if profile == Profile::Upstream {
             stored.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         }
-        // EXW-015 upstream: the combined file is opened for appending, so a file the setup
-        // planted at its path stays, and the first offset is its length.
         let mut buffer = match profile {
-            Profile::Upstream => planted_file(scenario, &landing(profile, &scenario.setup, &path))
-                .unwrap_or_default(),
+            Profile::Upstream => {
+                planted_file(cx.scenario, &landing(profile, &cx.scenario.setup, path))
+                    .unwrap_or_default()
+            }
             Profile::Documented => Vec::new(),
         };
         let base = buffer.len() as u64;
         let mut first: BTreeMap<&[u8], u64> = BTreeMap::new();
-        // Where the engine put each distinct content (EXW-020: stored once).
-        let mut engine_at: BTreeMap<&[u8], Option<u64>> = BTreeMap::new();
         let mut end = base;
-        for (name, _, bytes) in stored {
-            let at = match first.get(bytes.as_slice()) {
+        let mut placed = Vec::with_capacity(stored.len());
+        for w in stored {
+            let bytes = w.2.as_slice();
+            let at = match first.get(bytes) {
                 Some(&at) => at,
                 None => {
                     let at = base + (end - base).div_ceil(ALIGN) * ALIGN;
@@ -857,104 +1179,149 @@ fn judge_expected(
                     at
                 }
             };
-            let n = node(name)
-                .cloned()
-                .unwrap_or_else(|| unreachable_node(name));
-            match engine_at.get(bytes.as_slice()) {
-                Some(seen) if *seen != n.offset => v.push(Violation::new(
-                    "EXW-020",
-                    format!("{name} holds the same bytes as another weight, stored again at {:?}, not at {seen:?}", n.offset),
-                )),
-                Some(_) => {}
-                None => {
-                    engine_at.insert(bytes, n.offset);
-                }
-            }
-            if n.node_type != NodeType::FileConstant || n.file.as_deref() != Some(path.as_str()) {
-                v.push(Violation::new(
-                    "EXW-014",
-                    format!("{name} must become a FileConstant in {path}"),
-                ));
-            }
-            if let Some(wrong) = wrong_length(name, bytes, &n) {
-                v.push(wrong);
-            } else if n.offset != Some(at) || n.length.is_none() {
-                v.push(Violation::new(
-                    "EXW-015",
-                    format!(
-                        "{name} must sit at offset {at}, length {}; found {:?}, {:?}",
-                        bytes.len(),
-                        n.offset,
-                        n.length
-                    ),
-                ));
-            }
+            placed.push((w, at));
         }
         if profile == Profile::Upstream {
-            // EXW-015 upstream: every weight is padded to a multiple of 512, the last one too.
             end = base + (end - base).div_ceil(ALIGN) * ALIGN;
             buffer.resize(end as usize, 0);
         }
-        if !converted.is_empty() {
-            match by_path.get(path.as_str()) {
-                None => v.push(Violation::new(
-                    "EXW-014",
-                    format!("mode 2 writes {path}, which is not reported"),
-                )),
-                Some(f) if (f.len, f.sha256.as_str()) != (end, sha(&buffer).as_str()) => {
-                    v.push(Violation::new(
-                        "EXW-015",
-                        format!(
-                            "{path} holds {} bytes, where the suite's layout makes {end}",
-                            f.len
-                        ),
-                    ))
-                }
-                Some(_) => {}
-            }
-            files.insert(path, (end, sha(&buffer)));
+        Layout {
+            placed,
+            end,
+            buffer,
         }
     }
-    let temporary = tier != Tier::User;
-    if !unload_removes(profile, scenario) || !temporary {
-        if !o.removed.is_empty() {
-            let clause = if temporary { "WGT-010" } else { "EWD-013" };
-            v.push(Violation::new(
-                clause,
-                format!("nothing may be removed here; reported {:?}", o.removed),
-            ));
+}
+
+/// EXW-020: in mode 2 the same bytes are stored once: a constant holding the bytes of one
+/// checked before sits where that one does (`engine_at`: where the engine put each content,
+/// filled as the constants are checked).
+fn stored_once<'b>(
+    engine_at: &mut BTreeMap<&'b [u8], Option<u64>>,
+    name: &str,
+    bytes: &'b [u8],
+    n: &NodeConversion,
+) -> Option<Violation> {
+    match engine_at.get(bytes) {
+        Some(seen) if *seen != n.offset => Some(Violation::new(
+            "EXW-020",
+            format!("{name} holds the same bytes as another weight, stored again at {:?}, not at {seen:?}", n.offset),
+        )),
+        Some(_) => None,
+        None => {
+            engine_at.insert(bytes, n.offset);
+            None
         }
-    } else {
-        // That the directory is gone is judged on the disk (EXW-019, `check_sandbox`); here
-        // only the report of it (WGT-010).
-        if !o.removed.contains(&dir) {
+    }
+}
+
+/// EXW-014: in mode 2 a converted constant becomes a FileConstant in the combined file `path`.
+fn in_combined_file(name: &str, path: &str, n: &NodeConversion) -> Option<Violation> {
+    (n.node_type != NodeType::FileConstant || n.file.as_deref() != Some(path)).then(|| {
+        Violation::new(
+            "EXW-014",
+            format!("{name} must become a FileConstant in {path}"),
+        )
+    })
+}
+
+/// WGT-011, EXW-015: in mode 2 a constant's FileConstant reads its bytes' length
+/// ([`wrong_length`]), at the offset `at` of the suite's layout.
+fn at_its_offset(name: &str, bytes: &[u8], at: u64, n: &NodeConversion) -> Option<Violation> {
+    if let Some(wrong) = wrong_length(name, bytes, n) {
+        return Some(wrong);
+    }
+    (n.offset != Some(at) || n.length.is_none()).then(|| {
+        Violation::new(
+            "EXW-015",
+            format!(
+                "{name} must sit at offset {at}, length {}; found {:?}, {:?}",
+                bytes.len(),
+                n.offset,
+                n.length
+            ),
+        )
+    })
+}
+
+/// EXW-014, EXW-015: mode 2 reports the combined file `path` it writes (EXW-014), holding the
+/// suite's layout (EXW-015).
+fn combined_file_holds(files: &Written, path: &str, layout: &Layout) -> Option<Violation> {
+    let end = layout.end;
+    match files.by_path.get(path) {
+        None => Some(Violation::new(
+            "EXW-014",
+            format!("mode 2 writes {path}, which is not reported"),
+        )),
+        Some(f) if (f.len, f.sha256.as_str()) != (end, sha(&layout.buffer).as_str()) => {
+            Some(Violation::new(
+                "EXW-015",
+                format!(
+                    "{path} holds {} bytes, where the suite's layout makes {end}",
+                    f.len
+                ),
+            ))
+        }
+        Some(_) => None,
+    }
+}
+
+/// The checks of what the load removed from its directory `dir`, chosen by `tier`.
+fn judge_removal(cx: &Loaded, files: &Written, dir: &str, tier: Tier) -> Vec<Violation> {
+    let temporary = tier != Tier::User;
+    if !unload_removes(cx.profile, cx.scenario) || !temporary {
+        return nothing_removed(cx.o, temporary).into_iter().collect();
+    }
+    // That the directory is gone is judged on the disk (EXW-019, `check_sandbox`); here only
+    // the report of it (WGT-010).
+    let mut v = unload_reports_removed(cx.o, files, dir);
+    v.extend(unload_removes_inside(cx.o, dir));
+    v
+}
+
+/// WGT-010, EWD-013: nothing may be removed where unload does not remove the directory, nor
+/// ever from the user's directory (EWD-013, `temporary` false).
+fn nothing_removed(o: &WeightsObservation, temporary: bool) -> Option<Violation> {
+    let clause = if temporary { "WGT-010" } else { "EWD-013" };
+    (!o.removed.is_empty()).then(|| {
+        Violation::new(
+            clause,
+            format!("nothing may be removed here; reported {:?}", o.removed),
+        )
+    })
+}
+
+/// WGT-010: unload reports the temporary directory `dir` removed, and the files the backend
+/// wrote in it, under whatever names it chose.
+fn unload_reports_removed(o: &WeightsObservation, files: &Written, dir: &str) -> Vec<Violation> {
+    let mut v = Vec::new();
+    if !o.removed.iter().any(|r| r == dir) {
+        v.push(Violation::new(
+            "WGT-010",
+            format!("unload must report {dir} as removed"),
+        ));
+    }
+    for f in files.read.iter().map(|f| &f.path) {
+        if !o.removed.contains(f) {
             v.push(Violation::new(
                 "WGT-010",
-                format!("unload must report {dir} as removed"),
+                format!("unload must report {f} as removed"),
             ));
-        }
-        // The files the backend wrote, under whatever names it chose.
-        for f in weight_files.iter().map(|f| &f.path) {
-            if !o.removed.contains(f) {
-                v.push(Violation::new(
-                    "WGT-010",
-                    format!("unload must report {f} as removed"),
-                ));
-            }
-        }
-        for r in &o.removed {
-            if !under(r, &dir) {
-                v.push(Violation::new(
-                    "WGT-007",
-                    format!("unload removed {r}, outside {dir}"),
-                ));
-            }
         }
     }
     v
 }
 
-/// A refused load that nothing the suite chose could explain: mode 1 or 2 in force, the
+/// WGT-007: unload removes nothing outside the temporary directory `dir`.
+fn unload_removes_inside(o: &WeightsObservation, dir: &str) -> Vec<Violation> {
+    o.removed
+        .iter()
+        .filter(|r| !under(r, dir))
+        .map(|r| Violation::new("WGT-007", format!("unload removed {r}, outside {dir}")))
+        .collect()
+}
+
+/// EXW-011, EXW-014 (the mode's clause): a refused load that nothing the suite chose could explain: mode 1 or 2 in force, the
 /// temporary directory under the sandbox root as the working directory (no
 /// `ge.externalWeightDir`, no ASCEND_WORK_PATH), nothing planted, and for mode 2 a plain root
 /// graph name. The text says such a load flushes its weights there (EXW-011, EXW-014), so
@@ -1013,18 +1380,16 @@ fn is_weight_file(dir: &str, file: &str) -> bool {
 /// WGT-011 from what the observation says of its files, for files a later unload removed (the
 /// sandbox check reads the others back from disk): a weight's bytes lie inside its file, and
 /// where the file holds that weight alone the reported hash is the hash of its bytes.
-fn read_back_reported<'a>(
-    converted: &[&(String, NodeType, Vec<u8>)],
-    node: &impl Fn(&str) -> Option<&'a ge_spec::vocab::weights::NodeConversion>,
-    files: &BTreeMap<&str, &ge_spec::vocab::weights::WrittenFile>,
-) -> Vec<Violation> {
+fn read_back_reported(cx: &Loaded, files: &Written) -> Vec<Violation> {
     let mut v = Vec::new();
-    for &(name, _, bytes) in converted {
-        let Some(n) = node(name) else { continue };
+    for &(name, _, bytes) in &files.converted {
+        let Some(n) = cx.node(name) else { continue };
         let (Some(file), Some(off), Some(len)) = (n.file.as_deref(), n.offset, n.length) else {
             continue;
         };
-        let Some(f) = files.get(file) else { continue };
+        let Some(f) = files.by_path.get(file) else {
+            continue;
+        };
         let past_end = off.checked_add(len).is_none_or(|end| end > f.len);
         let alone = off == 0 && len == f.len;
         if past_end || (alone && f.sha256 != sha(bytes)) {
@@ -1105,7 +1470,8 @@ fn planted_file(scenario: &WeightsScenario, path: &str) -> Option<Vec<u8>> {
     })
 }
 
-/// The backend named `found` as the weight directory where the tier's clause says `dir`.
+/// EWD-010, EWD-011, EXW-016, EXW-017, EXW-018, EXW-022 (the tier's clause): the backend named
+/// `found` as the weight directory where the tier's clause says `dir`.
 /// The directory chosen is not `dir`, the one of `tier`. The user's relative directory taken
 /// as it is written, not resolved against the working directory, is a departure from the
 /// suite's resolution (EWD-011), not from the tier.
@@ -1191,55 +1557,143 @@ pub fn check_sandbox(
     observation: &WeightsObservation,
     sandbox: &Path,
 ) -> Vec<Violation> {
-    let profile = judging.profile;
-    let mut v = Vec::new();
-    let o = observation;
-    let e = expected(profile, scenario);
-    // Walked without trusting it: links not followed, only regular files opened, no mount
-    // entered (crate::sandbox).
-    let found = crate::sandbox::walk(sandbox);
-    let plants = planted(scenario, sandbox);
-    let temporary = matches!(e.tier, Some(t) if t != Tier::User);
-    let user_dir = if e.tier == Some(Tier::User) {
-        e.dir.clone()
-    } else {
-        None
-    };
-    // The directory unload must empty and remove (only when the load chose one).
-    // A file or link planted where the temporary directory goes is not the session's to remove.
-    let doomed = e.dir.clone().filter(|d| {
-        unload_removes(profile, scenario)
-            && temporary
-            && plants.get(d).is_none_or(|p| *p == Entry::Dir)
-    });
-    let gone = |p: &str| doomed.as_deref().is_some_and(|d| under(p, d));
-    // EXW-019 is the unload of a loaded model; after a load that failed there is none, and the
-    // directory's going is the suite's reading (EXW-021).
-    let unloaded = if o.errors.is_empty() {
+    let cx = Disk::new(judging.profile, scenario, observation, sandbox);
+    let mut v = reported_files_on_disk(&cx);
+    v.extend(files_read_back(&cx));
+    v.extend(index_on_disk(&cx));
+    for (path, entry) in &cx.found {
+        if !cx.plants.contains_key(path) {
+            v.extend(unplanted_entry(&cx, path, entry));
+        }
+    }
+    for (path, plant) in &cx.plants {
+        v.extend(planted_entry(&cx, path, plant));
+    }
+    for r in &observation.removed {
+        v.extend(removed_still_there(&cx, r));
+        v.extend(removed_outside_temporary(&cx, r));
+    }
+    v
+}
+
+/// What the sandbox checks read, worked out once from the scenario, the observation and the
+/// sandbox as it is after the backend answered.
+struct Disk<'a> {
+    profile: Profile,
+    scenario: &'a WeightsScenario,
+    o: &'a WeightsObservation,
+    e: Expected,
+    /// What is on disk, walked without trusting it: links not followed, only regular files
+    /// opened, no mount entered (crate::sandbox).
+    found: BTreeMap<String, Entry>,
+    /// What the setup planted.
+    plants: BTreeMap<String, Entry>,
+    /// The user's directory (`ge.externalWeightDir`), when it is the one chosen.
+    user_dir: Option<String>,
+    /// The directory unload must empty and remove (only when the load chose one). A file or
+    /// link planted where the temporary directory goes is not the session's to remove.
+    doomed: Option<String>,
+    /// The clause of an unload that leaves what it must remove ([`unload_clause`]).
+    unloaded: &'static str,
+    /// Link targets planted in the sandbox: removing them means a link was followed.
+    targets: Vec<String>,
+    /// The files reported, by where each really lies ([`Disk::land`]).
+    reported: BTreeMap<String, &'a WrittenFile>,
+    /// Upstream's index file, after a load that converted a constant and is not removed.
+    meta: Option<String>,
+    /// The weight directory, where it really lies (after a load that goes ahead, modes 1, 2).
+    dir: Option<String>,
+    /// Upstream, after a load that converted nothing.
+    nothing_converted: bool,
+}
+
+impl<'a> Disk<'a> {
+    fn new(
+        profile: Profile,
+        scenario: &'a WeightsScenario,
+        o: &'a WeightsObservation,
+        sandbox: &Path,
+    ) -> Self {
+        let e = expected(profile, scenario);
+        let plants = planted(scenario, sandbox);
+        let temporary = matches!(e.tier, Some(t) if t != Tier::User);
+        let user_dir = e.dir.clone().filter(|_| e.tier == Some(Tier::User));
+        let doomed = e.dir.clone().filter(|d| {
+            unload_removes(profile, scenario)
+                && temporary
+                && plants.get(d).is_none_or(|p| *p == Entry::Dir)
+        });
+        let targets = plants
+            .values()
+            .filter_map(|p| match p {
+                Entry::Link(t) => t
+                    .strip_prefix(sandbox)
+                    .ok()
+                    .map(|r| r.to_string_lossy().replace('\\', "/")),
+                _ => None,
+            })
+            .collect();
+        let land = |p: &str| landing(profile, &scenario.setup, p);
+        let reported = o.files.iter().map(|f| (land(&f.path), f)).collect();
+        let gone = |p: &str| doomed.as_deref().is_some_and(|d| under(p, d));
+        let meta = meta_path(profile, &e)
+            .filter(|m| o.errors.is_empty() && e.tier != Some(Tier::WorkPathMissing) && !gone(m));
+        let dir = e
+            .dir
+            .clone()
+            .filter(|_| !e.refused && e.mode != 0)
+            .map(|d| land(&d));
+        let nothing_converted = profile == Profile::Upstream
+            && o.errors.is_empty()
+            && !e.weights.iter().any(|w| converts(profile, &w.2));
+        Disk {
+            found: crate::sandbox::walk(sandbox),
+            unloaded: unload_clause(o),
+            profile,
+            scenario,
+            o,
+            e,
+            plants,
+            user_dir,
+            doomed,
+            targets,
+            reported,
+            meta,
+            dir,
+            nothing_converted,
+        }
+    }
+
+    /// Whether `p` lies in the directory unload must remove.
+    fn gone(&self, p: &str) -> bool {
+        self.doomed.as_deref().is_some_and(|d| under(p, d))
+    }
+
+    /// Where the path `p` the backend names really lies: upstream writes through the links the
+    /// setup planted (WGT-007's and WGT-008's upstream entries).
+    fn land(&self, p: &str) -> String {
+        landing(self.profile, &self.scenario.setup, p)
+    }
+}
+
+/// EXW-019, EXW-021: the clause of an unload that leaves what it must remove. EXW-019 is the
+/// unload of a loaded model; after a load that failed there is none, and the directory's going
+/// is the suite's reading (EXW-021).
+fn unload_clause(o: &WeightsObservation) -> &'static str {
+    if o.errors.is_empty() {
         "EXW-019"
     } else {
         "EXW-021"
-    };
-    // Link targets planted in the sandbox: removing them means a link was followed.
-    let targets: Vec<String> = plants
-        .values()
-        .filter_map(|p| match p {
-            Entry::Link(t) => t
-                .strip_prefix(sandbox)
-                .ok()
-                .map(|r| r.to_string_lossy().replace('\\', "/")),
-            _ => None,
-        })
-        .collect();
-    // Where each path the backend names really lies: upstream writes through the links the
-    // setup planted (WGT-007's and WGT-008's upstream entries).
-    let land = |p: &str| landing(profile, &scenario.setup, p);
-    let reported: BTreeMap<String, _> = o.files.iter().map(|f| (land(&f.path), f)).collect();
+    }
+}
 
-    // Every reported file is really there, with the reported length and hash (or removed).
-    for f in &o.files {
-        match found.get(&land(&f.path)) {
-            _ if gone(&f.path) => {}
+/// WGT-005, EWD-013: every reported file is really there, with the reported length and hash
+/// (or removed by unload); one missing from the user's directory after an unload is EWD-013's.
+fn reported_files_on_disk(cx: &Disk) -> Vec<Violation> {
+    let mut v = Vec::new();
+    for f in &cx.o.files {
+        match cx.found.get(&cx.land(&f.path)) {
+            _ if cx.gone(&f.path) => {}
             Some(Entry::File(bytes)) => {
                 if bytes.len() as u64 != f.len || sha(bytes) != f.sha256 {
                     v.push(Violation::new(
@@ -1256,12 +1710,12 @@ pub fn check_sandbox(
                 }
             }
             _ => {
-                let clause =
-                    if user_dir.as_deref().is_some_and(|d| under(&f.path, d)) && scenario.unload {
-                        "EWD-013"
-                    } else {
-                        "WGT-005"
-                    };
+                let in_user_dir = cx.user_dir.as_deref().is_some_and(|d| under(&f.path, d));
+                let clause = if in_user_dir && cx.scenario.unload {
+                    "EWD-013"
+                } else {
+                    "WGT-005"
+                };
                 v.push(Violation::new(
                     clause,
                     format!(
@@ -1272,202 +1726,238 @@ pub fn check_sandbox(
             }
         }
     }
-    // Reading the files back gives every constant byte for byte.
-    if o.errors.is_empty() {
-        for n in &o.nodes {
-            let (Some(file), Some(off), Some(len)) = (&n.file, n.offset, n.length) else {
-                continue;
-            };
-            if gone(file) {
-                continue;
-            }
-            // Either profile's name: the judge holds the names, this reads the bytes back.
-            let Some(w) = e.weights.iter().find(|w| {
-                accepted_names(profile, Naming::EitherProfile, e.mode, &w.0, &w.2).contains(&n.name)
-            }) else {
-                continue;
-            };
-            let back = match found.get(&land(file)) {
-                Some(Entry::File(bytes)) => usize::try_from(off).ok().and_then(|a| {
-                    let b = a.checked_add(usize::try_from(len).ok()?)?;
-                    bytes.get(a..b)
-                }),
-                // Gone after an unload: what may go is the unload's clauses' to judge (EXW-019,
-                // EWD-013), and the reported hashes stand in for the bytes (`judge_expected`).
-                None if scenario.unload => continue,
-                _ => None,
-            };
-            if back != Some(w.2.as_slice()) {
-                v.push(Violation::new(
-                    "WGT-011",
-                    format!(
-                        "{file} at offset {off}, length {len} does not hold the bytes of {}",
-                        n.name
-                    ),
-                ));
-            }
-        }
+    v
+}
+
+/// WGT-011: after a load that succeeded, reading the files back gives every constant byte for
+/// byte.
+fn files_read_back(cx: &Disk) -> Vec<Violation> {
+    let (e, o) = (&cx.e, cx.o);
+    let mut v = Vec::new();
+    if !o.errors.is_empty() {
+        return v;
     }
-    // Upstream's index file, after a load that converted a constant: a regular file at the top
-    // of the directory (only its presence is judged).
-    let meta = meta_path(profile, &e)
-        .filter(|m| o.errors.is_empty() && e.tier != Some(Tier::WorkPathMissing) && !gone(m));
-    if let Some(meta) = &meta {
-        if !matches!(found.get(&land(meta)), Some(Entry::File(_))) {
-            v.push(Violation::new(
-                if e.mode == 1 { "EXW-011" } else { "EXW-014" },
-                format!("{meta} is not a regular file in the sandbox: GE keeps its index there whenever it converts a constant"),
-            ));
-        }
-    }
-    // Nothing on disk that the backend did not report or the harness did not plant.
-    let dir = e
-        .dir
-        .clone()
-        .filter(|_| !e.refused && e.mode != 0)
-        .map(|d| land(&d));
-    // EXW-015 upstream: with nothing to convert GE returns before it makes its weight manager,
-    // so neither the directory nor ASCEND_WORK_PATH (nor a parent) is created.
-    let nothing_converted = profile == Profile::Upstream
-        && o.errors.is_empty()
-        && !e.weights.iter().any(|w| converts(profile, &w.2));
-    for (path, entry) in &found {
-        if plants.contains_key(path) {
+    for n in &o.nodes {
+        let (Some(file), Some(off), Some(len)) = (&n.file, n.offset, n.length) else {
             continue;
-        }
-        if let Entry::Foreign(what) = entry {
-            let inside = dir.as_deref().is_some_and(|d| under(path, d));
-            v.push(Violation::new(
-                if inside { "WGT-005" } else { "WGT-007" },
-                format!("{path} is {what}: a backend leaves only weight files and directories"),
-            ));
-            continue;
-        }
-        let allowed_dir = matches!(entry, Entry::Dir)
-            && dir.as_deref().is_some_and(|d| d == path || under(d, path));
-        if allowed_dir && nothing_converted {
-            v.push(Violation::new(
-                if e.mode == 1 { "EXW-011" } else { "EXW-015" },
-                format!(
-                    "{path} was created, but GE creates no directory when it converts no constant"
-                ),
-            ));
-            continue;
-        }
-        if allowed_dir {
-            if gone(path) {
-                v.push(Violation::new(
-                    unloaded,
-                    format!("{path} is still there after unload"),
-                ));
-            }
-            continue;
-        }
-        if reported.contains_key(path.as_str()) {
-            if gone(path) {
-                v.push(Violation::new(
-                    unloaded,
-                    format!("{path} is still there after unload"),
-                ));
-            }
-            continue;
-        }
-        let outside = dir.as_deref().is_none_or(|d| !under(path, d));
-        if outside {
-            v.push(Violation::new(
-                "WGT-007",
-                format!("{path} appeared outside the weight directory {dir:?}"),
-            ));
-        } else {
-            v.push(Violation::new(
-                "WGT-005",
-                format!("{path} is in the sandbox but not reported"),
-            ));
-            let name = path.rsplit('/').next().unwrap_or(path);
-            let final_name = (name.starts_with("weight_") && name.len() == 71)
-                || name.strip_prefix("weight_").is_some_and(|h| {
-                    profile == Profile::Upstream
-                        && (32..=64).contains(&h.len())
-                        && h.bytes().all(|b| b.is_ascii_hexdigit())
-                })
-                || name == combined_name(profile, &scenario.root_graph)
-                || (profile == Profile::Upstream
-                    && dir.as_deref().is_some_and(|d| *path == in_dir(d, META)));
-            if !final_name {
-                v.push(Violation::new(
-                    "WGT-004",
-                    format!("{path} looks like a temporary file left behind"),
-                ));
-            }
-            if gone(path) {
-                v.push(Violation::new(
-                    unloaded,
-                    format!("{path} is still there after unload"),
-                ));
-            }
-        }
-    }
-    // Everything the harness planted survives, unless it sat in the directory unload removes.
-    for (path, plant) in &plants {
-        let now = found.get(path);
-        if gone(path) {
-            if now.is_some() {
-                v.push(Violation::new(
-                    unloaded,
-                    format!(
-                        "{path} was in the temporary directory and is still there after unload"
-                    ),
-                ));
-            } else if !o.removed.contains(path) {
-                v.push(Violation::new(
-                    "WGT-010",
-                    format!("{path} was removed but not reported"),
-                ));
-            }
-            continue;
-        }
-        if reported.contains_key(path.as_str()) {
-            continue; // replaced by a weight file of the same name, as reported
-        }
-        if meta.as_deref().is_some_and(|m| land(m) == *path) {
-            continue; // upstream's index, GE's to rewrite (listing it is WGT-005's)
-        }
-        let same = match (plant, now) {
-            (Entry::Dir, Some(Entry::Dir)) => true,
-            (Entry::File(a), Some(Entry::File(b))) => a == b,
-            (Entry::Link(a), Some(Entry::Link(b))) => a == b,
-            _ => false,
         };
-        if !same {
-            let clause = if targets.iter().any(|t| under(path, t)) {
-                "WGT-006"
-            } else if user_dir.as_deref().is_some_and(|d| under(path, d)) {
-                "EWD-013"
-            } else {
-                "WGT-007"
-            };
-            v.push(Violation::new(
-                clause,
-                format!("{path}, planted before the load, was changed or removed"),
-            ));
+        if cx.gone(file) {
+            continue;
         }
-    }
-    // What unload says it removed is gone, and was inside the temporary directory.
-    for r in &o.removed {
-        if found.contains_key(r) {
+        // Either profile's name: the judge holds the names, this reads the bytes back.
+        let Some(w) = e.weights.iter().find(|w| {
+            accepted_names(cx.profile, Naming::EitherProfile, e.mode, &w.0, &w.2).contains(&n.name)
+        }) else {
+            continue;
+        };
+        let back = match cx.found.get(&cx.land(file)) {
+            Some(Entry::File(bytes)) => usize::try_from(off).ok().and_then(|a| {
+                let b = a.checked_add(usize::try_from(len).ok()?)?;
+                bytes.get(a..b)
+            }),
+            // Gone after an unload: what may go is the unload's clauses' to judge (EXW-019,
+            // EWD-013), and the reported hashes stand in for the bytes (`judge_expected`).
+            None if cx.scenario.unload => continue,
+            _ => None,
+        };
+        if back != Some(w.2.as_slice()) {
             v.push(Violation::new(
-                "WGT-010",
-                format!("{r} is reported removed but is still there"),
-            ));
-        }
-        if !doomed.as_deref().is_some_and(|d| under(r, d)) {
-            v.push(Violation::new(
-                "WGT-007",
-                format!("{r} is outside the temporary weight directory"),
+                "WGT-011",
+                format!(
+                    "{file} at offset {off}, length {len} does not hold the bytes of {}",
+                    n.name
+                ),
             ));
         }
     }
     v
+}
+
+/// EXW-011, EXW-014 (upstream): after a load that converted a constant, GE's index file is a
+/// regular file at the top of the directory (only its presence is judged).
+fn index_on_disk(cx: &Disk) -> Option<Violation> {
+    let meta = cx.meta.as_ref()?;
+    (!matches!(cx.found.get(&cx.land(meta)), Some(Entry::File(_)))).then(|| {
+        Violation::new(
+            if cx.e.mode == 1 { "EXW-011" } else { "EXW-014" },
+            format!("{meta} is not a regular file in the sandbox: GE keeps its index there whenever it converts a constant"),
+        )
+    })
+}
+
+/// Something on disk the harness did not plant: the checks of it, in order, the first that
+/// settles it ending them. Nothing may be there that the backend did not report.
+fn unplanted_entry(cx: &Disk, path: &str, entry: &Entry) -> Vec<Violation> {
+    if let Entry::Foreign(what) = entry {
+        return vec![foreign_entry(cx, path, what)];
+    }
+    let allowed_dir = matches!(entry, Entry::Dir)
+        && cx
+            .dir
+            .as_deref()
+            .is_some_and(|d| d == path || under(d, path));
+    if let Some(created) = dir_without_conversion(cx, path, allowed_dir) {
+        return vec![created];
+    }
+    if allowed_dir || cx.reported.contains_key(path) {
+        return left_after_unload(cx, path).into_iter().collect();
+    }
+    if let Some(outside) = outside_weight_dir(cx, path) {
+        return vec![outside];
+    }
+    let mut v = vec![unreported(path)];
+    v.extend(temporary_left(cx, path));
+    v.extend(left_after_unload(cx, path));
+    v
+}
+
+/// WGT-005, WGT-007: a backend leaves only weight files and directories: anything else is
+/// charged to the listing inside the weight directory (WGT-005), to the write outside it
+/// (WGT-007).
+fn foreign_entry(cx: &Disk, path: &str, what: &str) -> Violation {
+    let inside = cx.dir.as_deref().is_some_and(|d| under(path, d));
+    Violation::new(
+        if inside { "WGT-005" } else { "WGT-007" },
+        format!("{path} is {what}: a backend leaves only weight files and directories"),
+    )
+}
+
+/// EXW-011, EXW-015 (upstream): with nothing to convert GE returns before it makes its weight
+/// manager, so neither the directory nor ASCEND_WORK_PATH (nor a parent) is created.
+/// `allowed_dir`: `path` is the weight directory or one of its parents.
+fn dir_without_conversion(cx: &Disk, path: &str, allowed_dir: bool) -> Option<Violation> {
+    (allowed_dir && cx.nothing_converted).then(|| {
+        Violation::new(
+            if cx.e.mode == 1 { "EXW-011" } else { "EXW-015" },
+            format!("{path} was created, but GE creates no directory when it converts no constant"),
+        )
+    })
+}
+
+/// EXW-019, EXW-021: unload leaves nothing in the directory it removes.
+fn left_after_unload(cx: &Disk, path: &str) -> Option<Violation> {
+    cx.gone(path)
+        .then(|| Violation::new(cx.unloaded, format!("{path} is still there after unload")))
+}
+
+/// WGT-007: nothing appears outside the weight directory.
+fn outside_weight_dir(cx: &Disk, path: &str) -> Option<Violation> {
+    let dir = &cx.dir;
+    dir.as_deref().is_none_or(|d| !under(path, d)).then(|| {
+        Violation::new(
+            "WGT-007",
+            format!("{path} appeared outside the weight directory {dir:?}"),
+        )
+    })
+}
+
+/// WGT-005: every file the backend leaves in the weight directory is reported.
+fn unreported(path: &str) -> Violation {
+    Violation::new(
+        "WGT-005",
+        format!("{path} is in the sandbox but not reported"),
+    )
+}
+
+/// WGT-004: no temporary file is left behind: an unreported file in the weight directory bears
+/// a final name (a weight file's, the combined file's, upstream's index).
+fn temporary_left(cx: &Disk, path: &str) -> Option<Violation> {
+    let profile = cx.profile;
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let final_name = (name.starts_with("weight_") && name.len() == 71)
+        || name.strip_prefix("weight_").is_some_and(|h| {
+            profile == Profile::Upstream
+                && (32..=64).contains(&h.len())
+                && h.bytes().all(|b| b.is_ascii_hexdigit())
+        })
+        || name == combined_name(profile, &cx.scenario.root_graph)
+        || (profile == Profile::Upstream
+            && cx.dir.as_deref().is_some_and(|d| path == in_dir(d, META)));
+    (!final_name).then(|| {
+        Violation::new(
+            "WGT-004",
+            format!("{path} looks like a temporary file left behind"),
+        )
+    })
+}
+
+/// Something the harness planted: the checks of it, in order. Everything planted survives,
+/// unless it sat in the directory unload removes.
+fn planted_entry(cx: &Disk, path: &str, plant: &Entry) -> Vec<Violation> {
+    if cx.gone(path) {
+        let mut v: Vec<Violation> = plant_left_after_unload(cx, path).into_iter().collect();
+        v.extend(removal_unreported(cx, path));
+        return v;
+    }
+    if cx.reported.contains_key(path) {
+        return Vec::new(); // replaced by a weight file of the same name, as reported
+    }
+    if cx.meta.as_deref().is_some_and(|m| cx.land(m) == path) {
+        return Vec::new(); // upstream's index, GE's to rewrite (listing it is WGT-005's)
+    }
+    plant_changed(cx, path, plant).into_iter().collect()
+}
+
+/// EXW-019, EXW-021: unload leaves nothing planted in the temporary directory.
+fn plant_left_after_unload(cx: &Disk, path: &str) -> Option<Violation> {
+    cx.found.contains_key(path).then(|| {
+        Violation::new(
+            cx.unloaded,
+            format!("{path} was in the temporary directory and is still there after unload"),
+        )
+    })
+}
+
+/// WGT-010: what unload removed from the temporary directory, planted there, is reported.
+fn removal_unreported(cx: &Disk, path: &str) -> Option<Violation> {
+    (!cx.found.contains_key(path) && !cx.o.removed.iter().any(|r| r == path))
+        .then(|| Violation::new("WGT-010", format!("{path} was removed but not reported")))
+}
+
+/// WGT-006, EWD-013, WGT-007: what the setup planted is left as it was: a change is charged to
+/// following a link (WGT-006) under a planted link's target, to the user's directory (EWD-013)
+/// inside it, to a write outside the weight directory (WGT-007) elsewhere.
+fn plant_changed(cx: &Disk, path: &str, plant: &Entry) -> Option<Violation> {
+    let same = match (plant, cx.found.get(path)) {
+        (Entry::Dir, Some(Entry::Dir)) => true,
+        (Entry::File(a), Some(Entry::File(b))) => a == b,
+        (Entry::Link(a), Some(Entry::Link(b))) => a == b,
+        _ => false,
+    };
+    if same {
+        return None;
+    }
+    let clause = if cx.targets.iter().any(|t| under(path, t)) {
+        "WGT-006"
+    } else if cx.user_dir.as_deref().is_some_and(|d| under(path, d)) {
+        "EWD-013"
+    } else {
+        "WGT-007"
+    };
+    Some(Violation::new(
+        clause,
+        format!("{path}, planted before the load, was changed or removed"),
+    ))
+}
+
+/// WGT-010: what unload says it removed is gone.
+fn removed_still_there(cx: &Disk, r: &str) -> Option<Violation> {
+    cx.found.contains_key(r).then(|| {
+        Violation::new(
+            "WGT-010",
+            format!("{r} is reported removed but is still there"),
+        )
+    })
+}
+
+/// WGT-007: what unload says it removed was inside the temporary directory.
+fn removed_outside_temporary(cx: &Disk, r: &str) -> Option<Violation> {
+    (!cx.doomed.as_deref().is_some_and(|d| under(r, d))).then(|| {
+        Violation::new(
+            "WGT-007",
+            format!("{r} is outside the temporary weight directory"),
+        )
+    })
 }
 
 #[cfg(test)]
