@@ -22,7 +22,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use ge_spec::vocab::session::{
-    SessionEvent, SessionObservation, SessionScenario, TraceAction, MAX_SCRIPT,
+    SessionEvent, SessionObservation, SessionScenario, TraceAction, TraceEntry, MAX_SCRIPT,
 };
 use ge_spec::{Diagnostic, OptionKey, OptionMaps, Profile, ShapeKind, Spec, Subject};
 
@@ -308,50 +308,7 @@ impl Model {
 
     fn load(&mut self, id: u32, g: Graph, out: &mut Vec<Want>) {
         if pooled(g.policy, g.shape) {
-            let clause = Self::feature_clause(&g);
-            let pool = self.pools.entry(Self::pool_key(g.shape)).or_default();
-            pool.users.insert(id);
-            if grows_by_blocks(self.profile, g.shape) {
-                // Upstream: nothing held is freed; a part that no block takes adds one. The
-                // I/O bytes are a part of their own, allocated with `0` (RZC-010 upstream), and
-                // with `1` laid out but never allocated (RZC-013 upstream); a graph with nothing
-                // to allocate never reaches the pool.
-                let mut parts = vec![(g.feature, true)];
-                match g.io_at {
-                    Io::Feature => parts.push((g.io, true)),
-                    Io::None if g.feature > 0 => parts.push((g.io, false)),
-                    _ => {}
-                }
-                for (part, bytes) in pool_additions(&pool.blocks, &parts) {
-                    pool.blocks.push(bytes);
-                    // The feature memory's block is due under the pool's clause, the I/O
-                    // bytes' under RZC-010's upstream entry.
-                    Self::want(
-                        out,
-                        TraceAction::Alloc,
-                        pool_name(g.shape).into(),
-                        bytes,
-                        if part == 0 { clause } else { "RZC-010" },
-                    );
-                }
-            } else if g.feature > pool.blocks.iter().copied().max().unwrap_or(0) {
-                let old = pool.blocks.iter().copied().max().unwrap_or(0);
-                pool.blocks = vec![g.feature];
-                Self::want(
-                    out,
-                    TraceAction::Free,
-                    pool_name(g.shape).into(),
-                    old,
-                    clause,
-                );
-                Self::want(
-                    out,
-                    TraceAction::Alloc,
-                    pool_name(g.shape).into(),
-                    g.feature,
-                    clause,
-                );
-            }
+            self.load_pooled(id, &g, out);
         } else {
             let (bytes, clause) = Self::own_feature(&g, "RZC-010");
             Self::want(
@@ -372,6 +329,56 @@ impl Model {
             );
         }
         self.graphs.insert(id, g);
+    }
+
+    /// The feature memory of graph `id`, pooled, taken from its shared pool: upstream the static
+    /// pool adds blocks (SMP-011, SMP-012), otherwise the pool is taken again at the larger size.
+    fn load_pooled(&mut self, id: u32, g: &Graph, out: &mut Vec<Want>) {
+        let clause = Self::feature_clause(g);
+        let grows = grows_by_blocks(self.profile, g.shape);
+        let pool = self.pools.entry(Self::pool_key(g.shape)).or_default();
+        pool.users.insert(id);
+        if grows {
+            // Upstream: nothing held is freed; a part that no block takes adds one. The
+            // I/O bytes are a part of their own, allocated with `0` (RZC-010 upstream), and
+            // with `1` laid out but never allocated (RZC-013 upstream); a graph with nothing
+            // to allocate never reaches the pool.
+            let mut parts = vec![(g.feature, true)];
+            match g.io_at {
+                Io::Feature => parts.push((g.io, true)),
+                Io::None if g.feature > 0 => parts.push((g.io, false)),
+                _ => {}
+            }
+            for (part, bytes) in pool_additions(&pool.blocks, &parts) {
+                pool.blocks.push(bytes);
+                // The feature memory's block is due under the pool's clause, the I/O
+                // bytes' under RZC-010's upstream entry.
+                Self::want(
+                    out,
+                    TraceAction::Alloc,
+                    pool_name(g.shape).into(),
+                    bytes,
+                    if part == 0 { clause } else { "RZC-010" },
+                );
+            }
+        } else if g.feature > pool.blocks.iter().copied().max().unwrap_or(0) {
+            let old = pool.blocks.iter().copied().max().unwrap_or(0);
+            pool.blocks = vec![g.feature];
+            Self::want(
+                out,
+                TraceAction::Free,
+                pool_name(g.shape).into(),
+                old,
+                clause,
+            );
+            Self::want(
+                out,
+                TraceAction::Alloc,
+                pool_name(g.shape).into(),
+                g.feature,
+                clause,
+            );
+        }
     }
 
     /// SES-018 upstream: the first accepted refresh gives back the feature memory taken at load,
@@ -566,32 +573,35 @@ fn blame(
                 (_, _, false) => "RZC-011",
             }
         }
-        Block::Pool(shape) => {
-            // The step's graph decides by its own policy (SMP-015); otherwise the session's.
-            let g = graph.and_then(info);
-            let policy = g.map_or(model.policy, |g| g.policy);
-            let env_decides = g.map_or(model.env_decides, |g| g.env_decides);
-            let graph_decides = g.is_some_and(|g| g.graph_decides);
-            let pooling = |c: &'static str| match (env_decides, graph_decides) {
-                (true, _) => "SMP-016",
-                (false, true) => "SMP-015",
-                (false, false) => c,
-            };
-            if policy == 0 {
-                return pooling("SMP-010");
-            }
-            if matches!(kind, StepKind::Execute(_)) {
-                return "SES-018";
-            }
-            if !pooled(policy, shape) {
-                return pooling("SMP-014");
-            }
-            match g {
-                Some(g) if g.shape != shape => pooling("SMP-014"),
-                _ if matches!(kind, StepKind::Unload(_) | StepKind::End) => "SMP-013",
-                _ => "SMP-012",
-            }
-        }
+        Block::Pool(shape) => blame_pool(kind, shape, model, graph.and_then(info)),
+    }
+}
+
+/// SMP-010..SMP-016, SES-018: the clause an entry of the pool of `shape` that the clauses do not
+/// call for breaks, at a step of `kind` whose graph, if any, is `g`.
+fn blame_pool(kind: StepKind, shape: ShapeKind, model: &Model, g: Option<&Graph>) -> &'static str {
+    // The step's graph decides by its own policy (SMP-015); otherwise the session's.
+    let policy = g.map_or(model.policy, |g| g.policy);
+    let env_decides = g.map_or(model.env_decides, |g| g.env_decides);
+    let graph_decides = g.is_some_and(|g| g.graph_decides);
+    let pooling = |c: &'static str| match (env_decides, graph_decides) {
+        (true, _) => "SMP-016",
+        (false, true) => "SMP-015",
+        (false, false) => c,
+    };
+    if policy == 0 {
+        return pooling("SMP-010");
+    }
+    if matches!(kind, StepKind::Execute(_)) {
+        return "SES-018";
+    }
+    if !pooled(policy, shape) {
+        return pooling("SMP-014");
+    }
+    match g {
+        Some(g) if g.shape != shape => pooling("SMP-014"),
+        _ if matches!(kind, StepKind::Unload(_) | StepKind::End) => "SMP-013",
+        _ => "SMP-012",
     }
 }
 
@@ -688,9 +698,10 @@ fn option_diagnostics(
     )
 }
 
-/// Trace hygiene that holds whatever the script: names, sizes, steps, balance. Every name holds
-/// at most one block at a time, except `static-pool` under the upstream profile, which may hold
-/// several, each freed with its own bytes (SES-010's upstream entry).
+/// Trace hygiene that holds whatever the script: names, sizes, steps, balance, entry by entry,
+/// then what is left at the end. Every name holds at most one block at a time, except
+/// `static-pool` under the upstream profile, which may hold several, each freed with its own
+/// bytes (SES-010's upstream entry).
 fn hygiene(
     profile: Profile,
     scenario: &SessionScenario,
@@ -699,9 +710,6 @@ fn hygiene(
 ) {
     let end = scenario.events.len() as u64;
     let mut last = 0u32;
-    let several = |name: &str| {
-        grows_by_blocks(profile, ShapeKind::Static) && name == pool_name(ShapeKind::Static)
-    };
     let mut held: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
     for (i, e) in obs.trace.iter().enumerate() {
         let what = format!(
@@ -711,69 +719,119 @@ fn hygiene(
             e.bytes,
             e.step
         );
-        if parse_block(&e.pool).is_none() {
-            out.push(Violation::new(
-                "SES-014",
-                format!("{what}: `{}` is not a block name of the contract", e.pool),
-            ));
-        }
-        if e.bytes == 0 {
-            out.push(Violation::new(
-                "SES-015",
-                format!("{what}: a block of zero bytes is recorded"),
-            ));
-        }
-        if u64::from(e.step) > end {
-            out.push(Violation::new(
-                "SES-013",
-                format!("{what}: the script has only {end} events"),
-            ));
-        }
-        if e.step < last {
-            out.push(Violation::new(
-                "SES-013",
-                format!("{what}: step goes back from {last}"),
-            ));
-        }
-        last = last.max(e.step);
-        let blocks = held.entry(&e.pool).or_default();
-        match e.action {
-            TraceAction::Alloc => {
-                if let (false, Some(b)) = (several(&e.pool), blocks.first()) {
-                    out.push(Violation::new(
-                        "SES-010",
-                        format!("{what}: `{}` is already held ({b} bytes)", e.pool),
-                    ));
-                } else {
-                    blocks.push(e.bytes);
-                }
-            }
-            TraceAction::Free => match blocks.iter().position(|&b| b == e.bytes) {
-                Some(i) => {
-                    blocks.swap_remove(i);
-                }
-                None if blocks.is_empty() => out.push(Violation::new(
-                    "SES-010",
-                    format!("{what}: `{}` is not held", e.pool),
-                )),
-                None => {
-                    let sizes: Vec<String> = blocks.iter().map(u64::to_string).collect();
-                    out.push(Violation::new(
-                        "SES-010",
-                        format!(
-                            "{what}: `{}` was allocated with {} bytes",
-                            e.pool,
-                            sizes.join(" and ")
-                        ),
-                    ));
-                    // As before: the one block of the name counts as released.
-                    if !several(&e.pool) {
-                        blocks.clear();
-                    }
-                }
-            },
-        }
+        out.extend(check_block_name(&what, e));
+        out.extend(check_block_size(&what, e));
+        check_step_order(&what, e, end, &mut last, out);
+        out.extend(check_balance(profile, &what, e, &mut held));
     }
+    check_nothing_held(held, out);
+    check_unload_order(obs, end, out);
+}
+
+/// Whether the block name `name` may hold several blocks at once (the upstream static pool,
+/// SES-010's upstream entry).
+fn holds_several(profile: Profile, name: &str) -> bool {
+    grows_by_blocks(profile, ShapeKind::Static) && name == pool_name(ShapeKind::Static)
+}
+
+/// SES-014: a trace entry names a block of the contract.
+fn check_block_name(what: &str, e: &TraceEntry) -> Option<Violation> {
+    parse_block(&e.pool).is_none().then(|| {
+        Violation::new(
+            "SES-014",
+            format!("{what}: `{}` is not a block name of the contract", e.pool),
+        )
+    })
+}
+
+/// SES-015: no block of zero bytes is recorded.
+fn check_block_size(what: &str, e: &TraceEntry) -> Option<Violation> {
+    (e.bytes == 0).then(|| {
+        Violation::new(
+            "SES-015",
+            format!("{what}: a block of zero bytes is recorded"),
+        )
+    })
+}
+
+/// SES-013: a trace entry's step is in the script (`end` events, the end of the script
+/// included) and never before the step of an entry recorded earlier (`last`, which this
+/// moves on).
+fn check_step_order(
+    what: &str,
+    e: &TraceEntry,
+    end: u64,
+    last: &mut u32,
+    out: &mut Vec<Violation>,
+) {
+    if u64::from(e.step) > end {
+        out.push(Violation::new(
+            "SES-013",
+            format!("{what}: the script has only {end} events"),
+        ));
+    }
+    if e.step < *last {
+        out.push(Violation::new(
+            "SES-013",
+            format!("{what}: step goes back from {last}"),
+        ));
+    }
+    *last = (*last).max(e.step);
+}
+
+/// SES-010: a block is allocated while its name holds none (or, for a name that holds several,
+/// any time) and freed with the bytes it was allocated with. `held` is what each name holds
+/// before the entry; this moves it on.
+fn check_balance<'o>(
+    profile: Profile,
+    what: &str,
+    e: &'o TraceEntry,
+    held: &mut BTreeMap<&'o str, Vec<u64>>,
+) -> Option<Violation> {
+    let several = holds_several(profile, &e.pool);
+    let blocks = held.entry(&e.pool).or_default();
+    match e.action {
+        TraceAction::Alloc => {
+            if let (false, Some(b)) = (several, blocks.first()) {
+                return Some(Violation::new(
+                    "SES-010",
+                    format!("{what}: `{}` is already held ({b} bytes)", e.pool),
+                ));
+            }
+            blocks.push(e.bytes);
+            None
+        }
+        TraceAction::Free => match blocks.iter().position(|&b| b == e.bytes) {
+            Some(i) => {
+                blocks.swap_remove(i);
+                None
+            }
+            None if blocks.is_empty() => Some(Violation::new(
+                "SES-010",
+                format!("{what}: `{}` is not held", e.pool),
+            )),
+            None => {
+                let sizes: Vec<String> = blocks.iter().map(u64::to_string).collect();
+                let v = Violation::new(
+                    "SES-010",
+                    format!(
+                        "{what}: `{}` was allocated with {} bytes",
+                        e.pool,
+                        sizes.join(" and ")
+                    ),
+                );
+                // As before: the one block of the name counts as released.
+                if !several {
+                    blocks.clear();
+                }
+                Some(v)
+            }
+        },
+    }
+}
+
+/// SES-011: nothing is held after the last trace entry (`held`: what each name holds then).
+fn check_nothing_held(held: BTreeMap<&str, Vec<u64>>, out: &mut Vec<Violation>) {
     for (name, blocks) in held {
         for bytes in blocks {
             out.push(Violation::new(
@@ -782,9 +840,12 @@ fn hygiene(
             ));
         }
     }
-    // SES-011 fixes the one order within a step: at the end the graphs still loaded are unloaded
-    // in ascending id order, so the graph blocks released there name non-decreasing ids (a
-    // shared pool, released with its last user, names no graph).
+}
+
+/// SES-011 fixes the one order within a step: at the end (step `end`) the graphs still loaded
+/// are unloaded in ascending id order, so the graph blocks released there name non-decreasing
+/// ids (a shared pool, released with its last user, names no graph).
+fn check_unload_order(obs: &SessionObservation, end: u64, out: &mut Vec<Violation>) {
     let mut unloaded: Option<u32> = None;
     for e in obs.trace.iter().filter(|e| u64::from(e.step) == end) {
         let (Some(Block::Feature(id) | Block::Io(id)), TraceAction::Free) =
@@ -985,7 +1046,9 @@ pub fn judge_refresh_twin(
     Vec::new()
 }
 
-/// Judges with one choice of readings (`None`: the script is over the caps, nothing is read).
+/// Judges with one choice of readings (`None`: the script is over the caps, nothing is read):
+/// the size limit, the options' warnings and refusals, the trace's hygiene, then the replay of
+/// the script under the clauses and the answer against it, one clause at a time.
 fn judge_with(
     profile: Profile,
     scenario: &SessionScenario,
@@ -993,83 +1056,179 @@ fn judge_with(
     chosen: Option<Chosen<'_>>,
 ) -> Vec<Violation> {
     let mut out = Vec::new();
-    let events = &scenario.events;
-    let executions = scenario.executions();
-    let stops = |out: &mut Vec<Violation>, clause: &str, why: &str| {
-        if !obs.trace.is_empty() || !obs.refreshes.is_empty() {
-            out.push(Violation::new(
-                clause,
-                format!(
-                    "{why}, yet the script ran ({} trace entries, {} refresh results)",
-                    obs.trace.len(),
-                    obs.refreshes.len()
-                ),
-            ));
-        }
-    };
-    if events.len() as u64 > MAX_SCRIPT || executions > MAX_SCRIPT {
-        stops(&mut out, "SES-020", "the script is over the size limit");
-        if !obs.errors.iter().any(|d| d.clause == "SES-020") {
-            out.push(Violation::new(
-                "SES-020",
-                "a script over the size limit is refused with an error naming SES-020",
-            ));
-        }
+    if scenario.events.len() as u64 > MAX_SCRIPT || scenario.executions() > MAX_SCRIPT {
+        check_size_limit(obs, &mut out);
         return out;
     }
-    let Some((session, loads, session_alt, load_alts)) = chosen else {
+    let Some(chosen @ (session, loads, session_alt, load_alts)) = chosen else {
         return out;
     };
     let spec = Spec::embedded();
     let (option_errors, warnings) = option_diagnostics(scenario, session, loads);
-    out.extend(diagnostics::compare(
-        spec,
-        "warnings",
-        &warnings,
-        &obs.warnings,
-        true,
-    ));
-    // SES-017: as documented any rejected option stops the script; upstream only a value GE
-    // refuses at initialisation or session creation does, and each other refusal is one load's.
-    let per_graph = profile == Profile::Upstream && !session.errors.iter().any(|d| ge_step(d) <= 1);
+    out.extend(check_option_warnings(spec, &warnings, obs));
+    let per_graph = refused_per_graph(profile, session);
     if !per_graph && (session_alt.rejected || load_alts.iter().flatten().any(|a| a.rejected)) {
-        stops(&mut out, "SES-017", "an option is rejected");
-        out.extend(diagnostics::compare(
-            spec,
-            "errors",
-            &option_errors,
-            &obs.errors,
-            true,
-        ));
+        check_options_stop(spec, &option_errors, obs, &mut out);
         return out;
     }
 
     hygiene(profile, scenario, obs, &mut out);
 
-    let env = scenario.ge_use_static_memory.as_deref();
-    let session_policy = u8::try_from(session_alt.values.static_memory_policy).unwrap_or(0);
-    let (policy, env_decides) = pools_policy(profile, session_policy, env);
-    let mut model = Model {
-        profile,
-        policy,
-        env_decides,
-        graphs: BTreeMap::new(),
-        pools: BTreeMap::new(),
-    };
-    let mut wants: Vec<StepWants> = Vec::new();
-    // (step, graph, ok, clause deciding it)
-    let mut refreshes: Vec<(u32, u32, bool, &'static str)> = Vec::new();
-    // (step, clause) of every refusal the clauses call for
-    let mut refusals: BTreeMap<u32, &'static str> = BTreeMap::new();
-    // Upstream: the options' refusals of the loads GE refuses one by one, required and optional
-    // (SES-017), and the graphs GE added but could not build.
-    let mut load_errors: (Vec<Diagnostic>, Vec<Diagnostic>) = Default::default();
-    let mut unbuilt: BTreeSet<u32> = BTreeSet::new();
-    let mut options_refused = false;
-    let mut engine = EnginePools::new(obs);
-    for (index, (event, res)) in events.iter().zip(load_alts).enumerate() {
-        let step = index as u32;
-        engine.adopt(step, &mut model);
+    let replay = Replay::run(profile, scenario, obs, chosen, per_graph);
+    out.extend(check_nothing_ran(&replay, obs));
+    check_entries(&replay, obs, &mut out);
+    match check_refresh_order(&replay, obs) {
+        Some(v) => out.push(v),
+        None => check_refresh_decisions(&replay, obs, &mut out),
+    }
+    out.extend(check_refusals(spec, &replay, obs));
+    out
+}
+
+/// A violation of `clause` when the observation ran any of a script that stops (`why`).
+fn ran_anyway(obs: &SessionObservation, clause: &str, why: &str) -> Option<Violation> {
+    (!obs.trace.is_empty() || !obs.refreshes.is_empty()).then(|| {
+        Violation::new(
+            clause,
+            format!(
+                "{why}, yet the script ran ({} trace entries, {} refresh results)",
+                obs.trace.len(),
+                obs.refreshes.len()
+            ),
+        )
+    })
+}
+
+/// SES-020: a script over the size limit runs nothing and is refused with an error naming
+/// SES-020.
+fn check_size_limit(obs: &SessionObservation, out: &mut Vec<Violation>) {
+    out.extend(ran_anyway(
+        obs,
+        "SES-020",
+        "the script is over the size limit",
+    ));
+    if !obs.errors.iter().any(|d| d.clause == "SES-020") {
+        out.push(Violation::new(
+            "SES-020",
+            "a script over the size limit is refused with an error naming SES-020",
+        ));
+    }
+}
+
+/// SES-017: the warnings are the options' ([`option_diagnostics`]).
+fn check_option_warnings(
+    spec: &Spec,
+    warnings: &[Expected],
+    obs: &SessionObservation,
+) -> Vec<Violation> {
+    diagnostics::compare(spec, "warnings", warnings, &obs.warnings, true)
+}
+
+/// SES-017: whether a rejected option is one load's refusal rather than the whole script's: as
+/// documented any rejected option stops the script; upstream only a value GE refuses at
+/// initialisation or session creation does, and each other refusal is one load's.
+fn refused_per_graph(profile: Profile, session: &Reading) -> bool {
+    profile == Profile::Upstream && !session.errors.iter().any(|d| ge_step(d) <= 1)
+}
+
+/// SES-017: a rejected option that stops the script: nothing runs, and the errors are the
+/// options' ([`option_diagnostics`]).
+fn check_options_stop(
+    spec: &Spec,
+    option_errors: &[Expected],
+    obs: &SessionObservation,
+    out: &mut Vec<Violation>,
+) {
+    out.extend(ran_anyway(obs, "SES-017", "an option is rejected"));
+    out.extend(diagnostics::compare(
+        spec,
+        "errors",
+        option_errors,
+        &obs.errors,
+        true,
+    ));
+}
+
+/// The replay of a script under the clauses: the session model's state as it goes, and what it
+/// leaves for the checks (each step's entries, the refresh results, the refusals).
+struct Replay<'a> {
+    profile: Profile,
+    /// `GE_USE_STATIC_MEMORY`.
+    env: Option<&'a str>,
+    /// The policy the session's reading gives (SMP-015).
+    session_policy: u8,
+    /// A rejected option is one load's refusal ([`refused_per_graph`]).
+    per_graph: bool,
+    model: Model,
+    wants: Vec<StepWants>,
+    /// (step, graph, ok, clause deciding it)
+    refreshes: Vec<(u32, u32, bool, &'static str)>,
+    /// (step, clause) of every refusal the clauses call for
+    refusals: BTreeMap<u32, &'static str>,
+    /// Upstream: the options' refusals of the loads GE refuses one by one, required and
+    /// optional (SES-017).
+    load_errors: (Vec<Diagnostic>, Vec<Diagnostic>),
+    /// Upstream: the graphs GE added but could not build (SES-017).
+    unbuilt: BTreeSet<u32>,
+    /// Upstream: some load is refused on its options (SES-017).
+    options_refused: bool,
+}
+
+impl<'a> Replay<'a> {
+    /// Replays `scenario` step by step, the documented pools taking the engine's sizes before
+    /// each step ([`EnginePools`]), then the end of the script.
+    fn run(
+        profile: Profile,
+        scenario: &'a SessionScenario,
+        obs: &SessionObservation,
+        (_, loads, session_alt, load_alts): Chosen<'_>,
+        per_graph: bool,
+    ) -> Self {
+        let env = scenario.ge_use_static_memory.as_deref();
+        let session_policy = u8::try_from(session_alt.values.static_memory_policy).unwrap_or(0);
+        let (policy, env_decides) = pools_policy(profile, session_policy, env);
+        let mut replay = Replay {
+            profile,
+            env,
+            session_policy,
+            per_graph,
+            model: Model {
+                profile,
+                policy,
+                env_decides,
+                graphs: BTreeMap::new(),
+                pools: BTreeMap::new(),
+            },
+            wants: Vec::new(),
+            refreshes: Vec::new(),
+            refusals: BTreeMap::new(),
+            load_errors: Default::default(),
+            unbuilt: BTreeSet::new(),
+            options_refused: false,
+        };
+        let mut engine = EnginePools::new(obs);
+        for (index, (event, res)) in scenario.events.iter().zip(load_alts).enumerate() {
+            let step = index as u32;
+            engine.adopt(step, &mut replay.model);
+            let reading = loads.get(index).and_then(Option::as_ref);
+            let values = res.as_ref().map_or(&session_alt.values, |a| &a.values);
+            replay.event(step, event, reading, values);
+        }
+        let end = scenario.events.len() as u32;
+        engine.adopt(end, &mut replay.model);
+        replay.end(end);
+        replay
+    }
+
+    /// One event of the script (`reading`, `values`: a load's options), recorded with what it
+    /// calls for.
+    fn event(
+        &mut self,
+        step: u32,
+        event: &SessionEvent,
+        reading: Option<&Reading>,
+        values: &Values,
+    ) {
         let id = match event {
             SessionEvent::Load { graph, .. }
             | SessionEvent::Execute { graph, .. }
@@ -1078,7 +1237,7 @@ fn judge_with(
         };
         // The event's graph as it was before the event, or as the event made it.
         let mut known: BTreeMap<u32, Graph> = BTreeMap::new();
-        if let Some(g) = model.graphs.get(&id) {
+        if let Some(g) = self.model.graphs.get(&id) {
             known.insert(id, g.clone());
         }
         let mut w = Vec::new();
@@ -1090,167 +1249,221 @@ fn judge_with(
                 io_bytes,
                 ..
             } => {
-                let reading = loads.get(index).and_then(Option::as_ref);
-                if per_graph
-                    && refused_by_options(*graph, reading, &model, &mut unbuilt, &mut load_errors)
-                {
-                    options_refused = true;
-                    StepKind::OptionsRefused
-                } else if model.graphs.contains_key(graph) {
-                    refusals.insert(step, "SES-012");
-                    StepKind::Refused
-                } else {
-                    let values: Values = res
-                        .as_ref()
-                        .map(|a| a.values.clone())
-                        .unwrap_or_else(|| session_alt.values.clone());
-                    // SMP-015: the session's policy; upstream, the graph's own resolution
-                    // (graph level first), as GE reads it while it loads the graph.
-                    let own = match profile {
-                        Profile::Documented => session_policy,
-                        Profile::Upstream => u8::try_from(values.static_memory_policy).unwrap_or(0),
-                    };
-                    let (policy, env_decides) = pools_policy(profile, own, env);
-                    let graph_decides = pooled(policy, *shape) != pooled(model.policy, *shape);
-                    model.load(
-                        *graph,
-                        Graph {
-                            shape: *shape,
-                            policy,
-                            env_decides,
-                            graph_decides,
-                            feature: *feature_bytes,
-                            io: *io_bytes,
-                            io_at: io_of(profile, *shape, values.reuse_zero_copy),
-                            reuse_value: values.reuse_zero_copy,
-                            refreshable: values.feature_base_refreshable,
-                            base_set: false,
-                            released: false,
-                        },
-                        &mut w,
-                    );
-                    StepKind::Load(*graph)
-                }
+                let g = (*shape, *feature_bytes, *io_bytes);
+                self.load(step, *graph, g, reading, values, &mut w)
             }
-            SessionEvent::Execute { graph, times } => match model.graphs.get(graph) {
-                None => {
-                    refusals.insert(step, "SES-012");
-                    StepKind::Refused
-                }
-                Some(g) => {
-                    if g.io_at == Io::Run {
-                        // Upstream a dynamic-shape graph with `1` still takes its I/O memory
-                        // per execution: the value is never read there (RZC-012 upstream).
-                        let clause = if g.reuse_value { "RZC-012" } else { "RZC-010" };
-                        for _ in 0..*times {
-                            Model::want(
-                                &mut w,
-                                TraceAction::Alloc,
-                                format!("graph-{graph}/io"),
-                                g.io,
-                                clause,
-                            );
-                            Model::want(
-                                &mut w,
-                                TraceAction::Free,
-                                format!("graph-{graph}/io"),
-                                g.io,
-                                if g.reuse_value { "RZC-012" } else { "RZC-011" },
-                            );
-                        }
-                    }
-                    StepKind::Execute(*graph)
-                }
-            },
-            SessionEvent::Refresh { graph, bytes } => {
-                // (accepted, the clause deciding the result, the clause the refusal names)
-                let (ok, clause, refusal) = match model.graphs.get_mut(graph) {
-                    None => (false, "SES-012", "SES-012"),
-                    // FBR-014 upstream: a dynamic-shape graph refuses every update, before the
-                    // size or the option is looked at.
-                    Some(g) if profile == Profile::Upstream && g.shape == ShapeKind::Dynamic => {
-                        (false, "FBR-014", "FBR-014")
-                    }
-                    Some(g) if *bytes < g.feature => (false, "FBR-013", "FBR-013"),
-                    Some(g) => {
-                        let refreshable = g.refreshable && g.shape == ShapeKind::Static;
-                        let decision = match (refreshable, g.base_set, g.shape, profile) {
-                            (true, _, _, _) => (true, "FBR-010", ""),
-                            // FBR-012 upstream: once loaded, every update is refused, the
-                            // first included; it is the first that departs.
-                            (false, false, _, Profile::Upstream) => (false, "FBR-012", "FBR-011"),
-                            (false, false, _, Profile::Documented) => (true, "FBR-012", ""),
-                            (false, true, ShapeKind::Static, _) => (false, "FBR-011", "FBR-011"),
-                            (false, true, ShapeKind::Dynamic, _) => (false, "FBR-014", "FBR-014"),
-                        };
-                        // Documented: the base is set; upstream: the first update was tried.
-                        g.base_set = true;
-                        decision
-                    }
-                };
-                if !ok {
-                    refusals.insert(step, refusal);
-                } else if profile == Profile::Upstream {
-                    model.release(*graph, &mut w);
-                }
-                refreshes.push((step, *graph, ok, clause));
-                StepKind::Refresh
-            }
-            SessionEvent::Unload { graph } => {
-                if unbuilt.remove(graph) {
-                    // SES-017 upstream: removing an added, unbuilt graph succeeds, frees nothing.
-                    StepKind::OptionsRefused
-                } else if model.graphs.contains_key(graph) {
-                    model.unload(*graph, &mut w);
-                    StepKind::Unload(*graph)
-                } else {
-                    refusals.insert(step, "SES-012");
-                    StepKind::Refused
-                }
-            }
+            SessionEvent::Execute { graph, times } => self.execute(step, *graph, *times, &mut w),
+            SessionEvent::Refresh { graph, bytes } => self.refresh(step, *graph, *bytes, &mut w),
+            SessionEvent::Unload { graph } => self.unload(step, *graph, &mut w),
         };
-        if let (false, Some(g)) = (known.contains_key(&id), model.graphs.get(&id)) {
+        if let (false, Some(g)) = (known.contains_key(&id), self.model.graphs.get(&id)) {
             known.insert(id, g.clone());
         }
-        wants.push(StepWants {
+        self.wants.push(StepWants {
             step,
             kind,
             known,
             want: w,
         });
     }
-    let end = events.len() as u32;
-    engine.adopt(end, &mut model);
-    let before = model.graphs.clone();
-    let mut w = Vec::new();
-    for id in before.keys().copied().collect::<Vec<_>>() {
-        model.unload(id, &mut w);
-    }
-    // That the session's end unloads what is still loaded is the suite's model of a script
-    // (SES-011): the text's clauses speak of unloads, and the script has none here.
-    for want in &mut w {
-        want.clause = "SES-011";
-    }
-    wants.push(StepWants {
-        step: end,
-        kind: StepKind::End,
-        known: before,
-        want: w,
-    });
 
-    // SES-017 upstream: a refused load stops nothing; a backend that ran nothing at all when the
-    // script calls for entries or refresh results stopped the whole script.
-    let due_anything = wants.iter().any(|w| !w.want.is_empty()) || !refreshes.is_empty();
-    if options_refused && due_anything && obs.trace.is_empty() && obs.refreshes.is_empty() {
-        out.push(Violation::new(
+    /// SES-017, SES-012: the load of graph `id` of (shape, feature bytes, I/O bytes) `g`:
+    /// upstream refused on its options ([`refused_by_options`]); refused when `id` is loaded;
+    /// otherwise the memory it takes ([`Model::load`]).
+    fn load(
+        &mut self,
+        step: u32,
+        id: u32,
+        g: (ShapeKind, u64, u64),
+        reading: Option<&Reading>,
+        values: &Values,
+        w: &mut Vec<Want>,
+    ) -> StepKind {
+        if self.per_graph
+            && refused_by_options(
+                id,
+                reading,
+                &self.model,
+                &mut self.unbuilt,
+                &mut self.load_errors,
+            )
+        {
+            self.options_refused = true;
+            StepKind::OptionsRefused
+        } else if self.model.graphs.contains_key(&id) {
+            self.refusals.insert(step, "SES-012");
+            StepKind::Refused
+        } else {
+            let (shape, feature, io) = g;
+            let graph = self.graph(shape, feature, io, values);
+            self.model.load(id, graph, w);
+            StepKind::Load(id)
+        }
+    }
+
+    /// SMP-015, SMP-016, RZC-010..RZC-013: a graph of `shape` loaded with the options `values`.
+    /// Its pools follow the session's policy, upstream the graph's own resolution (graph level
+    /// first) as GE reads it while it loads the graph, `GE_USE_STATIC_MEMORY` combined; its
+    /// I/O bytes go where [`io_of`] puts them.
+    fn graph(&self, shape: ShapeKind, feature: u64, io: u64, values: &Values) -> Graph {
+        let own = match self.profile {
+            Profile::Documented => self.session_policy,
+            Profile::Upstream => u8::try_from(values.static_memory_policy).unwrap_or(0),
+        };
+        let (policy, env_decides) = pools_policy(self.profile, own, self.env);
+        let graph_decides = pooled(policy, shape) != pooled(self.model.policy, shape);
+        Graph {
+            shape,
+            policy,
+            env_decides,
+            graph_decides,
+            feature,
+            io,
+            io_at: io_of(self.profile, shape, values.reuse_zero_copy),
+            reuse_value: values.reuse_zero_copy,
+            refreshable: values.feature_base_refreshable,
+            base_set: false,
+            released: false,
+        }
+    }
+
+    /// SES-012, RZC-010, RZC-011, RZC-012: `times` executions of graph `id`: refused when it is
+    /// not loaded; each takes and releases its I/O memory where that lives per execution.
+    fn execute(&mut self, step: u32, id: u32, times: u32, w: &mut Vec<Want>) -> StepKind {
+        let Some(g) = self.model.graphs.get(&id) else {
+            self.refusals.insert(step, "SES-012");
+            return StepKind::Refused;
+        };
+        if g.io_at == Io::Run {
+            // Upstream a dynamic-shape graph with `1` still takes its I/O memory per execution:
+            // the value is never read there (RZC-012 upstream).
+            let clause = if g.reuse_value { "RZC-012" } else { "RZC-010" };
+            for _ in 0..times {
+                Model::want(
+                    w,
+                    TraceAction::Alloc,
+                    format!("graph-{id}/io"),
+                    g.io,
+                    clause,
+                );
+                Model::want(
+                    w,
+                    TraceAction::Free,
+                    format!("graph-{id}/io"),
+                    g.io,
+                    if g.reuse_value { "RZC-012" } else { "RZC-011" },
+                );
+            }
+        }
+        StepKind::Execute(id)
+    }
+
+    /// SES-012, SES-018, FBR-010..FBR-014: a refresh of graph `id` with `bytes`: its result as
+    /// decided ([`refresh_decision`]; refused when the graph is not loaded), the refusal due
+    /// when refused; accepted upstream, it gives back the feature memory ([`Model::release`]).
+    fn refresh(&mut self, step: u32, id: u32, bytes: u64, w: &mut Vec<Want>) -> StepKind {
+        let profile = self.profile;
+        // (accepted, the clause deciding the result, the clause the refusal names)
+        let (ok, clause, refusal) = match self.model.graphs.get_mut(&id) {
+            None => (false, "SES-012", "SES-012"),
+            Some(g) => refresh_decision(profile, g, bytes),
+        };
+        if !ok {
+            self.refusals.insert(step, refusal);
+        } else if profile == Profile::Upstream {
+            self.model.release(id, w);
+        }
+        self.refreshes.push((step, id, ok, clause));
+        StepKind::Refresh
+    }
+
+    /// SES-017, SES-012: the unload of graph `id`: upstream, of a graph added and left unbuilt,
+    /// it succeeds and frees nothing; of a loaded graph, it gives back its memory
+    /// ([`Model::unload`]); otherwise it is refused.
+    fn unload(&mut self, step: u32, id: u32, w: &mut Vec<Want>) -> StepKind {
+        if self.unbuilt.remove(&id) {
+            StepKind::OptionsRefused
+        } else if self.model.graphs.contains_key(&id) {
+            self.model.unload(id, w);
+            StepKind::Unload(id)
+        } else {
+            self.refusals.insert(step, "SES-012");
+            StepKind::Refused
+        }
+    }
+
+    /// SES-011: the end of the script (step `end`) unloads what is still loaded, in ascending id
+    /// order.
+    fn end(&mut self, end: u32) {
+        let before = self.model.graphs.clone();
+        let mut w = Vec::new();
+        for id in before.keys().copied().collect::<Vec<_>>() {
+            self.model.unload(id, &mut w);
+        }
+        // That the session's end unloads what is still loaded is the suite's model of a script
+        // (SES-011): the text's clauses speak of unloads, and the script has none here.
+        for want in &mut w {
+            want.clause = "SES-011";
+        }
+        self.wants.push(StepWants {
+            step: end,
+            kind: StepKind::End,
+            known: before,
+            want: w,
+        });
+    }
+}
+
+/// FBR-010..FBR-014: whether a refresh with `bytes` of the loaded graph `g` is accepted, the
+/// clause deciding it and the clause its refusal names. The graph's base is then set
+/// (documented), or its first update tried (upstream).
+fn refresh_decision(
+    profile: Profile,
+    g: &mut Graph,
+    bytes: u64,
+) -> (bool, &'static str, &'static str) {
+    // FBR-014 upstream: a dynamic-shape graph refuses every update, before the size or the
+    // option is looked at.
+    if profile == Profile::Upstream && g.shape == ShapeKind::Dynamic {
+        return (false, "FBR-014", "FBR-014");
+    }
+    if bytes < g.feature {
+        return (false, "FBR-013", "FBR-013");
+    }
+    let refreshable = g.refreshable && g.shape == ShapeKind::Static;
+    let decision = match (refreshable, g.base_set, g.shape, profile) {
+        (true, _, _, _) => (true, "FBR-010", ""),
+        // FBR-012 upstream: once loaded, every update is refused, the first included; it is the
+        // first that departs.
+        (false, false, _, Profile::Upstream) => (false, "FBR-012", "FBR-011"),
+        (false, false, _, Profile::Documented) => (true, "FBR-012", ""),
+        (false, true, ShapeKind::Static, _) => (false, "FBR-011", "FBR-011"),
+        (false, true, ShapeKind::Dynamic, _) => (false, "FBR-014", "FBR-014"),
+    };
+    // Documented: the base is set; upstream: the first update was tried.
+    g.base_set = true;
+    decision
+}
+
+/// SES-017 upstream: a refused load stops nothing; a backend that ran nothing at all when the
+/// script calls for entries or refresh results stopped the whole script.
+fn check_nothing_ran(replay: &Replay<'_>, obs: &SessionObservation) -> Option<Violation> {
+    let due_anything =
+        replay.wants.iter().any(|w| !w.want.is_empty()) || !replay.refreshes.is_empty();
+    let ran_nothing = obs.trace.is_empty() && obs.refreshes.is_empty();
+    (replay.options_refused && due_anything && ran_nothing).then(|| {
+        Violation::new(
             "SES-017",
             "GE refuses a load on its options by itself; the other events run, yet nothing ran",
-        ));
-    }
+        )
+    })
+}
 
-    // Entries, step by step, as multisets: counts per (action, block, bytes).
-    type Key<'a> = (TraceAction, &'a str, u64);
-    let mut by_step: BTreeMap<u32, BTreeMap<Key, u64>> = BTreeMap::new();
+/// The entries of each step against those the replay calls for, as multisets: counts per
+/// (action, block, bytes). At each step: entries in another form ([`pair_by_form`]), then
+/// entries missing, then entries not called for.
+fn check_entries(replay: &Replay<'_>, obs: &SessionObservation, out: &mut Vec<Violation>) {
+    let mut by_step: BTreeMap<u32, BTreeMap<EntryKey<'_>, u64>> = BTreeMap::new();
     for e in &obs.trace {
         *by_step
             .entry(e.step)
@@ -1258,86 +1471,129 @@ fn judge_with(
             .entry((e.action, e.pool.as_str(), e.bytes))
             .or_default() += 1;
     }
-    for StepWants {
-        step,
-        kind,
-        known,
-        want,
-    } in &wants
-    {
-        let mut got = by_step.remove(step).unwrap_or_default();
-        if matches!(kind, StepKind::End) {
+    for wants in &replay.wants {
+        let step = wants.step;
+        let mut got = by_step.remove(&step).unwrap_or_default();
+        if matches!(wants.kind, StepKind::End) {
             // Entries numbered past the end are the end's, misnumbered (SES-013, hygiene).
-            for (_, later) in by_step.split_off(step) {
+            for (_, later) in by_step.split_off(&step) {
                 for (key, n) in later {
                     *got.entry(key).or_default() += n;
                 }
             }
         }
-        let mut due: BTreeMap<Key, (u64, &'static str)> = BTreeMap::new();
-        for w in want {
-            due.entry((w.action, w.name.as_str(), w.bytes))
-                .or_insert((0, w.clause))
-                .0 += 1;
-        }
-        let mut missing: Vec<(Key, u64, &'static str)> = Vec::new();
-        for ((a, n, b), (count, clause)) in due {
-            let have = got.remove(&(a, n, b)).unwrap_or(0);
-            if have < count {
-                missing.push(((a, n, b), count - have, clause));
-            } else if have > count {
-                got.insert((a, n, b), have - count);
-            }
-        }
-        out.extend(pair_by_form(*step, &mut missing, &mut got));
-        for ((a, n, b), short, clause) in missing {
-            out.push(Violation::new(
-                clause,
-                format!(
-                    "step {step}: `{} {n} {b} bytes` is due {short} more time(s) than found",
-                    action_text(a)
-                ),
-            ));
-        }
-        for ((a, n, b), count) in got {
-            let Some(block) = parse_block(n) else {
-                continue;
-            };
-            out.push(Violation::new(
-                blame(*kind, block, &model, known),
-                format!(
-                    "step {step}: `{} {n} {b} bytes` ({count} time(s)) is not called for here",
-                    action_text(a)
-                ),
-            ));
+        let mut missing = missing_entries(&wants.want, &mut got);
+        out.extend(pair_by_form(step, &mut missing, &mut got));
+        check_missing_entries(step, missing, out);
+        check_extra_entries(wants, &replay.model, got, out);
+    }
+}
+
+/// The entries `want` calls for that `got` lacks: each with how many times it is short and the
+/// clause calling for it. What `got` holds beyond is left in it; what `want` accounts for, taken.
+fn missing_entries<'a>(
+    want: &'a [Want],
+    got: &mut BTreeMap<EntryKey<'a>, u64>,
+) -> Vec<(EntryKey<'a>, u64, &'static str)> {
+    let mut due: BTreeMap<EntryKey, (u64, &'static str)> = BTreeMap::new();
+    for w in want {
+        due.entry((w.action, w.name.as_str(), w.bytes))
+            .or_insert((0, w.clause))
+            .0 += 1;
+    }
+    let mut missing: Vec<(EntryKey, u64, &'static str)> = Vec::new();
+    for ((a, n, b), (count, clause)) in due {
+        let have = got.remove(&(a, n, b)).unwrap_or(0);
+        if have < count {
+            missing.push(((a, n, b), count - have, clause));
+        } else if have > count {
+            got.insert((a, n, b), have - count);
         }
     }
+    missing
+}
 
-    // Refresh results: one per refresh event, in order (SES-019), each as decided.
-    let got: Vec<(u32, u32)> = obs.refreshes.iter().map(|r| (r.step, r.graph)).collect();
-    let due: Vec<(u32, u32)> = refreshes.iter().map(|r| (r.0, r.1)).collect();
-    if got != due {
+/// SMP-010..SMP-016, RZC-010..RZC-013, SES-011, SES-018: an entry due at `step` and not found
+/// breaks the clause the replay calls for it under.
+fn check_missing_entries(
+    step: u32,
+    missing: Vec<(EntryKey<'_>, u64, &'static str)>,
+    out: &mut Vec<Violation>,
+) {
+    for ((a, n, b), short, clause) in missing {
         out.push(Violation::new(
+            clause,
+            format!(
+                "step {step}: `{} {n} {b} bytes` is due {short} more time(s) than found",
+                action_text(a)
+            ),
+        ));
+    }
+}
+
+/// SES-011..SES-018, SMP-010..SMP-016, RZC-010..RZC-013: an entry of a step, with a block name
+/// of the contract, that the clauses do not call for breaks the clause that forbids it
+/// ([`blame`]).
+fn check_extra_entries(
+    wants: &StepWants,
+    model: &Model,
+    got: BTreeMap<EntryKey<'_>, u64>,
+    out: &mut Vec<Violation>,
+) {
+    let step = wants.step;
+    for ((a, n, b), count) in got {
+        let Some(block) = parse_block(n) else {
+            continue;
+        };
+        out.push(Violation::new(
+            blame(wants.kind, block, model, &wants.known),
+            format!(
+                "step {step}: `{} {n} {b} bytes` ({count} time(s)) is not called for here",
+                action_text(a)
+            ),
+        ));
+    }
+}
+
+/// SES-019: one refresh result per refresh event, in order, naming its step and graph.
+fn check_refresh_order(replay: &Replay<'_>, obs: &SessionObservation) -> Option<Violation> {
+    let got: Vec<(u32, u32)> = obs.refreshes.iter().map(|r| (r.step, r.graph)).collect();
+    let due: Vec<(u32, u32)> = replay.refreshes.iter().map(|r| (r.0, r.1)).collect();
+    (got != due).then(|| {
+        Violation::new(
             "SES-019",
             format!("refresh results name (step, graph) {got:?}; the script's refresh events are {due:?}"),
-        ));
-    } else {
-        for (r, (step, graph, ok, clause)) in obs.refreshes.iter().zip(&refreshes) {
-            if r.ok != *ok {
-                out.push(Violation::new(
-                    *clause,
-                    format!(
-                        "step {step}: the refresh of graph {graph} should be {}",
-                        if *ok { "accepted" } else { "refused" }
-                    ),
-                ));
-            }
+        )
+    })
+}
+
+/// SES-012, FBR-010..FBR-014: each refresh result (in the order of the events) is accepted or
+/// refused as decided ([`refresh_decision`]), or breaks the deciding clause.
+fn check_refresh_decisions(
+    replay: &Replay<'_>,
+    obs: &SessionObservation,
+    out: &mut Vec<Violation>,
+) {
+    for (r, (step, graph, ok, clause)) in obs.refreshes.iter().zip(&replay.refreshes) {
+        if r.ok != *ok {
+            out.push(Violation::new(
+                *clause,
+                format!(
+                    "step {step}: the refresh of graph {graph} should be {}",
+                    if *ok { "accepted" } else { "refused" }
+                ),
+            ));
         }
     }
+}
 
-    // Refusals: an error naming the deciding clause and the step (SES-012, FBR-013, FBR-014,
-    // and FBR-011's under FBR-015); none for accepted events.
-    let mut expected: Vec<Expected> = refusals
+/// SES-012, FBR-011, FBR-013, FBR-014, SES-017: the errors are the refusals the replay calls
+/// for: each naming the deciding clause and the step (FBR-011's, under FBR-015, and FBR-014's
+/// with the option's key), and upstream the options' refusals of the loads GE refuses (SES-017,
+/// required or optional); none for accepted events.
+fn check_refusals(spec: &Spec, replay: &Replay<'_>, obs: &SessionObservation) -> Vec<Violation> {
+    let mut expected: Vec<Expected> = replay
+        .refusals
         .iter()
         .map(|(step, clause)| {
             let mut d = Diagnostic::new(*clause, "").subject(Subject::step(*step));
@@ -1347,7 +1603,7 @@ fn judge_with(
             Expected::exact(&d)
         })
         .collect();
-    let (mut required, mut optional) = load_errors;
+    let (mut required, mut optional) = replay.load_errors.clone();
     required.sort();
     required.dedup();
     optional.sort();
@@ -1355,14 +1611,7 @@ fn judge_with(
     optional.retain(|d| !required.contains(d));
     expected.extend(required.iter().map(Expected::exact));
     expected.extend(optional.iter().map(Expected::optional));
-    out.extend(diagnostics::compare(
-        spec,
-        "errors",
-        &expected,
-        &obs.errors,
-        true,
-    ));
-    out
+    diagnostics::compare(spec, "errors", &expected, &obs.errors, true)
 }
 
 /// A trace entry's action, block name and bytes.

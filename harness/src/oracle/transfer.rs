@@ -93,7 +93,8 @@ pub fn judge(
     })
 }
 
-/// Judges the observation with the options read as `values` (`rejected`: some option is).
+/// Judges the observation with the options read as `values` (`rejected`: some option is): the
+/// errors first, then, when the plan may plan, the checks of the plan one clause at a time.
 fn judge_under(
     profile: Profile,
     scenario: &TransferScenario,
@@ -102,13 +103,38 @@ fn judge_under(
     values: &Values,
     rejected: bool,
 ) -> Vec<Violation> {
-    let mut out = Vec::new();
     let obs = observation;
     let spec = Spec::embedded();
-    let count = u32::try_from(scenario.inputs.len()).ok();
+    let wanted_errors = wanted_errors(scenario, reading, rejected);
+    let mut out = diagnostics::compare(spec, "errors", &wanted_errors, &obs.errors, false);
+    let mut warnings = reading.expected_warnings();
+    if !wanted_errors.is_empty() || !obs.errors.is_empty() {
+        out.extend(check_warnings(spec, &warnings, obs));
+        out.extend(check_nothing_planned(obs));
+        return out;
+    }
+    let cx = Judged::new(scenario, obs, values);
+    check_partition(&cx, &mut out);
+    out.extend(check_all_planned(&cx));
+    out.extend(check_device_inputs(&cx));
+    if profile == Profile::Upstream {
+        // GE's plan is one answer: compare the groups, the span and the run's warnings.
+        let (violations, run_warnings) = upstream::judge(scenario, obs, values);
+        out.extend(violations);
+        warnings.extend(run_warnings.iter().map(Expected::exact));
+        out.extend(check_warnings(spec, &warnings, obs));
+        return out;
+    }
+    check_fusion(&cx, spec, &mut out);
+    check_batch_copy(&cx, spec, &mut out);
+    out.extend(check_warnings(spec, &warnings, obs));
+    out
+}
 
-    // TRF-002: one error per index used more than once; TRF-004: the options' errors when one
-    // is rejected.
+/// TRF-002, TRF-004: the errors the observation must carry: the options' when one is rejected
+/// (TRF-004), then one per input index the graph cannot hold or that is used more than once
+/// (TRF-002).
+fn wanted_errors(scenario: &TransferScenario, reading: &Reading, rejected: bool) -> Vec<Expected> {
     let mut seen: BTreeMap<u32, usize> = BTreeMap::new();
     for input in &scenario.inputs {
         *seen.entry(input.index).or_default() += 1;
@@ -123,7 +149,7 @@ fn judge_under(
     } else {
         Vec::new()
     };
-    if count.is_none() {
+    if u32::try_from(scenario.inputs.len()).is_err() {
         wanted_errors.push(Expected::exact(
             &Diagnostic::new("TRF-002", "").subject(Subject::input(u32::MAX)),
         ));
@@ -133,53 +159,90 @@ fn judge_under(
             &Diagnostic::new("TRF-002", "").subject(Subject::input(i)),
         ));
     }
-    out.extend(diagnostics::compare(
-        spec,
-        "errors",
-        &wanted_errors,
-        &obs.errors,
-        false,
-    ));
-    let mut warnings = reading.expected_warnings();
-    let compare_warnings =
-        |wanted: &[Expected]| diagnostics::compare(spec, "warnings", wanted, &obs.warnings, false);
+    wanted_errors
+}
 
-    // TRF-001: nothing is planned when there are errors.
-    if !wanted_errors.is_empty() || !obs.errors.is_empty() {
-        out.extend(compare_warnings(&warnings));
-        if !(obs.fused.is_empty()
-            && obs.direct.is_empty()
-            && obs.batched.is_empty()
-            && obs.on_device.is_empty()
-            && obs.fused_bytes == 0)
-        {
-            out.push(Violation::new(
-                "TRF-001",
-                "the observation carries errors but plans inputs anyway",
-            ));
+/// TRF-004: the warnings the observation carries are the options' (and upstream, the run's).
+fn check_warnings(spec: &Spec, wanted: &[Expected], obs: &TransferObservation) -> Vec<Violation> {
+    diagnostics::compare(spec, "warnings", wanted, &obs.warnings, false)
+}
+
+/// TRF-001: nothing is planned when there are errors.
+fn check_nothing_planned(obs: &TransferObservation) -> Option<Violation> {
+    let empty = obs.fused.is_empty()
+        && obs.direct.is_empty()
+        && obs.batched.is_empty()
+        && obs.on_device.is_empty()
+        && obs.fused_bytes == 0;
+    (!empty).then(|| {
+        Violation::new(
+            "TRF-001",
+            "the observation carries errors but plans inputs anyway",
+        )
+    })
+}
+
+/// What the checks of a plan read: the scenario's inputs by index and the plan's groups by
+/// input, built once.
+struct Judged<'a> {
+    scenario: &'a TransferScenario,
+    obs: &'a TransferObservation,
+    values: &'a Values,
+    /// Each input's size and placement, by index.
+    sizes: BTreeMap<u32, (u64, Placement)>,
+    /// The groups each planned index is in, in the order of the plan's lists.
+    groups_of: BTreeMap<u32, Vec<Group>>,
+    /// The indexes planned as on the device.
+    on_device: BTreeSet<u32>,
+}
+
+impl<'a> Judged<'a> {
+    fn new(
+        scenario: &'a TransferScenario,
+        obs: &'a TransferObservation,
+        values: &'a Values,
+    ) -> Self {
+        let sizes = scenario
+            .inputs
+            .iter()
+            .map(|i| (i.index, (i.size, i.placement)))
+            .collect();
+        let mut groups_of: BTreeMap<u32, Vec<Group>> = BTreeMap::new();
+        for (group, indexes) in [
+            (Group::Fused, &obs.fused),
+            (Group::Direct, &obs.direct),
+            (Group::Batched, &obs.batched),
+            (Group::OnDevice, &obs.on_device),
+        ] {
+            for &index in indexes {
+                groups_of.entry(index).or_default().push(group);
+            }
         }
-        return out;
+        Judged {
+            scenario,
+            obs,
+            values,
+            sizes,
+            groups_of,
+            on_device: obs.on_device.iter().copied().collect(),
+        }
     }
 
-    // TRF-001: a partition of the scenario's inputs.
-    let sizes: BTreeMap<u32, (u64, Placement)> = scenario
-        .inputs
-        .iter()
-        .map(|i| (i.index, (i.size, i.placement)))
-        .collect();
-    let mut groups_of: BTreeMap<u32, Vec<Group>> = BTreeMap::new();
-    for (group, indexes) in [
-        (Group::Fused, &obs.fused),
-        (Group::Direct, &obs.direct),
-        (Group::Batched, &obs.batched),
-        (Group::OnDevice, &obs.on_device),
-    ] {
-        for &index in indexes {
-            groups_of.entry(index).or_default().push(group);
-        }
+    fn size_of(&self, i: &u32) -> Option<u64> {
+        self.sizes.get(i).map(|(s, _)| *s)
     }
-    for (index, groups) in &groups_of {
-        if !sizes.contains_key(index) {
+
+    /// The indexes the plan fuses.
+    fn fused(&self) -> BTreeSet<u32> {
+        self.obs.fused.iter().copied().collect()
+    }
+}
+
+/// TRF-001, IBC-012: every planned index is an input of the scenario, planned in one group only
+/// (fused and batch-copied both: IBC-012).
+fn check_partition(cx: &Judged<'_>, out: &mut Vec<Violation>) {
+    for (index, groups) in &cx.groups_of {
+        if !cx.sizes.contains_key(index) {
             out.push(Violation::new(
                 "TRF-001",
                 format!("input {index} is planned but the scenario has no such input"),
@@ -201,175 +264,190 @@ fn judge_under(
             ));
         }
     }
-    let missing: Vec<u32> = sizes
+}
+
+/// TRF-001: every input of the scenario is in some group of the plan.
+fn check_all_planned(cx: &Judged<'_>) -> Option<Violation> {
+    let missing: Vec<u32> = cx
+        .sizes
         .keys()
-        .filter(|i| !groups_of.contains_key(i))
+        .filter(|i| !cx.groups_of.contains_key(i))
         .copied()
         .collect();
-    if !missing.is_empty() {
-        out.push(Violation::new(
+    (!missing.is_empty()).then(|| {
+        Violation::new(
             "TRF-001",
             format!("inputs {} are in no group of the plan", list(&missing)),
-        ));
-    }
+        )
+    })
+}
 
-    // TRF-003: exactly the device inputs are on_device, and nothing else moves them.
-    let device: BTreeSet<u32> = sizes
+/// TRF-003: exactly the device inputs are on_device, and nothing else moves them.
+fn check_device_inputs(cx: &Judged<'_>) -> Option<Violation> {
+    let device: BTreeSet<u32> = cx
+        .sizes
         .iter()
         .filter(|(_, (_, p))| *p == Placement::Device)
         .map(|(i, _)| *i)
         .collect();
-    let on_device: BTreeSet<u32> = obs.on_device.iter().copied().collect();
-    if on_device != device {
-        let moved: Vec<u32> = device.difference(&on_device).copied().collect();
-        let wrong: Vec<u32> = on_device.difference(&device).copied().collect();
-        out.push(Violation::new(
-            "TRF-003",
+    if cx.on_device == device {
+        return None;
+    }
+    let moved: Vec<u32> = device.difference(&cx.on_device).copied().collect();
+    let wrong: Vec<u32> = cx.on_device.difference(&device).copied().collect();
+    Some(Violation::new(
+        "TRF-003",
+        format!(
+            "device inputs {} are planned for a move; host inputs {} are said to be on the device",
+            list(&moved),
+            list(&wrong)
+        ),
+    ))
+}
+
+/// The fusion checks, in order (documented profile).
+fn check_fusion(cx: &Judged<'_>, spec: &Spec, out: &mut Vec<Violation>) {
+    out.extend(check_sync_fusion(cx));
+    out.extend(check_dynamic_fusion(cx));
+    out.extend(check_fusion_off(cx));
+    out.extend(check_fused_within_threshold(cx));
+    out.extend(check_lone_fused(cx));
+    out.extend(check_all_fused(cx, spec));
+    out.extend(check_fused_bytes(cx));
+}
+
+/// IFS-003: a synchronous run fuses nothing.
+fn check_sync_fusion(cx: &Judged<'_>) -> Option<Violation> {
+    let fused = &cx.obs.fused;
+    (!fused.is_empty() && cx.scenario.run_mode == RunMode::Sync).then(|| {
+        Violation::new(
+            "IFS-003",
+            format!("the synchronous run fuses inputs {}", list(fused)),
+        )
+    })
+}
+
+/// IFS-004: a dynamic-shape graph fuses nothing.
+fn check_dynamic_fusion(cx: &Judged<'_>) -> Option<Violation> {
+    let fused = &cx.obs.fused;
+    (!fused.is_empty() && cx.scenario.shape == ShapeKind::Dynamic).then(|| {
+        Violation::new(
+            "IFS-004",
+            format!("a dynamic-shape graph fuses inputs {}", list(fused)),
+        )
+    })
+}
+
+/// IFS-012: threshold 0 turns fusion off.
+fn check_fusion_off(cx: &Judged<'_>) -> Option<Violation> {
+    let fused = &cx.obs.fused;
+    (!fused.is_empty() && cx.values.fusion_size == 0).then(|| {
+        Violation::new(
+            "IFS-012",
             format!(
-                "device inputs {} are planned for a move; host inputs {} are said to be on the device",
-                list(&moved),
-                list(&wrong)
+                "threshold 0 turns fusion off, yet inputs {} are fused",
+                list(fused)
             ),
-        ));
-    }
+        )
+    })
+}
 
-    if profile == Profile::Upstream {
-        // GE's plan is one answer: compare the groups, the span and the run's warnings.
-        let (violations, run_warnings) = upstream::judge(scenario, obs, values);
-        out.extend(violations);
-        warnings.extend(run_warnings.iter().map(Expected::exact));
-        out.extend(compare_warnings(&warnings));
-        return out;
-    }
-
-    let size_of = |i: &u32| sizes.get(i).map(|(s, _)| *s);
-
-    // Fusion.
-    if !obs.fused.is_empty() {
-        if scenario.run_mode == RunMode::Sync {
-            out.push(Violation::new(
-                "IFS-003",
-                format!("the synchronous run fuses inputs {}", list(&obs.fused)),
-            ));
-        }
-        if scenario.shape == ShapeKind::Dynamic {
-            out.push(Violation::new(
-                "IFS-004",
-                format!("a dynamic-shape graph fuses inputs {}", list(&obs.fused)),
-            ));
-        }
-        if values.fusion_size == 0 {
-            out.push(Violation::new(
-                "IFS-012",
-                format!(
-                    "threshold 0 turns fusion off, yet inputs {} are fused",
-                    list(&obs.fused)
-                ),
-            ));
-        }
-    }
-    let too_big: Vec<u32> = obs
+/// IFS-011: no input larger than the threshold is fused.
+fn check_fused_within_threshold(cx: &Judged<'_>) -> Option<Violation> {
+    let too_big: Vec<u32> = cx
+        .obs
         .fused
         .iter()
-        .filter(|i| size_of(i).is_some_and(|s| s > values.fusion_size))
+        .filter(|i| cx.size_of(i).is_some_and(|s| s > cx.values.fusion_size))
         .copied()
         .collect();
-    if !too_big.is_empty() {
-        out.push(Violation::new(
+    (!too_big.is_empty()).then(|| {
+        Violation::new(
             "IFS-011",
             format!(
                 "inputs {} are larger than the threshold {} but fused",
                 list(&too_big),
-                values.fusion_size
+                cx.values.fusion_size
             ),
-        ));
-    }
-    if obs.fused.len() == 1 {
-        out.push(Violation::new(
+        )
+    })
+}
+
+/// IFS-016: no input is fused on its own.
+fn check_lone_fused(cx: &Judged<'_>) -> Option<Violation> {
+    (cx.obs.fused.len() == 1).then(|| {
+        Violation::new(
             "IFS-016",
-            format!("input {} is fused on its own", obs.fused[0]),
-        ));
-    }
+            format!("input {} is fused on its own", cx.obs.fused[0]),
+        )
+    })
+}
+
+/// IFS-010: where fusion applies, every host input within the threshold is fused, once two are.
+fn check_all_fused(cx: &Judged<'_>, spec: &Spec) -> Option<Violation> {
+    let (scenario, values) = (cx.scenario, cx.values);
     let fusion_on = restrictions_met(
         spec.option(OptionKey::InputFusionSize),
         scenario.run_mode,
         scenario.shape,
         scenario.inputs.len(),
     ) && values.fusion_size > 0;
-    if fusion_on {
-        let eligible: Vec<u32> = sizes
-            .iter()
-            .filter(|(_, (s, p))| *p == Placement::Host && *s <= values.fusion_size)
-            .map(|(i, _)| *i)
-            .collect();
-        let fused: BTreeSet<u32> = obs.fused.iter().copied().collect();
-        let unfused: Vec<u32> = eligible
-            .iter()
-            .filter(|i| !fused.contains(i))
-            .copied()
-            .collect();
-        if eligible.len() >= 2 && !unfused.is_empty() {
-            out.push(Violation::new(
-                "IFS-010",
-                format!(
-                    "host inputs {} are within the threshold {} but not fused",
-                    list(&unfused),
-                    values.fusion_size
-                ),
-            ));
-        }
+    if !fusion_on {
+        return None;
     }
+    let eligible: Vec<u32> = cx
+        .sizes
+        .iter()
+        .filter(|(_, (s, p))| *p == Placement::Host && *s <= values.fusion_size)
+        .map(|(i, _)| *i)
+        .collect();
+    let fused = cx.fused();
+    let unfused: Vec<u32> = eligible
+        .iter()
+        .filter(|i| !fused.contains(i))
+        .copied()
+        .collect();
+    (eligible.len() >= 2 && !unfused.is_empty()).then(|| {
+        Violation::new(
+            "IFS-010",
+            format!(
+                "host inputs {} are within the threshold {} but not fused",
+                list(&unfused),
+                values.fusion_size
+            ),
+        )
+    })
+}
+
+/// IFS-018: fused_bytes is the sum of the fused inputs' sizes.
+fn check_fused_bytes(cx: &Judged<'_>) -> Option<Violation> {
+    let obs = cx.obs;
     let sum = obs
         .fused
         .iter()
-        .try_fold(0u64, |acc, i| acc.checked_add(size_of(i).unwrap_or(0)));
-    if sum != Some(obs.fused_bytes) {
-        out.push(Violation::new(
+        .try_fold(0u64, |acc, i| acc.checked_add(cx.size_of(i).unwrap_or(0)));
+    (sum != Some(obs.fused_bytes)).then(|| {
+        Violation::new(
             "IFS-018",
             format!(
                 "fused_bytes is {} but the fused inputs' sizes add up to {}",
                 obs.fused_bytes,
                 sum.map_or_else(|| "more than u64 holds".to_owned(), |s| s.to_string())
             ),
-        ));
-    }
+        )
+    })
+}
 
-    // Batch copy.
-    if obs.batched.len() == 1 {
-        out.push(Violation::new(
-            "IBC-013",
-            format!("a batch copy holds the single input {}", obs.batched[0]),
-        ));
-    }
+/// The batch-copy checks, in order (documented profile).
+fn check_batch_copy(cx: &Judged<'_>, spec: &Spec, out: &mut Vec<Violation>) {
+    out.extend(check_lone_batch(cx));
     let ibc = spec.option(OptionKey::InputBatchCpy);
-    if !obs.batched.is_empty() {
-        let mut why_not = Vec::new();
-        if !values.batch_copy {
-            why_not.push(("IBC-010", "batch copy is not enabled".to_owned()));
-        }
-        if !ibc.restrictions.products.contains(&scenario.product) {
-            why_not.push((
-                "IBC-004",
-                format!("product {} is not in the batch-copy list", scenario.product),
-            ));
-        }
-        if scenario.run_mode == RunMode::Sync {
-            why_not.push(("IBC-005", "the run is synchronous".to_owned()));
-        }
-        if scenario.inputs.len() <= 1 {
-            why_not.push((
-                "IBC-003",
-                format!("the graph has {} user input(s)", scenario.inputs.len()),
-            ));
-        }
-        for (clause, why) in why_not {
-            out.push(Violation::new(
-                clause,
-                format!("inputs {} are batch-copied but {why}", list(&obs.batched)),
-            ));
-        }
-    }
-    let batch_on = values.batch_copy
+    out.extend(check_batch_enabled(cx));
+    out.extend(check_batch_product(cx, ibc));
+    out.extend(check_batch_async(cx));
+    out.extend(check_batch_inputs(cx));
+    let scenario = cx.scenario;
+    let batch_on = cx.values.batch_copy
         && ibc.restrictions.products.contains(&scenario.product)
         && restrictions_met(
             ibc,
@@ -378,43 +456,113 @@ fn judge_under(
             scenario.inputs.len(),
         );
     if batch_on {
-        // The inputs left to move after fusion: the host inputs, and any device input the
-        // engine moves as well (TRF-003, a suite choice, judges that; the rules of the text
-        // then count it like any other input to move).
-        let fused: BTreeSet<u32> = obs.fused.iter().copied().collect();
-        let left: Vec<u32> = sizes
-            .iter()
-            .filter(|(i, (_, p))| {
-                (*p == Placement::Host || !on_device.contains(i)) && !fused.contains(i)
-            })
-            .map(|(i, _)| *i)
-            .collect();
-        if left.len() >= 2 && !obs.direct.is_empty() {
-            // On a dynamic-shape graph, that batch copy applies at all is the suite's reading
-            // (IBC-015): the text's shape restriction may be read as the batch's too.
-            out.push(Violation::new(
-                if scenario.shape == ShapeKind::Dynamic {
-                    "IBC-015"
-                } else {
-                    "IBC-011"
-                },
-                format!(
-                    "batch copy applies to the {} host inputs left after fusion, yet {} go directly",
-                    left.len(),
-                    list(&obs.direct)
-                ),
-            ));
-        }
-        if left.len() == 1 && obs.direct != left {
-            out.push(Violation::new(
-                "IBC-013",
-                format!(
-                    "the one host input left, {}, must be copied on its own",
-                    left[0]
-                ),
-            ));
-        }
+        let left = left_after_fusion(cx);
+        out.extend(check_batch_applied(cx, &left));
+        out.extend(check_lone_left(cx, &left));
     }
-    out.extend(compare_warnings(&warnings));
-    out
+}
+
+/// IBC-013: a batch copy holds more than one input.
+fn check_lone_batch(cx: &Judged<'_>) -> Option<Violation> {
+    (cx.obs.batched.len() == 1).then(|| {
+        Violation::new(
+            "IBC-013",
+            format!("a batch copy holds the single input {}", cx.obs.batched[0]),
+        )
+    })
+}
+
+/// A violation of `clause` for batch-copying inputs though `why` (where `broken`); none when
+/// nothing is batch-copied.
+fn batched_though(cx: &Judged<'_>, clause: &str, broken: bool, why: String) -> Option<Violation> {
+    (!cx.obs.batched.is_empty() && broken).then(|| {
+        Violation::new(
+            clause,
+            format!(
+                "inputs {} are batch-copied but {why}",
+                list(&cx.obs.batched)
+            ),
+        )
+    })
+}
+
+/// IBC-010: nothing is batch-copied unless batch copy is enabled.
+fn check_batch_enabled(cx: &Judged<'_>) -> Option<Violation> {
+    let why = "batch copy is not enabled".to_owned();
+    batched_though(cx, "IBC-010", !cx.values.batch_copy, why)
+}
+
+/// IBC-004: nothing is batch-copied on a product out of the batch-copy list.
+fn check_batch_product(cx: &Judged<'_>, ibc: &OptionSpec) -> Option<Violation> {
+    let product = &cx.scenario.product;
+    let why = format!("product {product} is not in the batch-copy list");
+    batched_though(
+        cx,
+        "IBC-004",
+        !ibc.restrictions.products.contains(product),
+        why,
+    )
+}
+
+/// IBC-005: a synchronous run batch-copies nothing.
+fn check_batch_async(cx: &Judged<'_>) -> Option<Violation> {
+    let why = "the run is synchronous".to_owned();
+    batched_though(cx, "IBC-005", cx.scenario.run_mode == RunMode::Sync, why)
+}
+
+/// IBC-003: a graph of one user input batch-copies nothing.
+fn check_batch_inputs(cx: &Judged<'_>) -> Option<Violation> {
+    let n = cx.scenario.inputs.len();
+    let why = format!("the graph has {n} user input(s)");
+    batched_though(cx, "IBC-003", n <= 1, why)
+}
+
+/// The inputs left to move after fusion: the host inputs, and any device input the engine moves
+/// as well (TRF-003, a suite choice, judges that; the rules of the text then count it like any
+/// other input to move).
+fn left_after_fusion(cx: &Judged<'_>) -> Vec<u32> {
+    let fused = cx.fused();
+    cx.sizes
+        .iter()
+        .filter(|(i, (_, p))| {
+            (*p == Placement::Host || !cx.on_device.contains(i)) && !fused.contains(i)
+        })
+        .map(|(i, _)| *i)
+        .collect()
+}
+
+/// IBC-011 (IBC-015 on a dynamic-shape graph): where batch copy applies and two or more inputs
+/// are left after fusion, none goes directly.
+fn check_batch_applied(cx: &Judged<'_>, left: &[u32]) -> Option<Violation> {
+    let (scenario, obs) = (cx.scenario, cx.obs);
+    if left.len() < 2 || obs.direct.is_empty() {
+        return None;
+    }
+    // On a dynamic-shape graph, that batch copy applies at all is the suite's reading
+    // (IBC-015): the text's shape restriction may be read as the batch's too.
+    Some(Violation::new(
+        if scenario.shape == ShapeKind::Dynamic {
+            "IBC-015"
+        } else {
+            "IBC-011"
+        },
+        format!(
+            "batch copy applies to the {} host inputs left after fusion, yet {} go directly",
+            left.len(),
+            list(&obs.direct)
+        ),
+    ))
+}
+
+/// IBC-013: where batch copy applies, the one input left after fusion is copied on its own.
+fn check_lone_left(cx: &Judged<'_>, left: &[u32]) -> Option<Violation> {
+    (left.len() == 1 && cx.obs.direct != left).then(|| {
+        Violation::new(
+            "IBC-013",
+            format!(
+                "the one host input left, {}, must be copied on its own",
+                left[0]
+            ),
+        )
+    })
 }

@@ -38,18 +38,38 @@ struct Plan {
     warnings: Vec<Diagnostic>,
 }
 
+/// GE's plan: the fusion (IFS-016), each input's group and the empty inputs' warnings (TRF-003,
+/// IFS-016, IFS-017, IBC-011), then what batch copy makes of the inputs left (IBC-003, IBC-004,
+/// IBC-005, IBC-011, IBC-013).
 fn plan(scenario: &TransferScenario, values: &Values) -> Plan {
-    let key = OptionKey::InputBatchCpy.as_str();
-    let stat = scenario.shape == ShapeKind::Static;
-    let run_async = scenario.run_mode == RunMode::Async;
-    let mut groups = BTreeMap::new();
-    let mut warnings = Vec::new();
-    // IFS-016 upstream: candidates by size, placement unknown at load; static async only.
-    let within = |size: u64| values.fusion_size > 0 && size <= values.fusion_size;
+    let (merge, fused_bytes) = fusion(scenario, values);
+    let mut plan = Plan {
+        groups: BTreeMap::new(),
+        fused_bytes,
+        warnings: Vec::new(),
+    };
+    let batchable = place_inputs(scenario, values, merge, &mut plan);
+    batch_copy(scenario, values, &batchable, &mut plan);
+    plan
+}
+
+/// Whether the run is of a static-shape graph, asynchronous: the one fusion happens in.
+fn static_async(scenario: &TransferScenario) -> bool {
+    scenario.shape == ShapeKind::Static && scenario.run_mode == RunMode::Async
+}
+
+/// Whether an input of `size` is within the fusion threshold (none is at threshold 0).
+fn within(values: &Values, size: u64) -> bool {
+    values.fusion_size > 0 && size <= values.fusion_size
+}
+
+/// IFS-016 upstream: the candidates go by size, placement unknown at load, static asynchronous
+/// runs only; whether they merge (two or more), and the merged copy's length.
+fn fusion(scenario: &TransferScenario, values: &Values) -> (bool, u64) {
     let candidates: Vec<u64> = scenario
         .inputs
         .iter()
-        .filter(|i| stat && run_async && within(i.size))
+        .filter(|i| static_async(scenario) && within(values, i.size))
         .map(|i| i.size)
         .collect();
     let merge = candidates.len() > 1;
@@ -59,14 +79,26 @@ fn plan(scenario: &TransferScenario, values: &Values) -> Plan {
     } else {
         0
     };
+    (merge, fused_bytes)
+}
+
+/// TRF-003, IFS-016, IFS-017, IBC-011 upstream: each input's group before batch copy (device
+/// inputs on the device, candidates fused when they merge, empty inputs direct and never
+/// copied), and the IFS-017 warning of every empty input of a static asynchronous run, fused, on
+/// the device or left over. Returns the inputs batch copy may take, in input order.
+fn place_inputs(
+    scenario: &TransferScenario,
+    values: &Values,
+    merge: bool,
+    plan: &mut Plan,
+) -> Vec<u32> {
     let mut batchable = Vec::new();
     for input in &scenario.inputs {
-        // IFS-017 upstream: the static asynchronous run warns about every empty input, fused,
-        // on the device or left over.
-        if stat && run_async && input.size == 0 {
-            warnings.push(Diagnostic::new("IFS-017", "").subject(Subject::input(input.index)));
+        if static_async(scenario) && input.size == 0 {
+            plan.warnings
+                .push(Diagnostic::new("IFS-017", "").subject(Subject::input(input.index)));
         }
-        let fused = merge && within(input.size);
+        let fused = merge && within(values, input.size);
         let group = match (input.placement, fused) {
             (Placement::Device, _) => (Group::OnDevice, "TRF-003"),
             (Placement::Host, true) => (Group::Fused, "IFS-016"),
@@ -77,49 +109,74 @@ fn plan(scenario: &TransferScenario, values: &Values) -> Plan {
                 (Group::Direct, "IBC-011")
             }
         };
-        groups.insert(input.index, group);
+        plan.groups.insert(input.index, group);
     }
-    let batch_runs = values.batch_copy && (!stat || run_async);
+    batchable
+}
+/// What batch copy makes of the `batchable` inputs: it runs on dynamic-shape graphs and
+/// asynchronous runs (IBC-005 otherwise), then one of IBC-003, IBC-013 and IBC-004/IBC-011
+/// decides.
+fn batch_copy(scenario: &TransferScenario, values: &Values, batchable: &[u32], plan: &mut Plan) {
+    let stat = scenario.shape == ShapeKind::Static;
+    let batch_runs = values.batch_copy && (!stat || scenario.run_mode == RunMode::Async);
     if batch_runs {
         if stat && scenario.inputs.len() == 1 {
-            warnings.push(Diagnostic::new("IBC-003", "").key(key));
-            for i in &batchable {
-                groups.insert(*i, (Group::Direct, "IBC-003"));
-            }
+            batch_one_input(batchable, plan);
         } else if batchable.len() == 1 {
-            warnings.push(
-                Diagnostic::new("IBC-013", "")
-                    .key(key)
-                    .subject(Subject::input(batchable[0])),
-            );
-            groups.insert(batchable[0], (Group::Direct, "IBC-013"));
+            batch_one_left(batchable[0], plan);
         } else if batchable.len() > 1 {
-            let supported = Spec::embedded()
-                .option(OptionKey::InputBatchCpy)
-                .restrictions
-                .products
-                .contains(&scenario.product);
-            if !supported {
-                warnings.push(Diagnostic::new("IBC-004", "").key(key));
-            }
-            for i in &batchable {
-                let group = if supported {
-                    (Group::Batched, "IBC-011")
-                } else {
-                    (Group::Direct, "IBC-004")
-                };
-                groups.insert(*i, group);
-            }
+            batch_by_product(scenario, batchable, plan);
         }
     } else if values.batch_copy {
-        for i in &batchable {
-            groups.insert(*i, (Group::Direct, "IBC-005"));
-        }
+        batch_sync(batchable, plan);
     }
-    Plan {
-        groups,
-        fused_bytes,
-        warnings,
+}
+
+/// IBC-003 upstream: a static-shape graph of one input warns and copies it directly.
+fn batch_one_input(batchable: &[u32], plan: &mut Plan) {
+    plan.warnings
+        .push(Diagnostic::new("IBC-003", "").key(OptionKey::InputBatchCpy.as_str()));
+    for i in batchable {
+        plan.groups.insert(*i, (Group::Direct, "IBC-003"));
+    }
+}
+
+/// IBC-013 upstream: the one input left warns, naming it, and is copied directly.
+fn batch_one_left(input: u32, plan: &mut Plan) {
+    plan.warnings.push(
+        Diagnostic::new("IBC-013", "")
+            .key(OptionKey::InputBatchCpy.as_str())
+            .subject(Subject::input(input)),
+    );
+    plan.groups.insert(input, (Group::Direct, "IBC-013"));
+}
+
+/// IBC-011, IBC-004 upstream: the inputs left are batch-copied on a product of the batch-copy
+/// list; on another, a warning and direct copies.
+fn batch_by_product(scenario: &TransferScenario, batchable: &[u32], plan: &mut Plan) {
+    let supported = Spec::embedded()
+        .option(OptionKey::InputBatchCpy)
+        .restrictions
+        .products
+        .contains(&scenario.product);
+    if !supported {
+        plan.warnings
+            .push(Diagnostic::new("IBC-004", "").key(OptionKey::InputBatchCpy.as_str()));
+    }
+    for i in batchable {
+        let group = if supported {
+            (Group::Batched, "IBC-011")
+        } else {
+            (Group::Direct, "IBC-004")
+        };
+        plan.groups.insert(*i, group);
+    }
+}
+
+/// IBC-005 upstream: batch copy enabled on a static-shape synchronous run copies directly.
+fn batch_sync(batchable: &[u32], plan: &mut Plan) {
+    for i in batchable {
+        plan.groups.insert(*i, (Group::Direct, "IBC-005"));
     }
 }
 
