@@ -341,59 +341,75 @@ struct Plan<'a> {
     partner: Vec<Option<usize>>,
 }
 
-impl<'a> Plan<'a> {
-    fn new(
-        profile: Profile,
-        scenario: &'a MemoryScenario,
-        values: &'a Values,
-        obs: &'a MemoryObservation,
-        out: &mut Vec<Violation>,
-    ) -> Self {
-        let tensors = &scenario.tensors;
-        let end = scenario.run_end();
-        let names: BTreeSet<&str> = tensors.iter().map(|t| t.name.as_str()).collect();
-        for name in obs.offsets.keys() {
-            if !names.contains(name.as_str()) {
-                out.push(Violation::new(
-                    "MEM-002",
-                    format!("the plan places `{name}`, which is no tensor of the scenario"),
-                ));
-            }
+/// MEM-002: the plan places every tensor of the scenario, and nothing else. Returns the offsets
+/// by tensor index.
+fn placed_offsets(
+    tensors: &[Tensor],
+    obs: &MemoryObservation,
+    out: &mut Vec<Violation>,
+) -> Vec<Option<u64>> {
+    let names: BTreeSet<&str> = tensors.iter().map(|t| t.name.as_str()).collect();
+    for name in obs.offsets.keys() {
+        if !names.contains(name.as_str()) {
+            out.push(Violation::new(
+                "MEM-002",
+                format!("the plan places `{name}`, which is no tensor of the scenario"),
+            ));
         }
-        let offsets: Vec<Option<u64>> = tensors
+    }
+    let offsets: Vec<Option<u64>> = tensors
+        .iter()
+        .map(|t| obs.offsets.get(&t.name).copied())
+        .collect();
+    for (t, o) in tensors.iter().zip(&offsets) {
+        if o.is_none() {
+            out.push(Violation::new(
+                "MEM-002",
+                format!("tensor `{}` has no offset", t.name),
+            ));
+        }
+    }
+    offsets
+}
+
+/// ORI-010: the alias partner of each tensor, by index, for the pairs in force.
+fn partners(profile: Profile, tensors: &[Tensor], values: &Values) -> Vec<Option<usize>> {
+    let mut partner = vec![None; tensors.len()];
+    // ORI-010 upstream: GE's planners never read the pairs; each half is planned like any
+    // other input or output, and the pair is only checked at run time.
+    let planned_pairs = values
+        .output_reuse_input
+        .iter()
+        .filter(|_| profile == Profile::Documented);
+    for &(i, o) in planned_pairs {
+        let (Ok(i), Ok(o)) = (u32::try_from(i), u32::try_from(o)) else {
+            continue;
+        };
+        let a = tensors
             .iter()
-            .map(|t| obs.offsets.get(&t.name).copied())
-            .collect();
-        for (t, o) in tensors.iter().zip(&offsets) {
-            if o.is_none() {
-                out.push(Violation::new(
-                    "MEM-002",
-                    format!("tensor `{}` has no offset", t.name),
-                ));
-            }
-        }
-        let mut partner = vec![None; tensors.len()];
-        // ORI-010 upstream: GE's planners never read the pairs; each half is planned like any
-        // other input or output, and the pair is only checked at run time.
-        let planned_pairs = values
-            .output_reuse_input
+            .position(|t| t.role == Role::Input { index: i });
+        let b = tensors
             .iter()
-            .filter(|_| profile == Profile::Documented);
-        for &(i, o) in planned_pairs {
-            let (Ok(i), Ok(o)) = (u32::try_from(i), u32::try_from(o)) else {
-                continue;
-            };
-            let a = tensors
-                .iter()
-                .position(|t| t.role == Role::Input { index: i });
-            let b = tensors
-                .iter()
-                .position(|t| t.role == Role::Output { index: o });
-            if let (Some(a), Some(b)) = (a, b) {
-                partner[a] = Some(b);
-                partner[b] = Some(a);
-            }
+            .position(|t| t.role == Role::Output { index: o });
+        if let (Some(a), Some(b)) = (a, b) {
+            partner[a] = Some(b);
+            partner[b] = Some(a);
         }
+    }
+    partner
+}
+
+/// The steps the memset outputs take, which their kept spans are made of (ACP-012, ACP-013).
+struct MemsetSpans<'a> {
+    /// Per memset operator, the span of its outputs' steps.
+    op: BTreeMap<&'a str, (u32, u32)>,
+    /// The last step of any memset output.
+    end: u32,
+}
+
+impl<'a> MemsetSpans<'a> {
+    /// ACP-012 / ACP-013: the span of each memset operator's outputs, and the last step of any.
+    fn of(tensors: &'a [Tensor]) -> Self {
         let mut op_span: BTreeMap<&str, (u32, u32)> = BTreeMap::new();
         let mut memset_end = 0;
         for t in tensors {
@@ -403,34 +419,64 @@ impl<'a> Plan<'a> {
                 memset_end = memset_end.max(t.last);
             }
         }
-        let mut keep = Vec::with_capacity(tensors.len());
-        let mut span = Vec::with_capacity(tensors.len());
-        for (k, t) in tensors.iter().enumerate() {
-            let (kind, s) = match &t.role {
-                _ if partner[k].is_some() => (Keep::Aliased, (0, end)),
-                Role::Input { index } if values.input_reuse.contains(&u64::from(*index)) => {
-                    (Keep::ListedInput, (0, t.last))
-                }
-                Role::Input { .. } => (Keep::UnlistedInput, (0, end)),
-                Role::Output { index } if values.output_reuse.contains(&u64::from(*index)) => {
-                    (Keep::ListedOutput, (t.first, end))
-                }
-                Role::Output { .. } => (Keep::UnlistedOutput, (0, end)),
-                Role::Memset { .. } if !values.separate_atomic_clean => {
-                    (Keep::Collective, (0, memset_end))
-                }
-                Role::Memset { op } => (
-                    Keep::Separate,
-                    op_span
-                        .get(op.as_str())
-                        .copied()
-                        .unwrap_or((t.first, t.last)),
-                ),
-                Role::Intermediate => (Keep::Own, (t.first, t.last)),
-            };
-            keep.push(kind);
-            span.push(s);
+        MemsetSpans {
+            op: op_span,
+            end: memset_end,
         }
+    }
+}
+
+/// IRM-010, IRM-012, ORM-010, ORM-012, ORI-010, ACP-012, ACP-013: how `t`'s memory must be kept
+/// under `values` (`aliased`: it is half of a pair in force), and over which steps; `end` is
+/// the last step of the run.
+fn kept(
+    t: &Tensor,
+    aliased: bool,
+    values: &Values,
+    end: u32,
+    memset: &MemsetSpans,
+) -> (Keep, (u32, u32)) {
+    match &t.role {
+        _ if aliased => (Keep::Aliased, (0, end)),
+        Role::Input { index } if values.input_reuse.contains(&u64::from(*index)) => {
+            (Keep::ListedInput, (0, t.last))
+        }
+        Role::Input { .. } => (Keep::UnlistedInput, (0, end)),
+        Role::Output { index } if values.output_reuse.contains(&u64::from(*index)) => {
+            (Keep::ListedOutput, (t.first, end))
+        }
+        Role::Output { .. } => (Keep::UnlistedOutput, (0, end)),
+        Role::Memset { .. } if !values.separate_atomic_clean => (Keep::Collective, (0, memset.end)),
+        Role::Memset { op } => (
+            Keep::Separate,
+            memset
+                .op
+                .get(op.as_str())
+                .copied()
+                .unwrap_or((t.first, t.last)),
+        ),
+        Role::Intermediate => (Keep::Own, (t.first, t.last)),
+    }
+}
+
+impl<'a> Plan<'a> {
+    fn new(
+        profile: Profile,
+        scenario: &'a MemoryScenario,
+        values: &'a Values,
+        obs: &'a MemoryObservation,
+        out: &mut Vec<Violation>,
+    ) -> Self {
+        let tensors = &scenario.tensors;
+        let offsets = placed_offsets(tensors, obs, out);
+        let partner = partners(profile, tensors, values);
+        let memset = MemsetSpans::of(tensors);
+        let end = scenario.run_end();
+        let (keep, span) = tensors
+            .iter()
+            .enumerate()
+            .map(|(k, t)| kept(t, partner[k].is_some(), values, end, &memset))
+            .unzip();
         Plan {
             tensors,
             obs,
@@ -790,34 +836,21 @@ impl<'a> Plan<'a> {
 
     /// ACP-010 / ACP-011: the cleanup groups follow the policy, and each is one contiguous region.
     fn check_cleanup(&self, offsets: &[u64], ends: &[u64], out: &mut Vec<Violation>) {
-        // Which outputs are cleaned together is the text's (ACP-010, ACP-011); that each group is
-        // one contiguous region is the suite's reading (ACP-012, ACP-013).
-        let (clause, region) = if self.values.separate_atomic_clean {
-            ("ACP-011", "ACP-013")
-        } else {
-            ("ACP-010", "ACP-012")
-        };
-        let mut wanted: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-        for (k, t) in self.tensors.iter().enumerate() {
-            if let Role::Memset { op } = &t.role {
-                let key = if self.values.separate_atomic_clean {
-                    op.as_str()
-                } else {
-                    ""
-                };
-                wanted.entry(key).or_default().push(k);
-            }
+        if self.check_cleanup_groups(out) {
+            self.check_cleanup_regions(offsets, ends, out);
         }
-        let mut want_sets: Vec<Vec<&str>> = wanted
-            .values()
-            .map(|g| {
-                let mut names: Vec<&str> =
-                    g.iter().map(|&k| self.tensors[k].name.as_str()).collect();
-                names.sort_unstable();
-                names
-            })
-            .collect();
-        want_sets.sort();
+    }
+
+    /// ACP-010 / ACP-011: which outputs are cleaned together is the text's: all memset outputs
+    /// at once under policy 0, one cleanup per memset operator under policy 1. Returns whether
+    /// the groups are the policy's.
+    fn check_cleanup_groups(&self, out: &mut Vec<Violation>) -> bool {
+        let clause = if self.values.separate_atomic_clean {
+            "ACP-011"
+        } else {
+            "ACP-010"
+        };
+        let want_sets = self.wanted_cleanup();
         let mut got_sets: Vec<Vec<&str>> = self
             .obs
             .cleanup
@@ -841,8 +874,47 @@ impl<'a> Plan<'a> {
                     "the policy calls for {how}, {want_sets:?}, but the groups are {got_sets:?}"
                 ),
             ));
-            return;
+            return false;
         }
+        true
+    }
+
+    /// The cleanup groups the policy calls for (ACP-010, ACP-011): each a sorted list of
+    /// names, the groups sorted.
+    fn wanted_cleanup(&self) -> Vec<Vec<&str>> {
+        let mut wanted: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (k, t) in self.tensors.iter().enumerate() {
+            if let Role::Memset { op } = &t.role {
+                let key = if self.values.separate_atomic_clean {
+                    op.as_str()
+                } else {
+                    ""
+                };
+                wanted.entry(key).or_default().push(k);
+            }
+        }
+        let mut want_sets: Vec<Vec<&str>> = wanted
+            .values()
+            .map(|g| {
+                let mut names: Vec<&str> =
+                    g.iter().map(|&k| self.tensors[k].name.as_str()).collect();
+                names.sort_unstable();
+                names
+            })
+            .collect();
+        want_sets.sort();
+        want_sets
+    }
+
+    /// ACP-012 / ACP-013: each cleanup group is one contiguous region, covering exactly its
+    /// tensors' bytes (the suite's reading of the text, ACP-012 under policy 0, ACP-013 under
+    /// policy 1).
+    fn check_cleanup_regions(&self, offsets: &[u64], ends: &[u64], out: &mut Vec<Violation>) {
+        let region = if self.values.separate_atomic_clean {
+            "ACP-013"
+        } else {
+            "ACP-012"
+        };
         let index: BTreeMap<&str, usize> = self
             .tensors
             .iter()

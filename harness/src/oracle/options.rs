@@ -18,7 +18,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use ge_spec::tables::{Grammar, OptionSpec};
-use ge_spec::vocab::{OptionsObservation, OptionsScenario};
+use ge_spec::vocab::{Effective, OptionsObservation, OptionsScenario};
 use ge_spec::{
     Diagnostic, Level, OptionKey, OptionMaps, Product, Profile, RunMode, ShapeKind, Source, Spec,
     Subject,
@@ -555,92 +555,140 @@ fn parse_strict(
         return Err(diag("OPT-003"));
     }
     match row.grammar {
-        Grammar::Enumeration => {
-            if row.values.iter().any(|v| v.value == raw) {
-                Ok((
-                    read_reported(row.grammar, raw).unwrap_or(Meaning::Number(0)),
-                    Vec::new(),
-                ))
-            } else {
-                Err(diag(&value_clause(key)))
-            }
+        Grammar::Enumeration => strict_enumeration(row, raw, diag),
+        Grammar::IntegerRange => strict_range(row, raw, diag),
+        Grammar::IndexList => strict_indexes(key, raw, count_of(key, ctx), diag),
+        Grammar::PairList => strict_pairs(raw, ctx, diag),
+        Grammar::Path => strict_path(raw, diag),
+    }
+}
+
+/// ACP-001, DRM-001, ... (the value clause of an enumeration): the value is one of the
+/// option's values, spelled as the table spells it.
+fn strict_enumeration(
+    row: &OptionSpec,
+    raw: &str,
+    diag: impl Fn(&str) -> Diagnostic,
+) -> Result<(Meaning, Vec<Diagnostic>), Diagnostic> {
+    let key = row.key;
+    if row.values.iter().any(|v| v.value == raw) {
+        Ok((
+            read_reported(row.grammar, raw).unwrap_or(Meaning::Number(0)),
+            Vec::new(),
+        ))
+    } else {
+        Err(diag(&value_clause(key)))
+    }
+}
+
+/// OPT-003 and IFS-001 (the value clause of a range): a plain decimal number, within the
+/// option's range.
+fn strict_range(
+    row: &OptionSpec,
+    raw: &str,
+    diag: impl Fn(&str) -> Diagnostic,
+) -> Result<(Meaning, Vec<Diagnostic>), Diagnostic> {
+    let key = row.key;
+    match plain(raw) {
+        None => Err(diag("OPT-003")),
+        Some(Some(n)) if allowed(row, &Meaning::Number(n)) => Ok((Meaning::Number(n), Vec::new())),
+        Some(_) => Err(diag(&value_clause(key))),
+    }
+}
+
+/// IRM-004 / ORM-004 and IRM-003 / ORM-003: an index list is plain, non-empty, distinct
+/// indexes (else an error); an index at or beyond the count is dropped with a warning.
+fn strict_indexes(
+    key: OptionKey,
+    raw: &str,
+    count: Option<u32>,
+    diag: impl Fn(&str) -> Diagnostic,
+) -> Result<(Meaning, Vec<Diagnostic>), Diagnostic> {
+    let mut seen = BTreeSet::new();
+    let mut kept = BTreeSet::new();
+    let mut warnings = Vec::new();
+    for item in raw.split(',') {
+        if item.is_empty() {
+            return Err(diag(&clause(key, 4)).subject(Subject::item("")));
         }
-        Grammar::IntegerRange => match plain(raw) {
-            None => Err(diag("OPT-003")),
-            Some(Some(n)) if allowed(row, &Meaning::Number(n)) => {
-                Ok((Meaning::Number(n), Vec::new()))
-            }
-            Some(_) => Err(diag(&value_clause(key))),
-        },
-        Grammar::IndexList => {
-            let count = count_of(key, ctx);
-            let mut seen = BTreeSet::new();
-            let mut kept = BTreeSet::new();
-            let mut warnings = Vec::new();
-            for item in raw.split(',') {
-                if item.is_empty() {
-                    return Err(diag(&clause(key, 4)).subject(Subject::item("")));
-                }
-                let Some(n) = plain(item) else {
-                    return Err(diag(&clause(key, 4)).subject(Subject::item(item)));
-                };
-                if !seen.insert(item) {
-                    return Err(diag(&clause(key, 4)).subject(index_subject(item)));
-                }
-                match n {
-                    Some(i)
-                        if count.is_none_or(|c| i < u64::from(c)) && i <= u64::from(u32::MAX) =>
-                    {
-                        kept.insert(i);
-                    }
-                    _ => warnings.push(diag(&clause(key, 3)).subject(index_subject(item))),
-                }
-            }
-            Ok((Meaning::Indexes(kept), warnings))
+        let Some(n) = plain(item) else {
+            return Err(diag(&clause(key, 4)).subject(Subject::item(item)));
+        };
+        if !seen.insert(item) {
+            return Err(diag(&clause(key, 4)).subject(index_subject(item)));
         }
-        Grammar::PairList => {
-            let mut pairs = BTreeSet::new();
-            let mut outputs = BTreeSet::new();
-            let mut inputs = BTreeSet::new();
-            for seg in raw.split('|') {
-                let parts: Vec<&str> = seg.split(',').collect();
-                let nums = if parts.len() == 2 {
-                    match (plain(parts[0]), plain(parts[1])) {
-                        (Some(a), Some(b)) => Some((a, b)),
-                        _ => None,
-                    }
-                } else {
-                    None
-                };
-                let Some((a, b)) = nums else {
-                    return Err(diag("ORI-006").subject(Subject::pair(seg)));
-                };
-                let fits = |n: Option<u64>, c: Option<u32>| match (n, c) {
-                    (Some(n), Some(c)) => n < u64::from(c),
-                    (Some(n), None) => n <= u64::from(u32::MAX),
-                    (None, _) => false,
-                };
-                if !fits(a, ctx.inputs) || !fits(b, ctx.outputs) {
-                    return Err(diag("ORI-003").subject(Subject::pair(seg)));
-                }
-                let (a, b) = (a.unwrap_or(0), b.unwrap_or(0));
-                if !outputs.insert(b) {
-                    return Err(diag("ORI-004").subject(Subject::output(b as u32)));
-                }
-                if !inputs.insert(a) {
-                    return Err(diag("ORI-005").subject(Subject::input(a as u32)));
-                }
-                pairs.insert((a, b));
+        match n {
+            Some(i) if count.is_none_or(|c| i < u64::from(c)) && i <= u64::from(u32::MAX) => {
+                kept.insert(i);
             }
-            Ok((Meaning::Pairs(pairs), Vec::new()))
+            _ => warnings.push(diag(&clause(key, 3)).subject(index_subject(item))),
         }
-        Grammar::Path => {
-            if raw.contains('\0') {
-                Err(diag("EWD-004"))
-            } else {
-                Ok((Meaning::Path(raw.to_owned()), Vec::new()))
-            }
+    }
+    Ok((Meaning::Indexes(kept), warnings))
+}
+
+/// ORI-004 / ORI-005: no two pairs share an output or an input (each pair read by
+/// [`strict_pair`], ORI-006 and ORI-003).
+fn strict_pairs(
+    raw: &str,
+    ctx: Context,
+    diag: impl Fn(&str) -> Diagnostic,
+) -> Result<(Meaning, Vec<Diagnostic>), Diagnostic> {
+    let mut pairs = BTreeSet::new();
+    let mut outputs = BTreeSet::new();
+    let mut inputs = BTreeSet::new();
+    for seg in raw.split('|') {
+        let (a, b) = strict_pair(seg, ctx, &diag)?;
+        if !outputs.insert(b) {
+            return Err(diag("ORI-004").subject(Subject::output(b as u32)));
         }
+        if !inputs.insert(a) {
+            return Err(diag("ORI-005").subject(Subject::input(a as u32)));
+        }
+        pairs.insert((a, b));
+    }
+    Ok((Meaning::Pairs(pairs), Vec::new()))
+}
+
+/// ORI-006 and ORI-003: one segment of a pair list is two plain numbers, separated by a
+/// comma, each in range of the graph's inputs or outputs.
+fn strict_pair(
+    seg: &str,
+    ctx: Context,
+    diag: impl Fn(&str) -> Diagnostic,
+) -> Result<(u64, u64), Diagnostic> {
+    let parts: Vec<&str> = seg.split(',').collect();
+    let nums = if parts.len() == 2 {
+        match (plain(parts[0]), plain(parts[1])) {
+            (Some(a), Some(b)) => Some((a, b)),
+            _ => None,
+        }
+    } else {
+        None
+    };
+    let Some((a, b)) = nums else {
+        return Err(diag("ORI-006").subject(Subject::pair(seg)));
+    };
+    let fits = |n: Option<u64>, c: Option<u32>| match (n, c) {
+        (Some(n), Some(c)) => n < u64::from(c),
+        (Some(n), None) => n <= u64::from(u32::MAX),
+        (None, _) => false,
+    };
+    if !fits(a, ctx.inputs) || !fits(b, ctx.outputs) {
+        return Err(diag("ORI-003").subject(Subject::pair(seg)));
+    }
+    Ok((a.unwrap_or(0), b.unwrap_or(0)))
+}
+
+/// EWD-004: a path holding a NUL byte is refused.
+fn strict_path(
+    raw: &str,
+    diag: impl Fn(&str) -> Diagnostic,
+) -> Result<(Meaning, Vec<Diagnostic>), Diagnostic> {
+    if raw.contains('\0') {
+        Err(diag("EWD-004"))
+    } else {
+        Ok((Meaning::Path(raw.to_owned()), Vec::new()))
     }
 }
 
@@ -896,192 +944,310 @@ fn upstream_reads(key: OptionKey, level: Level, maps: &OptionMaps) -> bool {
     }
 }
 
-impl Reading {
-    /// Reads `maps` in `ctx` under `profile` against the embedded tables.
-    pub fn new(profile: Profile, maps: &OptionMaps, ctx: Context) -> Reading {
-        let spec = Spec::embedded();
-        let upstream = profile == Profile::Upstream;
-        let mut keys = BTreeMap::new();
-        let mut errors = Vec::new();
-        let mut warnings = Vec::new();
-        let mut optional_warnings = Vec::new();
-        let mut passthrough: BTreeSet<String> = BTreeSet::new();
-        for level in Level::ALL {
-            for key in maps.at(level).keys() {
-                if key.parse::<OptionKey>().is_err() {
-                    passthrough.insert(key.clone());
-                }
+/// OPT-004: the keys outside the twelve, at any level, sorted and each once: they pass through.
+fn passthrough(maps: &OptionMaps) -> Vec<String> {
+    let mut passthrough: BTreeSet<String> = BTreeSet::new();
+    for level in Level::ALL {
+        for key in maps.at(level).keys() {
+            if key.parse::<OptionKey>().is_err() {
+                passthrough.insert(key.clone());
             }
         }
-        for key in OptionKey::ALL {
-            let row = spec.option(key);
-            let mut strict_because: Vec<String> = Vec::new();
-            let mut winner: Option<(Meaning, Level, Vec<Diagnostic>)> = None;
-            let mut rejected = false;
-            let mut listed_set = 0;
-            let mut permitted = Permitted {
+    }
+    passthrough.into_iter().collect()
+}
+
+/// OPT-002: the warning for a value set at a level where it has no effect (or, upstream, where
+/// GE's lists leave it out).
+fn level_warning(key: OptionKey, level: Level, raw: &str) -> Diagnostic {
+    Diagnostic::new("OPT-002", "")
+        .key(key.as_str())
+        .level(level)
+        .value(raw)
+}
+
+/// What [`Reading::new`] gathers of one key, walking its levels from global to graph: the
+/// makings of the strict outcome, what the text permits, and the key's diagnostics in the order
+/// they are found.
+struct KeyWalk<'a> {
+    /// The key's row.
+    row: &'a OptionSpec,
+    /// Read under the upstream profile.
+    upstream: bool,
+    /// The suite's choices that decide the strict outcome.
+    strict_because: Vec<String>,
+    /// The value of the last level read without an error: meaning, level, warnings.
+    winner: Option<(Meaning, Level, Vec<Diagnostic>)>,
+    /// Some level's value was refused.
+    rejected: bool,
+    /// How many levels set the option where it is used.
+    listed_set: usize,
+    /// The outcomes the text permits.
+    permitted: Permitted,
+    /// Some level where the option is used holds a value the text allows whole.
+    any_valid_listed: bool,
+    /// See [`KeyReading::gray`].
+    gray: BTreeMap<Level, String>,
+    /// See [`KeyReading::partial`].
+    partial: Option<String>,
+    /// See [`KeyReading::unlisted`].
+    unlisted: bool,
+    /// The strict errors.
+    errors: Vec<Diagnostic>,
+    /// The strict warnings.
+    warnings: Vec<Diagnostic>,
+    /// The warnings a MAY clause permits.
+    optional_warnings: Vec<Diagnostic>,
+}
+
+impl<'a> KeyWalk<'a> {
+    fn new(row: &'a OptionSpec, upstream: bool) -> Self {
+        KeyWalk {
+            row,
+            upstream,
+            strict_because: Vec::new(),
+            winner: None,
+            rejected: false,
+            listed_set: 0,
+            permitted: Permitted {
                 accepted: Vec::new(),
                 any_from: Vec::new(),
                 subsets: Vec::new(),
                 rejected: false,
                 strict_only: upstream,
-            };
-            let mut any_valid_listed = false;
-            let mut gray_at: BTreeMap<Level, String> = BTreeMap::new();
-            let mut partial: Option<String> = None;
-            let mut unlisted = false;
-            for level in Level::ALL {
-                let Some(raw) = maps.at(level).get(key.as_str()) else {
-                    continue;
-                };
-                // IBC-006: the text advises against these levels; an engine may say so.
-                if key == OptionKey::InputBatchCpy && level != Level::Session {
-                    optional_warnings.push(
-                        Diagnostic::new("IBC-006", "")
-                            .key(key.as_str())
-                            .level(level),
-                    );
-                }
-                let listed = row.takes_effect_at(level);
-                let used = listed || (upstream && upstream_uses(key));
-                let warns_upstream = upstream
-                    && used
-                    && ((!listed && key != OptionKey::AtomicCleanPolicy)
-                        || key == OptionKey::ExternalWeightDir);
-                if !used && upstream && level == Level::Session {
-                    // OPT-010 upstream: GE's session list names the two index lists, so a
-                    // session value is dropped without a word.
-                    continue;
-                }
-                if !used {
-                    // OPT-002: ignored, with a warning; the text only says it has no effect.
-                    warnings.push(
-                        Diagnostic::new("OPT-002", "")
-                            .key(key.as_str())
-                            .level(level)
-                            .value(raw.as_str()),
-                    );
-                    strict_because.push("OPT-002".into());
-                    permitted.rejected = true;
-                    unlisted = true;
-                    continue;
-                }
-                if warns_upstream {
-                    warnings.push(
-                        Diagnostic::new("OPT-002", "")
-                            .key(key.as_str())
-                            .level(level)
-                            .value(raw.as_str()),
-                    );
-                }
-                listed_set += 1;
-                match classify(row, raw, ctx) {
-                    Class::Valid(meanings) => {
-                        // A value the text voids in part may be ignored whole, like one it
-                        // voids (the next level's value or the default then in force).
-                        any_valid_listed |= meanings.len() == 1;
-                        // Some indexes or pairs do not take effect: the suite drops only them
-                        // (IRM-005, ORM-005) or, for pairs, rejects the option (OPT-005).
-                        if meanings.len() > 1 {
-                            let why = match row.grammar {
-                                Grammar::IndexList => clause(key, 5),
-                                _ => "OPT-005".to_owned(),
-                            };
-                            strict_because.push(why.clone());
-                            // Whether the index alone or the whole option goes is not said by
-                            // the text (IRM-005, ORM-005): refusing the list is allowed too.
-                            if row.grammar == Grammar::IndexList {
-                                permitted.rejected = true;
-                            }
-                            partial = Some(why);
-                        }
-                        for m in meanings {
-                            permitted.accepted.push((m, level.into()));
-                        }
-                    }
-                    Class::Gray { readings, why } => {
-                        gray_at.insert(level, why.clone());
-                        strict_because.push(why);
-                        strict_because.push("OPT-005".into());
-                        permitted.rejected = true;
-                        match row.grammar {
-                            Grammar::IndexList | Grammar::PairList => {
-                                if let Some(all) = readings.first() {
-                                    permitted.subsets.push((all.clone(), level));
-                                }
-                            }
-                            _ => permitted.any_from.push(level),
-                        }
-                        for m in readings {
-                            permitted.accepted.push((m, level.into()));
-                        }
-                    }
-                    Class::Invalid => {
-                        strict_because.push("OPT-005".into());
-                        permitted.rejected = true;
-                    }
-                }
-                if upstream && !upstream_reads(key, level, maps) {
-                    continue;
-                }
-                let parsed = if upstream {
-                    parse_upstream(row, level, raw, ctx)
-                } else {
-                    parse_strict(row, level, raw, ctx)
-                };
-                match parsed {
-                    Ok((m, w)) => winner = Some((m, level, w)),
-                    Err(e) => {
-                        errors.push(e);
-                        rejected = true;
-                    }
-                }
-            }
-            if listed_set > 1 {
-                strict_because.push("OPT-001".into());
-            }
-            if !any_valid_listed {
-                permitted
-                    .accepted
-                    .push((default_meaning(row), Source::Default));
-            }
-            let strict = if rejected {
-                Outcome::Rejected
-            } else {
-                match winner {
-                    Some((m, level, w)) => {
-                        warnings.extend(w);
-                        Outcome::Accepted(m, level.into())
-                    }
-                    None => Outcome::Accepted(default_meaning(row), Source::Default),
-                }
-            };
-            strict_because.push("OPT-007".into());
-            strict_because.sort_unstable();
-            strict_because.dedup();
-            keys.insert(
-                key,
-                KeyReading {
-                    key,
-                    strict,
-                    strict_because,
-                    permitted,
-                    gray: gray_at,
-                    partial,
-                    unlisted,
-                    restricted: false,
-                },
+            },
+            any_valid_listed: false,
+            gray: BTreeMap::new(),
+            partial: None,
+            unlisted: false,
+            errors: Vec::new(),
+            warnings: Vec::new(),
+            optional_warnings: Vec::new(),
+        }
+    }
+
+    /// The value `raw` set at `level`, through each step in turn: the level advice, whether the
+    /// level uses it, how the text classes it, how the suite (or GE) reads it.
+    fn level(&mut self, level: Level, raw: &str, maps: &OptionMaps, ctx: Context) {
+        self.batch_copy_advice(level);
+        if !self.used_at(level, raw) {
+            return;
+        }
+        self.listed_set += 1;
+        match classify(self.row, raw, ctx) {
+            Class::Valid(meanings) => self.valid(level, meanings),
+            Class::Gray { readings, why } => self.gray(level, readings, why),
+            Class::Invalid => self.invalid(),
+        }
+        self.parse(level, raw, maps, ctx);
+    }
+
+    /// IBC-006: the text advises against setting inputBatchCpy at the global or graph level;
+    /// an engine may say so (an optional warning).
+    fn batch_copy_advice(&mut self, level: Level) {
+        let key = self.row.key;
+        if key == OptionKey::InputBatchCpy && level != Level::Session {
+            self.optional_warnings.push(
+                Diagnostic::new("IBC-006", "")
+                    .key(key.as_str())
+                    .level(level),
             );
         }
+    }
+
+    /// OPT-002 and OPT-010's upstream entry: a value set where the option does not take effect
+    /// is ignored with a warning (upstream: used with one, but for the two index lists, whose
+    /// session value GE drops without a word). Returns whether the value goes on to be read.
+    fn used_at(&mut self, level: Level, raw: &str) -> bool {
+        let key = self.row.key;
+        let listed = self.row.takes_effect_at(level);
+        let used = listed || (self.upstream && upstream_uses(key));
+        let warns_upstream = self.upstream
+            && used
+            && ((!listed && key != OptionKey::AtomicCleanPolicy)
+                || key == OptionKey::ExternalWeightDir);
+        if !used && self.upstream && level == Level::Session {
+            // OPT-010 upstream: GE's session list names the two index lists, so a
+            // session value is dropped without a word.
+            return false;
+        }
+        if !used {
+            // OPT-002: ignored, with a warning; the text only says it has no effect.
+            self.warnings.push(level_warning(key, level, raw));
+            self.strict_because.push("OPT-002".into());
+            self.permitted.rejected = true;
+            self.unlisted = true;
+            return false;
+        }
+        if warns_upstream {
+            self.warnings.push(level_warning(key, level, raw));
+        }
+        true
+    }
+
+    /// IRM-005 / ORM-005, and OPT-005 for pairs: a value the text allows takes effect. Where the
+    /// text voids some indexes or pairs, the suite drops only them (IRM-005, ORM-005) or, for
+    /// pairs, rejects the option (OPT-005).
+    fn valid(&mut self, level: Level, meanings: Vec<Meaning>) {
+        let key = self.row.key;
+        // A value the text voids in part may be ignored whole, like one it voids (the next
+        // level's value or the default then in force).
+        self.any_valid_listed |= meanings.len() == 1;
+        if meanings.len() > 1 {
+            let why = match self.row.grammar {
+                Grammar::IndexList => clause(key, 5),
+                _ => "OPT-005".to_owned(),
+            };
+            self.strict_because.push(why.clone());
+            // Whether the index alone or the whole option goes is not said by the text
+            // (IRM-005, ORM-005): refusing the list is allowed too.
+            if self.row.grammar == Grammar::IndexList {
+                self.permitted.rejected = true;
+            }
+            self.partial = Some(why);
+        }
+        for m in meanings {
+            self.permitted.accepted.push((m, level.into()));
+        }
+    }
+
+    /// OPT-005 and the clause `why` that settles a spelling or form the text leaves open
+    /// (OPT-003, IRM-004, ORI-004, EWD-004, ...): any of `readings` may take effect (any subset
+    /// of a list's, any allowed value of another grammar), or none.
+    fn gray(&mut self, level: Level, readings: Vec<Meaning>, why: String) {
+        self.gray.insert(level, why.clone());
+        self.strict_because.push(why);
+        self.strict_because.push("OPT-005".into());
+        self.permitted.rejected = true;
+        match self.row.grammar {
+            Grammar::IndexList | Grammar::PairList => {
+                if let Some(all) = readings.first() {
+                    self.permitted.subsets.push((all.clone(), level));
+                }
+            }
+            _ => self.permitted.any_from.push(level),
+        }
+        for m in readings {
+            self.permitted.accepted.push((m, level.into()));
+        }
+    }
+
+    /// OPT-005: a value the text rules out rejects the option.
+    fn invalid(&mut self) {
+        self.strict_because.push("OPT-005".into());
+        self.permitted.rejected = true;
+    }
+
+    /// OPT-003, the value clauses (ACP-001, ...) and the list clauses (IRM-003, IRM-004,
+    /// ORI-003, ...), as [`parse_strict`] reads them (upstream [`parse_upstream`], for a value GE
+    /// reads at all): a value read wins over an earlier level's; a refused one is an error and
+    /// rejects the key.
+    fn parse(&mut self, level: Level, raw: &str, maps: &OptionMaps, ctx: Context) {
+        if self.upstream && !upstream_reads(self.row.key, level, maps) {
+            return;
+        }
+        let parsed = if self.upstream {
+            parse_upstream(self.row, level, raw, ctx)
+        } else {
+            parse_strict(self.row, level, raw, ctx)
+        };
+        match parsed {
+            Ok((m, w)) => self.winner = Some((m, level, w)),
+            Err(e) => {
+                self.errors.push(e);
+                self.rejected = true;
+            }
+        }
+    }
+
+    /// The key's reading once every level is walked; its diagnostics are added to `reading`'s.
+    fn finish(mut self, reading: &mut Reading) -> KeyReading {
+        self.precedence();
+        self.default_permitted();
+        let strict = self.strict_outcome();
+        self.canonical_because();
+        reading.errors.append(&mut self.errors);
+        reading.warnings.append(&mut self.warnings);
+        reading
+            .optional_warnings
+            .append(&mut self.optional_warnings);
+        KeyReading {
+            key: self.row.key,
+            strict,
+            strict_because: self.strict_because,
+            permitted: self.permitted,
+            gray: self.gray,
+            partial: self.partial,
+            unlisted: self.unlisted,
+            restricted: false,
+        }
+    }
+
+    /// OPT-001: where more than one level sets the option where it is used, precedence decides.
+    fn precedence(&mut self) {
+        if self.listed_set > 1 {
+            self.strict_because.push("OPT-001".into());
+        }
+    }
+
+    /// OPT-006: unless some level holds a value the text allows whole, the default may be in
+    /// force (every value set may be ignored).
+    fn default_permitted(&mut self) {
+        if !self.any_valid_listed {
+            self.permitted
+                .accepted
+                .push((default_meaning(self.row), Source::Default));
+        }
+    }
+
+    /// OPT-005 and OPT-006: the strict outcome: rejected when some value was refused; else the
+    /// value of the last level read, whose warnings are given; else the default.
+    fn strict_outcome(&mut self) -> Outcome {
+        if self.rejected {
+            return Outcome::Rejected;
+        }
+        match self.winner.take() {
+            Some((m, level, w)) => {
+                self.warnings.extend(w);
+                Outcome::Accepted(m, level.into())
+            }
+            None => Outcome::Accepted(default_meaning(self.row), Source::Default),
+        }
+    }
+
+    /// OPT-007: the canonical spelling is a choice behind every strict outcome; the choices
+    /// sorted, each once.
+    fn canonical_because(&mut self) {
+        self.strict_because.push("OPT-007".into());
+        self.strict_because.sort_unstable();
+        self.strict_because.dedup();
+    }
+}
+
+impl Reading {
+    /// Reads `maps` in `ctx` under `profile` against the embedded tables.
+    pub fn new(profile: Profile, maps: &OptionMaps, ctx: Context) -> Reading {
+        let spec = Spec::embedded();
+        let upstream = profile == Profile::Upstream;
         let mut reading = Reading {
             profile,
-            keys,
-            errors,
+            keys: BTreeMap::new(),
+            errors: Vec::new(),
             optional_errors: Vec::new(),
-            warnings,
-            optional_warnings,
-            passthrough: passthrough.into_iter().collect(),
+            warnings: Vec::new(),
+            optional_warnings: Vec::new(),
+            passthrough: passthrough(maps),
         };
+        for key in OptionKey::ALL {
+            let mut walk = KeyWalk::new(spec.option(key), upstream);
+            for level in Level::ALL {
+                if let Some(raw) = maps.at(level).get(key.as_str()) {
+                    walk.level(level, raw, maps, ctx);
+                }
+            }
+            let k = walk.finish(&mut reading);
+            reading.keys.insert(key, k);
+        }
         if upstream {
             reading.first_failure();
         } else {
@@ -1150,39 +1316,9 @@ impl Reading {
             if *m == default_meaning(row) {
                 continue;
             }
-            let r = &row.restrictions;
-            let mut unmet = Vec::new();
-            if r.run_mode.is_some_and(|mode| mode != ctx.run_mode) {
-                unmet.push("run_mode");
-            }
-            if r.shape.is_some_and(|shape| shape != ctx.shape) {
-                unmet.push("shape");
-            }
-            if !r.products.is_empty() && !r.products.contains(&ctx.product) {
-                unmet.push("products");
-            }
-            if let (Some(min), Some(inputs)) = (r.min_inputs, ctx.inputs) {
-                if inputs < min {
-                    unmet.push("min_inputs");
-                }
-            }
-            if let Some(dep) = r.depends_on {
-                if let Some(Outcome::Accepted(dm, _)) = self.keys.get(&dep).map(|d| &d.strict) {
-                    if *dm == default_meaning(spec.option(dep)) {
-                        unmet.push("depends_on");
-                    }
-                }
-            }
-            for what in unmet {
-                let clause = match (key, what) {
-                    (OptionKey::InputFusionSize, "run_mode") => "IFS-003",
-                    (OptionKey::InputFusionSize, "shape") => "IFS-004",
-                    (OptionKey::InputBatchCpy, "min_inputs") => "IBC-003",
-                    (OptionKey::InputBatchCpy, "products") => "IBC-004",
-                    (OptionKey::InputBatchCpy, "run_mode") => "IBC-005",
-                    (OptionKey::FeatureBaseRefreshable, "shape") => "FBR-003",
-                    (OptionKey::ExternalWeightDir, "depends_on") => "EWD-003",
-                    _ => continue,
+            for what in self.unmet_restrictions(spec, row, ctx) {
+                let Some(clause) = restriction_clause(*key, what) else {
+                    continue;
                 };
                 out.push(
                     Diagnostic::new(clause, "")
@@ -1192,7 +1328,43 @@ impl Reading {
                 );
             }
         }
-        for w in &out {
+        self.mark_restricted(&out);
+        self.warnings.extend(out);
+    }
+
+    /// OPT-008: the restrictions of `row` outside the maps that `ctx` (or, for a companion
+    /// option, the strict reading) does not meet, by field name.
+    fn unmet_restrictions(&self, spec: &Spec, row: &OptionSpec, ctx: Context) -> Vec<&'static str> {
+        let r = &row.restrictions;
+        let mut unmet = Vec::new();
+        if r.run_mode.is_some_and(|mode| mode != ctx.run_mode) {
+            unmet.push("run_mode");
+        }
+        if r.shape.is_some_and(|shape| shape != ctx.shape) {
+            unmet.push("shape");
+        }
+        if !r.products.is_empty() && !r.products.contains(&ctx.product) {
+            unmet.push("products");
+        }
+        if let (Some(min), Some(inputs)) = (r.min_inputs, ctx.inputs) {
+            if inputs < min {
+                unmet.push("min_inputs");
+            }
+        }
+        if let Some(dep) = r.depends_on {
+            if let Some(Outcome::Accepted(dm, _)) = self.keys.get(&dep).map(|d| &d.strict) {
+                if *dm == default_meaning(spec.option(dep)) {
+                    unmet.push("depends_on");
+                }
+            }
+        }
+        unmet
+    }
+
+    /// OPT-008: a key whose value drew a restriction warning in `out` may be refused as well
+    /// as kept in force.
+    fn mark_restricted(&mut self, out: &[Diagnostic]) {
+        for w in out {
             let key = w.key.as_deref().and_then(|k| k.parse::<OptionKey>().ok());
             if let Some(k) = key.and_then(|k| self.keys.get_mut(&k)) {
                 k.restricted = true;
@@ -1202,7 +1374,6 @@ impl Reading {
                 k.strict_because.dedup();
             }
         }
-        self.warnings.extend(out);
     }
 
     /// True when some key is rejected in the strict reading.
@@ -1212,20 +1383,15 @@ impl Reading {
 
     /// The strict values in force.
     pub fn values(&self) -> Values {
-        let outcomes: BTreeMap<OptionKey, Option<Meaning>> = self
-            .keys
+        values_of(&self.strict_outcomes())
+    }
+
+    /// The strict outcome of every key as a meaning (`None`: rejected).
+    fn strict_outcomes(&self) -> BTreeMap<OptionKey, Option<Meaning>> {
+        self.keys
             .iter()
-            .map(|(k, r)| {
-                (
-                    *k,
-                    match &r.strict {
-                        Outcome::Accepted(m, _) => Some(m.clone()),
-                        Outcome::Rejected => None,
-                    },
-                )
-            })
-            .collect();
-        values_of(&outcomes)
+            .map(|(k, r)| (*k, r.strict_meaning()))
+            .collect()
     }
 
     /// The readings of the options the text allows, the strict one first, each with the suite's
@@ -1242,89 +1408,90 @@ impl Reading {
             return vec![strict];
         }
         // Per key: the outcomes to try, each with what it departs from.
-        let mut choices: Vec<(OptionKey, Vec<Choice>)> = Vec::new();
-        for key in keys {
-            let Some(k) = self.keys.get(key) else {
-                continue;
-            };
-            let strict_m = match &k.strict {
-                Outcome::Accepted(m, _) => Some(m.clone()),
-                Outcome::Rejected => None,
-            };
-            let mut opts: Vec<Choice> = vec![(strict_m.clone(), Vec::new())];
-            let departs: Vec<String> = k
-                .strict_because
-                .iter()
-                .filter(|c| *c != "OPT-007")
-                .cloned()
-                .collect();
-            for (m, _) in &k.permitted.accepted {
-                if Some(m) != strict_m.as_ref() && !opts.iter().any(|(o, _)| o.as_ref() == Some(m))
-                {
-                    opts.push((Some(m.clone()), departs.clone()));
-                }
-            }
-            if !planned && k.permitted.rejected && strict_m.is_some() {
-                opts.push((None, departs.clone()));
-            }
-            choices.push((*key, opts));
-        }
+        let choices: Vec<(OptionKey, Vec<Choice>)> = keys
+            .iter()
+            .filter_map(|key| Some((*key, self.keys.get(key)?.choices(planned))))
+            .collect();
+        let strict_outcomes = self.strict_outcomes();
         let mut out = vec![strict];
-        let mut combos: Vec<Vec<usize>> = vec![vec![]];
-        for (_, opts) in &choices {
-            let mut next = Vec::new();
-            for c in &combos {
-                for i in 0..opts.len() {
-                    let mut c = c.clone();
-                    c.push(i);
-                    next.push(c);
-                    if next.len() > MAX_ALTERNATIVES {
-                        break;
-                    }
-                }
-            }
-            combos = next;
-        }
-        for combo in combos {
+        for combo in combinations(&choices) {
             if combo.iter().all(|&i| i == 0) {
                 continue;
             }
-            let mut outcomes: BTreeMap<OptionKey, Option<Meaning>> = self
-                .keys
-                .iter()
-                .map(|(k, r)| {
-                    (
-                        *k,
-                        match &r.strict {
-                            Outcome::Accepted(m, _) => Some(m.clone()),
-                            Outcome::Rejected => None,
-                        },
-                    )
-                })
-                .collect();
-            let mut departs = Vec::new();
-            for ((key, opts), &i) in choices.iter().zip(&combo) {
-                let (m, d) = &opts[i];
-                outcomes.insert(*key, m.clone());
-                departs.extend(d.iter().cloned());
-            }
-            departs.sort_unstable();
-            departs.dedup();
-            let rejected = outcomes.values().any(Option::is_none);
-            if planned && rejected {
+            let Some(alt) = alternative(strict_outcomes.clone(), &choices, &combo, planned) else {
                 continue;
-            }
-            out.push(Alternative {
-                values: values_of(&outcomes),
-                rejected,
-                departs,
-            });
+            };
+            out.push(alt);
             if out.len() >= MAX_ALTERNATIVES {
                 break;
             }
         }
         out
     }
+}
+
+/// Every combination of one choice per key (indexes into each key's choices), the strict
+/// choices first, up to a cap.
+fn combinations(choices: &[(OptionKey, Vec<Choice>)]) -> Vec<Vec<usize>> {
+    let mut combos: Vec<Vec<usize>> = vec![vec![]];
+    for (_, opts) in choices {
+        let mut next = Vec::new();
+        for c in &combos {
+            for i in 0..opts.len() {
+                let mut c = c.clone();
+                c.push(i);
+                next.push(c);
+                if next.len() > MAX_ALTERNATIVES {
+                    break;
+                }
+            }
+        }
+        combos = next;
+    }
+    combos
+}
+
+/// OPT-005 (a reading that rejects a key explains no plan): the reading `combo` picks from
+/// `choices`, on top of the strict `outcomes`, with the suite's choices it departs from
+/// (`None`: it rejects a key, and the observation is `planned`).
+fn alternative(
+    mut outcomes: BTreeMap<OptionKey, Option<Meaning>>,
+    choices: &[(OptionKey, Vec<Choice>)],
+    combo: &[usize],
+    planned: bool,
+) -> Option<Alternative> {
+    let mut departs = Vec::new();
+    for ((key, opts), &i) in choices.iter().zip(combo) {
+        let (m, d) = &opts[i];
+        outcomes.insert(*key, m.clone());
+        departs.extend(d.iter().cloned());
+    }
+    departs.sort_unstable();
+    departs.dedup();
+    let rejected = outcomes.values().any(Option::is_none);
+    if planned && rejected {
+        return None;
+    }
+    Some(Alternative {
+        values: values_of(&outcomes),
+        rejected,
+        departs,
+    })
+}
+
+/// IFS-003, IFS-004, IBC-003, IBC-004, IBC-005, FBR-003, EWD-003: the clause of `key`'s
+/// restriction `what` (a field of its row's restrictions), if the tables name one.
+fn restriction_clause(key: OptionKey, what: &str) -> Option<&'static str> {
+    Some(match (key, what) {
+        (OptionKey::InputFusionSize, "run_mode") => "IFS-003",
+        (OptionKey::InputFusionSize, "shape") => "IFS-004",
+        (OptionKey::InputBatchCpy, "min_inputs") => "IBC-003",
+        (OptionKey::InputBatchCpy, "products") => "IBC-004",
+        (OptionKey::InputBatchCpy, "run_mode") => "IBC-005",
+        (OptionKey::FeatureBaseRefreshable, "shape") => "FBR-003",
+        (OptionKey::ExternalWeightDir, "depends_on") => "EWD-003",
+        _ => return None,
+    })
 }
 
 /// Typed values from meanings (`None`: rejected, the default holds).
@@ -1370,6 +1537,38 @@ fn values_of(outcomes: &BTreeMap<OptionKey, Option<Meaning>>) -> Values {
 }
 
 impl KeyReading {
+    /// The strict outcome as a meaning (`None`: rejected).
+    fn strict_meaning(&self) -> Option<Meaning> {
+        match &self.strict {
+            Outcome::Accepted(m, _) => Some(m.clone()),
+            Outcome::Rejected => None,
+        }
+    }
+
+    /// OPT-005 (a rejection the text permits) and the suite's other choices that decided the
+    /// strict outcome (`strict_because`, OPT-007 aside): the outcomes to try for this key, the
+    /// strict one first, then each other permitted meaning and, unless `planned`, a permitted
+    /// rejection, each departing from those choices.
+    fn choices(&self, planned: bool) -> Vec<Choice> {
+        let strict_m = self.strict_meaning();
+        let mut opts: Vec<Choice> = vec![(strict_m.clone(), Vec::new())];
+        let departs: Vec<String> = self
+            .strict_because
+            .iter()
+            .filter(|c| *c != "OPT-007")
+            .cloned()
+            .collect();
+        for (m, _) in &self.permitted.accepted {
+            if Some(m) != strict_m.as_ref() && !opts.iter().any(|(o, _)| o.as_ref() == Some(m)) {
+                opts.push((Some(m.clone()), departs.clone()));
+            }
+        }
+        if !planned && self.permitted.rejected && strict_m.is_some() {
+            opts.push((None, departs.clone()));
+        }
+        opts
+    }
+
     /// The suite's choices an outcome the text permits departs from, the strict one being `self`.
     fn departures(&self, got: &Outcome) -> Vec<String> {
         let level_of = |s: &Source| match s {
@@ -1480,74 +1679,131 @@ pub fn judge_reading(
     let rejected: BTreeSet<&str> = obs.rejected.iter().map(String::as_str).collect();
     for (key, k) in &reading.keys {
         let row = spec.option(*key);
-        let name = key.as_str();
-        let got = match (obs.effective.get(name), rejected.contains(name)) {
-            (Some(e), false) => {
-                let Some(m) = read_reported(row.grammar, &e.value) else {
-                    out.push(Violation::new(
-                        value_clause(*key),
-                        format!("{name}: the effective value {:?} cannot be read as a value of the option", e.value),
-                    ));
-                    continue;
-                };
-                if let Outcome::Accepted(sm, sf) = &reading.keys[key].strict {
-                    if *sm == m && *sf == e.from && sm.canonical() != e.value {
-                        out.push(Violation::new(
-                            "OPT-007",
-                            format!("{name}: the effective value is spelled {:?}; canonically it is {:?}", e.value, sm.canonical()),
-                        ));
-                    }
-                }
-                Outcome::Accepted(m, e.from)
-            }
-            (None, true) => Outcome::Rejected,
-            (Some(_), true) => {
-                out.push(Violation::new(
-                    "OPT-005",
-                    format!("{name} is reported both rejected and in force"),
-                ));
-                Outcome::Rejected
-            }
-            (None, false) => {
-                out.push(Violation::new(
-                    "OPT-006",
-                    format!("{name} is neither in force nor rejected: every option has a value"),
-                ));
-                continue;
-            }
+        let Some(got) = reported_outcome(k, row, obs, &rejected, &mut out) else {
+            continue;
         };
-        if got == k.strict {
-            continue;
+        judge_outcome(reading, maps, k, row, &got, &mut out);
+    }
+    check_first_failure(reading, obs, &mut out);
+    check_diagnostics(spec, reading, obs, &mut out);
+    check_passthrough(reading, obs, &mut out);
+    out
+}
+
+/// OPT-005 and OPT-006: what the engine reports of `k`'s key is one outcome, never both in
+/// force and rejected (then read as rejected), never neither (`None`: nothing to judge further).
+fn reported_outcome(
+    k: &KeyReading,
+    row: &OptionSpec,
+    obs: &OptionsObservation,
+    rejected: &BTreeSet<&str>,
+    out: &mut Vec<Violation>,
+) -> Option<Outcome> {
+    let name = k.key.as_str();
+    match (obs.effective.get(name), rejected.contains(name)) {
+        (Some(e), false) => read_effective(k, row, e, out),
+        (None, true) => Some(Outcome::Rejected),
+        (Some(_), true) => {
+            out.push(Violation::new(
+                "OPT-005",
+                format!("{name} is reported both rejected and in force"),
+            ));
+            Some(Outcome::Rejected)
         }
-        if k.permits(row, &got) {
-            for c in k.departures(&got) {
-                out.push(Violation::new(
-                    c,
-                    format!(
-                        "{name}: {} where the suite's choice is {}",
-                        show(&got),
-                        show(&k.strict)
-                    ),
-                ));
-            }
-            continue;
+        (None, false) => {
+            out.push(Violation::new(
+                "OPT-006",
+                format!("{name} is neither in force nor rejected: every option has a value"),
+            ));
+            None
         }
-        // Not permitted by the text: name the documented rule it breaks.
-        let broken = documented_rule(*key, row, maps, &got, reading.profile, &k.strict_because);
+    }
+}
+
+/// ACP-001, IRM-001, ... (the value clause of `k`'s key): the effective value reads as a
+/// value of the option (`None`: it does not); then its spelling ([`check_canonical`]).
+fn read_effective(
+    k: &KeyReading,
+    row: &OptionSpec,
+    e: &Effective,
+    out: &mut Vec<Violation>,
+) -> Option<Outcome> {
+    let key = k.key;
+    let name = key.as_str();
+    let Some(m) = read_reported(row.grammar, &e.value) else {
         out.push(Violation::new(
-            broken,
+            value_clause(key),
             format!(
-                "{name}: {} is not what the text allows (expected {})",
-                show(&got),
-                show(&k.strict)
+                "{name}: the effective value {:?} cannot be read as a value of the option",
+                e.value
             ),
         ));
+        return None;
+    };
+    check_canonical(k, &m, e, out);
+    Some(Outcome::Accepted(m, e.from))
+}
+
+/// OPT-007: the strict value in force, reported from the strict level, is spelled canonically.
+fn check_canonical(k: &KeyReading, m: &Meaning, e: &Effective, out: &mut Vec<Violation>) {
+    if let Outcome::Accepted(sm, sf) = &k.strict {
+        if sm == m && *sf == e.from && sm.canonical() != e.value {
+            out.push(Violation::new(
+                "OPT-007",
+                format!(
+                    "{}: the effective value is spelled {:?}; canonically it is {:?}",
+                    k.key.as_str(),
+                    e.value,
+                    sm.canonical()
+                ),
+            ));
+        }
     }
-    // Diagnostics: the strict lists, MAY-permitted warnings optional.
-    let expected_errors = reading.expected_errors();
-    let expected_warnings = reading.expected_warnings();
-    // OPT-011 upstream: which refusal GE gives is a fact of its check order. An engine that
-    // reports refusals, none of them the first GE makes, stops where GE does not.
+}
+
+/// OPT-001, OPT-002, OPT-005, OPT-008 and the key's own clauses, as [`KeyReading::departures`]
+/// and [`documented_rule`] name them: an outcome other than the strict one departs from the
+/// suite's choices where the text permits it, and otherwise breaks a documented rule.
+fn judge_outcome(
+    reading: &Reading,
+    maps: &OptionMaps,
+    k: &KeyReading,
+    row: &OptionSpec,
+    got: &Outcome,
+    out: &mut Vec<Violation>,
+) {
+    let name = k.key.as_str();
+    if *got == k.strict {
+        return;
+    }
+    if k.permits(row, got) {
+        for c in k.departures(got) {
+            out.push(Violation::new(
+                c,
+                format!(
+                    "{name}: {} where the suite's choice is {}",
+                    show(got),
+                    show(&k.strict)
+                ),
+            ));
+        }
+        return;
+    }
+    // Not permitted by the text: name the documented rule it breaks.
+    let broken = documented_rule(k.key, row, maps, got, reading.profile, &k.strict_because);
+    out.push(Violation::new(
+        broken,
+        format!(
+            "{name}: {} is not what the text allows (expected {})",
+            show(got),
+            show(&k.strict)
+        ),
+    ));
+}
+
+/// OPT-011 upstream: which refusal GE gives is a fact of its check order. An engine that
+/// reports refusals, none of them the first GE makes, stops where GE does not.
+fn check_first_failure(reading: &Reading, obs: &OptionsObservation, out: &mut Vec<Violation>) {
     if let (Profile::Upstream, Some(first), false) = (
         reading.profile,
         reading.errors.first(),
@@ -1566,20 +1822,34 @@ pub fn judge_reading(
             ));
         }
     }
+}
+
+/// OPT-012 and each diagnostic's own clause: the errors and warnings are the strict lists,
+/// with the MAY-permitted ones optional.
+fn check_diagnostics(
+    spec: &Spec,
+    reading: &Reading,
+    obs: &OptionsObservation,
+    out: &mut Vec<Violation>,
+) {
     out.extend(diagnostics::compare_reports(
         spec,
         "errors",
-        &expected_errors,
+        &reading.expected_errors(),
         &obs.errors,
         false,
     ));
     out.extend(diagnostics::compare(
         spec,
         "warnings",
-        &expected_warnings,
+        &reading.expected_warnings(),
         &obs.warnings,
         false,
     ));
+}
+
+/// OPT-004: the keys outside the twelve pass through, each once.
+fn check_passthrough(reading: &Reading, obs: &OptionsObservation, out: &mut Vec<Violation>) {
     let mut passthrough = obs.passthrough.clone();
     passthrough.sort();
     passthrough.dedup();
@@ -1592,7 +1862,6 @@ pub fn judge_reading(
             ),
         ));
     }
-    out
 }
 
 fn show(o: &Outcome) -> String {
