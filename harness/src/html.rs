@@ -25,196 +25,13 @@ impl Report {
     /// a disclosure), the deviations, and each failure with its message, reproducer, scenario
     /// and, when [`Report::pictures`] holds it, its picture inline.
     pub fn to_html(&self) -> String {
-        let m = &self.meta;
         let mut out = String::new();
-        let _ = write!(
-            out,
-            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-<title>ge-conformance report: {} {}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
-            esc(&m.backend),
-            esc(&m.backend_version)
-        );
-        let _ = writeln!(
-            out,
-            "<h1>ge-conformance report: {} {}</h1>",
-            esc(&m.backend),
-            esc(&m.backend_version)
-        );
-        let class = match self.verdict {
-            Standing::Certified => "ok",
-            Standing::Partial => "partial",
-            Standing::NotCertified | Standing::NothingToCertify => "bad",
-        };
-        let _ = writeln!(
-            out,
-            "<p class=\"verdict {class}\">{}</p>",
-            esc(&self.verdict_line())
-        );
-        let _ = writeln!(out, "<table>");
-        let mut row = |k: &str, v: String| {
-            let _ = writeln!(out, "<tr><th>{}</th><td>{v}</td></tr>", esc(k));
-        };
-        row("verdict", esc(self.verdict.as_str()));
-        row("level", m.level.to_string());
-        row("profile", m.profile.to_string());
-        if let Some(u) = &m.upstream_source {
-            row("upstream GE source", format!("<code>{}</code>", esc(u)));
-        }
-        if let Some(c) = &m.confinement {
-            row("confinement", esc(c));
-        }
-        if let Some(t) = &m.started {
-            row(
-                "started",
-                format!(
-                    "{} ({:.1} s{})",
-                    esc(t),
-                    m.micros as f64 / 1e6,
-                    m.host
-                        .as_ref()
-                        .map(|h| format!(" on {}", esc(h)))
-                        .unwrap_or_default()
-                ),
-            );
-        }
-        row(
-            "suite",
-            format!("{} {}", esc(&m.suite), esc(&m.suite_version)),
-        );
-        row(
-            "spec tables (SHA-256)",
-            format!("<code>{}</code>", esc(&m.spec_digest)),
-        );
-        row(
-            "capabilities",
-            m.capabilities
-                .iter()
-                .map(|c| c.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-        );
-        if let Some(f) = &m.filter {
-            row("filter (partial run)", format!("<code>{}</code>", esc(f)));
-        }
-        row("seed", m.seed.to_string());
-        row("scenarios per property", m.case_budget.to_string());
-        let _ = writeln!(out, "</table>");
-
-        let _ = writeln!(out, "<h2>Per option</h2>");
-        tally_table(&mut out, "option", &self.options);
-        let _ = writeln!(
-            out,
-            "<details><summary>Per clause ({} clauses)</summary>",
-            self.clauses.len()
-        );
-        tally_table(&mut out, "clause", &self.clauses);
-        let _ = writeln!(out, "</details>");
-
-        let deviating: Vec<_> = self
-            .trials
-            .iter()
-            .filter(|t| !t.deviations.is_empty())
-            .collect();
-        let _ = writeln!(out, "<h2>Deviations ({})</h2>", deviating.len());
-        if deviating.is_empty() {
-            let _ = writeln!(
-                out,
-                "<p>None: no trial departs from the suite's own choices.</p>"
-            );
-        } else {
-            let _ = writeln!(
-                out,
-                "<p>Departures from the suite's own choices (reference-defined clauses), not judged at level {}.</p>\n<table><tr><th>trial</th><th>clauses</th></tr>",
-                m.level
-            );
-            for t in deviating {
-                let _ = writeln!(
-                    out,
-                    "<tr><td><code>{}</code></td><td>{}</td></tr>",
-                    esc(&t.name),
-                    esc(&t.deviations.join(", "))
-                );
-            }
-            let _ = writeln!(out, "</table>");
-        }
-
-        let failing: Vec<_> = self
-            .trials
-            .iter()
-            .filter(|t| t.outcome.fails_run())
-            .collect();
-        let _ = writeln!(out, "<h2>Failures ({})</h2>", failing.len());
-        if failing.is_empty() {
-            let _ = writeln!(out, "<p>None.</p>");
-        }
-        for (i, t) in failing.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "<section class=\"failure\" id=\"failure-{}\">\n<h3><code>{}</code> ({})</h3>",
-                i + 1,
-                esc(&t.name),
-                t.outcome.as_str()
-            );
-            let _ = writeln!(
-                out,
-                "<p>Clauses checked: {}. Broken: <strong>{}</strong>.</p>",
-                esc(&t.clauses.join(", ")),
-                if t.broken.is_empty() {
-                    "none named".to_owned()
-                } else {
-                    esc(&t.broken.join(", "))
-                }
-            );
-            if let Some(msg) = &t.message {
-                let _ = writeln!(out, "<h4>What differs</h4>\n<pre>{}</pre>", esc_pre(msg));
-            }
-            if let Some(r) = &t.reproducer {
-                let _ = writeln!(out, "<h4>Reproduce</h4>\n<pre>{}</pre>", esc_pre(r));
-            }
-            if let Some(s) = &t.scenario {
-                let _ = writeln!(
-                    out,
-                    "<details><summary>Scenario</summary>\n<pre>{}</pre>\n</details>",
-                    esc_pre(&serde_json::to_string_pretty(s).unwrap_or_default())
-                );
-            }
-            if let Some(p) = &t.picture {
-                match self.pictures.get(p) {
-                    Some(svg) => {
-                        // Ids are the page's: each picture's hatching pattern gets its own.
-                        let id = format!("hatch-{}", i + 1);
-                        let svg = svg
-                            .replace(draw::HATCH, &format!(" fill=\"url(#{id})\""))
-                            .replace(draw::HATCH_ID, &format!(" id=\"{id}\""));
-                        let _ = writeln!(
-                            out,
-                            "<figure>\n{}\n<figcaption>{}: the backend's answer (left) beside the reference's (right), what the broken clauses name outlined in red and shared bytes hatched.</figcaption>\n</figure>",
-                            svg.trim_end(),
-                            esc(p)
-                        );
-                    }
-                    None => {
-                        let _ = writeln!(out, "<p>Picture {} is not in the bundle.</p>", esc(p));
-                    }
-                }
-            }
-            let _ = writeln!(out, "</section>");
-        }
-        let notes = self.waiver_notes();
-        if !notes.is_empty() {
-            let _ = writeln!(out, "<h2>Waivers ({})</h2>\n<ul>", notes.len());
-            for n in notes {
-                let what = if n.fails { "fails the run" } else { "ignored" };
-                let _ = writeln!(
-                    out,
-                    "<li><code>{}</code> ({what}): {}</li>",
-                    esc(&n.name),
-                    esc(&n.why)
-                );
-            }
-            let _ = writeln!(out, "</ul>");
-        }
+        header(&mut out, self);
+        meta_table(&mut out, self);
+        tallies(&mut out, self);
+        deviations(&mut out, self);
+        failures(&mut out, self);
+        waivers(&mut out, self);
         if !self.backend_stderr.is_empty() {
             let _ = writeln!(
                 out,
@@ -225,6 +42,239 @@ impl Report {
         let _ = writeln!(out, "</body>\n</html>");
         out
     }
+}
+
+/// The page's head (title and style sheet), its heading and the verdict, coloured.
+fn header(out: &mut String, report: &Report) {
+    let m = &report.meta;
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+<title>ge-conformance report: {} {}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
+        esc(&m.backend),
+        esc(&m.backend_version)
+    );
+    let _ = writeln!(
+        out,
+        "<h1>ge-conformance report: {} {}</h1>",
+        esc(&m.backend),
+        esc(&m.backend_version)
+    );
+    let class = match report.verdict {
+        Standing::Certified => "ok",
+        Standing::Partial => "partial",
+        Standing::NotCertified | Standing::NothingToCertify => "bad",
+    };
+    let _ = writeln!(
+        out,
+        "<p class=\"verdict {class}\">{}</p>",
+        esc(&report.verdict_line())
+    );
+}
+
+/// A row of the metadata table: `k` escaped, `v` as given (HTML already).
+fn row(out: &mut String, k: &str, v: String) {
+    let _ = writeln!(out, "<tr><th>{}</th><td>{v}</td></tr>", esc(k));
+}
+
+/// The metadata table: verdict, level and profile, where and when the run was, the suite and
+/// its tables, the capabilities, the filter, the seed and the scenarios per property.
+fn meta_table(out: &mut String, report: &Report) {
+    let m = &report.meta;
+    let _ = writeln!(out, "<table>");
+    row(out, "verdict", esc(report.verdict.as_str()));
+    row(out, "level", m.level.to_string());
+    row(out, "profile", m.profile.to_string());
+    if let Some(u) = &m.upstream_source {
+        row(
+            out,
+            "upstream GE source",
+            format!("<code>{}</code>", esc(u)),
+        );
+    }
+    if let Some(c) = &m.confinement {
+        row(out, "confinement", esc(c));
+    }
+    if let Some(t) = &m.started {
+        let host = m
+            .host
+            .as_ref()
+            .map(|h| format!(" on {}", esc(h)))
+            .unwrap_or_default();
+        let seconds = m.micros as f64 / 1e6;
+        row(out, "started", format!("{} ({seconds:.1} s{host})", esc(t)));
+    }
+    let suite = format!("{} {}", esc(&m.suite), esc(&m.suite_version));
+    row(out, "suite", suite);
+    let digest = format!("<code>{}</code>", esc(&m.spec_digest));
+    row(out, "spec tables (SHA-256)", digest);
+    let capabilities: Vec<&str> = m.capabilities.iter().map(|c| c.as_str()).collect();
+    row(out, "capabilities", capabilities.join(", "));
+    if let Some(f) = &m.filter {
+        row(
+            out,
+            "filter (partial run)",
+            format!("<code>{}</code>", esc(f)),
+        );
+    }
+    row(out, "seed", m.seed.to_string());
+    row(out, "scenarios per property", m.case_budget.to_string());
+    let _ = writeln!(out, "</table>");
+}
+
+/// The per-option table, then the per-clause one under a disclosure.
+fn tallies(out: &mut String, report: &Report) {
+    let _ = writeln!(out, "<h2>Per option</h2>");
+    tally_table(out, "option", &report.options);
+    let _ = writeln!(
+        out,
+        "<details><summary>Per clause ({} clauses)</summary>",
+        report.clauses.len()
+    );
+    tally_table(out, "clause", &report.clauses);
+    let _ = writeln!(out, "</details>");
+}
+
+/// The deviations: each trial that departs from the suite's own choices, with the clauses.
+fn deviations(out: &mut String, report: &Report) {
+    let deviating: Vec<_> = report
+        .trials
+        .iter()
+        .filter(|t| !t.deviations.is_empty())
+        .collect();
+    let _ = writeln!(out, "<h2>Deviations ({})</h2>", deviating.len());
+    if deviating.is_empty() {
+        let _ = writeln!(
+            out,
+            "<p>None: no trial departs from the suite's own choices.</p>"
+        );
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<p>Departures from the suite's own choices (reference-defined clauses), not judged at level {}.</p>\n<table><tr><th>trial</th><th>clauses</th></tr>",
+        report.meta.level
+    );
+    for t in deviating {
+        let _ = writeln!(
+            out,
+            "<tr><td><code>{}</code></td><td>{}</td></tr>",
+            esc(&t.name),
+            esc(&t.deviations.join(", "))
+        );
+    }
+    let _ = writeln!(out, "</table>");
+}
+
+/// The failures, each a section: its name and outcome, the clauses checked and broken, what
+/// differs, how to reproduce it, its scenario and its picture.
+fn failures(out: &mut String, report: &Report) {
+    let failing: Vec<_> = report
+        .trials
+        .iter()
+        .filter(|t| t.outcome.fails_run())
+        .collect();
+    let _ = writeln!(out, "<h2>Failures ({})</h2>", failing.len());
+    if failing.is_empty() {
+        let _ = writeln!(out, "<p>None.</p>");
+    }
+    for (i, t) in failing.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "<section class=\"failure\" id=\"failure-{}\">\n<h3><code>{}</code> ({})</h3>",
+            i + 1,
+            esc(&t.name),
+            t.outcome.as_str()
+        );
+        clauses(out, &t.clauses, &t.broken);
+        let scenario = t
+            .scenario
+            .as_ref()
+            .map(|s| serde_json::to_string_pretty(s).unwrap_or_default());
+        evidence(out, t.message.as_deref(), t.reproducer.as_deref(), scenario);
+        if let Some(p) = &t.picture {
+            figure(out, report, i + 1, p);
+        }
+        let _ = writeln!(out, "</section>");
+    }
+}
+
+/// The clauses a failure checked, and those it broke.
+fn clauses(out: &mut String, checked: &[String], broken: &[String]) {
+    let _ = writeln!(
+        out,
+        "<p>Clauses checked: {}. Broken: <strong>{}</strong>.</p>",
+        esc(&checked.join(", ")),
+        if broken.is_empty() {
+            "none named".to_owned()
+        } else {
+            esc(&broken.join(", "))
+        }
+    );
+}
+
+/// What a failure's answer differs in, how to reproduce it and its scenario (pretty JSON,
+/// under a disclosure), each when there is one.
+fn evidence(
+    out: &mut String,
+    message: Option<&str>,
+    reproducer: Option<&str>,
+    scenario: Option<String>,
+) {
+    if let Some(msg) = message {
+        let _ = writeln!(out, "<h4>What differs</h4>\n<pre>{}</pre>", esc_pre(msg));
+    }
+    if let Some(r) = reproducer {
+        let _ = writeln!(out, "<h4>Reproduce</h4>\n<pre>{}</pre>", esc_pre(r));
+    }
+    if let Some(s) = scenario {
+        let _ = writeln!(
+            out,
+            "<details><summary>Scenario</summary>\n<pre>{}</pre>\n</details>",
+            esc_pre(&s)
+        );
+    }
+}
+
+/// The picture `file` of the `n`th failure inline, under its caption, its hatching pattern
+/// renamed for this page; or a line saying the bundle lacks it.
+fn figure(out: &mut String, report: &Report, n: usize, file: &str) {
+    let Some(svg) = report.pictures.get(file) else {
+        let _ = writeln!(out, "<p>Picture {} is not in the bundle.</p>", esc(file));
+        return;
+    };
+    // Ids are the page's: each picture's hatching pattern gets its own.
+    let id = format!("hatch-{n}");
+    let svg = svg
+        .replace(draw::HATCH, &format!(" fill=\"url(#{id})\""))
+        .replace(draw::HATCH_ID, &format!(" id=\"{id}\""));
+    let _ = writeln!(
+        out,
+        "<figure>\n{}\n<figcaption>{}: the backend's answer (left) beside the reference's (right), what the broken clauses name outlined in red and shared bytes hatched.</figcaption>\n</figure>",
+        svg.trim_end(),
+        esc(file)
+    );
+}
+
+/// The waivers' notes, when there are any: each waiver's pattern, whether it fails the run,
+/// and why.
+fn waivers(out: &mut String, report: &Report) {
+    let notes = report.waiver_notes();
+    if notes.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "<h2>Waivers ({})</h2>\n<ul>", notes.len());
+    for n in notes {
+        let what = if n.fails { "fails the run" } else { "ignored" };
+        let _ = writeln!(
+            out,
+            "<li><code>{}</code> ({what}): {}</li>",
+            esc(&n.name),
+            esc(&n.why)
+        );
+    }
+    let _ = writeln!(out, "</ul>");
 }
 
 /// Text for a `<pre>`: escaped, its newlines kept.
