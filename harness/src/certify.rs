@@ -293,6 +293,8 @@ fn key_of(p: &Problem) -> String {
     }
 }
 
+// Long because: boundary phase, generated phase and shrinking share the trial being built;
+// not yet split into phases.
 /// Runs the property of `capability`: the boundary scenarios of its catalogue
 /// ([`crate::gen::boundaries`]), then `cfg.cases` generated scenarios, each judged by
 /// [`compare`]. Every distinct clause broken is reported once, with a counterexample (a random

@@ -264,6 +264,8 @@ struct CaseFile<'a> {
     case: [&'a Case; 1],
 }
 
+// Long because: one sequence (decode the finding, ask the backend and the reference, name the
+// clauses, write the case) over values each step hands on; not yet split into steps.
 /// Promotes the finding in `input` (a crash file of a fuzz target, or a scenario's JSON):
 /// asks `backend` and the reference, collects the clauses the backend breaks, and appends a
 /// case to the regression table whose expectation comes from the reference.

@@ -310,6 +310,22 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
     pub fn trials(&self) -> Vec<Trial> {
         let declared = self.backend.capabilities();
         let config = Arc::new(self.config.clone());
+        let mut trials = self.setup_trials(&declared);
+        trials.extend(self.case_trials(&declared, &config));
+        trials.extend(self.property_trials(&declared, &config));
+        trials.extend(self.waiver_trials());
+        trials.extend(self.snapshot_trials());
+        trials.extend(self.bundle_trial());
+        trials
+    }
+
+    /// The trials that fail when the run cannot judge as asked: an unusable environment, a
+    /// backend that declares no capability (every other trial would be ignored and the run
+    /// would pass, judging nothing), local case tables that do not load.
+    fn setup_trials(
+        &self,
+        declared: &std::collections::BTreeSet<ge_spec::Capability>,
+    ) -> Vec<Trial> {
         let mut trials = Vec::new();
         if !self.setup.is_empty() {
             let why = format!(
@@ -321,7 +337,6 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
                 .push(Trial::test("setup/environment", move || Err(why.into())).with_kind("setup"));
         }
         if declared.is_empty() {
-            // Every other trial would be ignored and the run would pass, judging nothing.
             trials.push(
                 Trial::test("setup/capabilities", || {
                     Err("the backend declares no capability: nothing to certify".into())
@@ -333,11 +348,22 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
             let why = why.clone();
             trials.push(Trial::test("cases/local", move || Err(why.into())).with_kind("cases"));
         }
+        trials
+    }
+
+    /// One trial per case that runs under the profile, ignored for the capabilities the
+    /// backend does not declare.
+    fn case_trials(
+        &self,
+        declared: &std::collections::BTreeSet<ge_spec::Capability>,
+        config: &Arc<Config>,
+    ) -> Vec<Trial> {
         let profile = self.config.judging.profile;
+        let mut trials = Vec::new();
         for (i, case) in self.config.spec().cases_in(profile).enumerate() {
             let (backend, config, lists, results) = (
                 Arc::clone(&self.backend),
-                Arc::clone(&config),
+                Arc::clone(config),
                 self.lists(),
                 Arc::clone(&self.results),
             );
@@ -357,10 +383,20 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
                 .with_ignored_flag(!declared.contains(&case.capability())),
             );
         }
+        trials
+    }
+
+    /// One trial per capability's property, ignored for those the backend does not declare.
+    fn property_trials(
+        &self,
+        declared: &std::collections::BTreeSet<ge_spec::Capability>,
+        config: &Arc<Config>,
+    ) -> Vec<Trial> {
+        let mut trials = Vec::new();
         for cap in ge_spec::Capability::ALL {
             let (backend, config, lists, results) = (
                 Arc::clone(&self.backend),
-                Arc::clone(&config),
+                Arc::clone(config),
                 self.lists(),
                 Arc::clone(&self.results),
             );
@@ -374,7 +410,13 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
                 .with_ignored_flag(!declared.contains(&cap)),
             );
         }
+        trials
+    }
+
+    /// A failing trial per expired waiver, an ignored one per stale waiver.
+    fn waiver_trials(&self) -> Vec<Trial> {
         let expectations = &self.config.expectations;
+        let mut trials = Vec::new();
         for w in expectations.expired(self.config.today) {
             let why = format!(
                 "expired waiver: {} ({}, expired {}): renew it or remove it",
@@ -401,27 +443,26 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
                 .with_kind("waiver"),
             );
         }
-        trials.extend(self.snapshot_trials());
-        if let Some(dir) = &self.bundle {
-            let refused = if under_nextest() {
-                Some(
-                    "nextest runs each trial in a process of its own, so the bundle would hold \
-                     one trial: write it with `cargo test` or `ge-conformance certify --out`"
-                        .to_owned(),
-                )
-            } else {
-                crate::bundle::check_destination(dir, true)
-                    .err()
-                    .map(|e| e.to_string())
-            };
-            if let Some(e) = refused {
-                let why = format!("the report bundle cannot be written: {e}");
-                trials.push(
-                    Trial::test("bundle/destination", move || Err(why.into())).with_kind("bundle"),
-                );
-            }
-        }
         trials
+    }
+
+    /// `bundle/destination`, failing, when a bundle is asked for and cannot be written: under
+    /// nextest (a process per trial) or where the directory is refused.
+    fn bundle_trial(&self) -> Option<Trial> {
+        let dir = self.bundle.as_ref()?;
+        let refused = if under_nextest() {
+            Some(
+                "nextest runs each trial in a process of its own, so the bundle would hold \
+                 one trial: write it with `cargo test` or `ge-conformance certify --out`"
+                    .to_owned(),
+            )
+        } else {
+            crate::bundle::check_destination(dir, true)
+                .err()
+                .map(|e| e.to_string())
+        };
+        let why = format!("the report bundle cannot be written: {}", refused?);
+        Some(Trial::test("bundle/destination", move || Err(why.into())).with_kind("bundle"))
     }
 
     /// The snapshot trials alone (none without [`Self::with_snapshots`]): one per scenario of

@@ -8,7 +8,7 @@ use crate::sandbox::Sandbox;
 
 use ge_spec::{Backend, Observation, Scenario, TableCase};
 
-use crate::judging::Judging;
+use crate::judging::{Judging, Violation};
 
 use crate::oracle;
 use crate::pattern;
@@ -174,105 +174,18 @@ pub fn judge_observation(
     mut observation: Observation,
 ) -> Verdict {
     observation.canonicalize();
-    let spec = ge_spec::Spec::embedded();
-    let mut problems = Vec::new();
-    // A case that runs under both profiles is judged on what they agree on: a converted
-    // node may carry either profile's name (a profile-bound case checks the name).
-    let violations = match (&case.case.scenario, &observation) {
-        (ge_spec::Scenario::Weights(s), ge_spec::Observation::Weights(o))
-            if case.case.profile.is_none() =>
-        {
-            oracle::weights::judge_shared(judging, s, o)
-        }
-        _ => oracle::judge(judging, &case.case.scenario, &observation),
+    let violations = case_violations(judging, case, &observation);
+    let blame = Blame {
+        departures: departures(judging, case, &violations),
+        judged_whole: judged_whole(case, &violations),
     };
-    // The options oracle judges every key's outcome against all the text permits, and every
-    // diagnostic: when it finds nothing binding but departures from the suite's choices, a
-    // difference from the table is those departures' (an index list refused whole, IRM-005),
-    // never the documented clause the case cites.
-    let departures: Vec<String> =
-        if case.capability() == ge_spec::Capability::Options && !judging.any_binding(&violations) {
-            let mut d: Vec<String> = violations.iter().map(|v| v.clause.clone()).collect();
-            d.sort();
-            d.dedup();
-            d
-        } else {
-            Vec::new()
-        };
-    // Fields an oracle judges whole, under one clause: when it found that clause broken, a
-    // difference from the table there is that clause's (refresh results that do not line up
-    // with the script's refresh events cannot be read as answers to them; reports of aliases
-    // and reuse are the reports' clauses), never the clauses the case cites.
-    let judged_whole: Vec<(&str, &str)> = FIELDS_JUDGED_WHOLE
-        .iter()
-        .filter(|(cap, _, clause)| {
-            *cap == case.capability() && violations.iter().any(|v| v.clause == *clause)
-        })
-        .map(|(_, path, clause)| (*path, *clause))
+    let mut problems: Vec<Problem> = violations
+        .into_iter()
+        .map(|v| Problem::weighed(judging, vec![v.clause], v.message))
         .collect();
-    for v in violations {
-        problems.push(Problem::weighed(judging, vec![v.clause], v.message));
-    }
     if let Some(expect) = &case.case.expect {
         match serde_json::to_value(&observation) {
-            Ok(mut actual) => {
-                let mut expect = expect.clone();
-                if judging.profile == ge_spec::Profile::Upstream
-                    && case.capability() == ge_spec::Capability::Weights
-                {
-                    leave_out_meta(&mut expect, &mut actual);
-                }
-                let expect = &expect;
-                let matched = pattern::check(expect, &actual);
-                let session = case.capability() == ge_spec::Capability::Session;
-                for list in &matched.diagnostics {
-                    for v in oracle::diagnostics::compare(
-                        spec,
-                        &list.list,
-                        &list.expected,
-                        &list.actual,
-                        session,
-                    ) {
-                        problems.push(Problem::weighed(
-                            judging,
-                            vec![v.clause],
-                            format!("observation differs from the table: {}", v.message),
-                        ));
-                    }
-                }
-                if !matched.mismatches.is_empty() {
-                    // When the case cites only what the text states (or, upstream, what GE
-                    // does), the departure breaks that; when it cites suite choices too, the
-                    // departure may be theirs alone, and they are named (a departure from the
-                    // text itself is the oracle's to find, under the clause it breaks).
-                    let clauses = &case.case.clauses;
-                    let choice = |c: &String| {
-                        spec.clause(c)
-                            .is_some_and(|c| c.is_suite_choice(judging.profile))
-                    };
-                    let blamed: Vec<String> = if !departures.is_empty() {
-                        departures.clone()
-                    } else if clauses.iter().any(choice) {
-                        clauses.iter().filter(|c| choice(c)).cloned().collect()
-                    } else {
-                        clauses.clone()
-                    };
-                    for m in &matched.mismatches {
-                        let blamed = match judged_whole
-                            .iter()
-                            .find(|(path, _)| m.path.starts_with(path))
-                        {
-                            Some((_, clause)) => vec![(*clause).to_owned()],
-                            None => blamed.clone(),
-                        };
-                        problems.push(Problem::weighed(
-                            judging,
-                            blamed,
-                            format!("observation differs from the table {m}"),
-                        ));
-                    }
-                }
-            }
+            Ok(actual) => problems.extend(pattern_problems(judging, case, expect, actual, &blame)),
             Err(e) => problems.push(Problem {
                 clauses: Vec::new(),
                 message: format!("observation cannot be serialised: {e}"),
@@ -281,6 +194,134 @@ pub fn judge_observation(
         }
     }
     Verdict::of(problems)
+}
+
+/// What the oracle of the case's capability finds. A case that runs under both profiles is
+/// judged on what they agree on: a converted node may carry either profile's name (a
+/// profile-bound case checks the name).
+fn case_violations(
+    judging: &Judging,
+    case: &TableCase,
+    observation: &Observation,
+) -> Vec<Violation> {
+    match (&case.case.scenario, observation) {
+        (ge_spec::Scenario::Weights(s), ge_spec::Observation::Weights(o))
+            if case.case.profile.is_none() =>
+        {
+            oracle::weights::judge_shared(judging, s, o)
+        }
+        _ => oracle::judge(judging, &case.case.scenario, observation),
+    }
+}
+
+/// Whom a difference from a case's pattern is charged to, besides the case's clauses.
+struct Blame<'a> {
+    /// The options oracle's departures from the suite's choices, when it found nothing binding.
+    departures: Vec<String>,
+    /// (path, clause) of the fields an oracle judges whole and found broken.
+    judged_whole: Vec<(&'a str, &'a str)>,
+}
+
+/// The options oracle judges every key's outcome against all the text permits, and every
+/// diagnostic: when it finds nothing binding but departures from the suite's choices, a
+/// difference from the table is those departures' (an index list refused whole, IRM-005),
+/// never the documented clause the case cites.
+fn departures(judging: &Judging, case: &TableCase, violations: &[Violation]) -> Vec<String> {
+    if case.capability() == ge_spec::Capability::Options && !judging.any_binding(violations) {
+        let mut d: Vec<String> = violations.iter().map(|v| v.clause.clone()).collect();
+        d.sort();
+        d.dedup();
+        d
+    } else {
+        Vec::new()
+    }
+}
+
+/// Fields an oracle judges whole, under one clause: when it found that clause broken, a
+/// difference from the table there is that clause's (refresh results that do not line up
+/// with the script's refresh events cannot be read as answers to them; reports of aliases
+/// and reuse are the reports' clauses), never the clauses the case cites.
+fn judged_whole(case: &TableCase, violations: &[Violation]) -> Vec<(&'static str, &'static str)> {
+    FIELDS_JUDGED_WHOLE
+        .iter()
+        .filter(|(cap, _, clause)| {
+            *cap == case.capability() && violations.iter().any(|v| v.clause == *clause)
+        })
+        .map(|(_, path, clause)| (*path, *clause))
+        .collect()
+}
+
+/// The differences between the case's `expect` pattern and the answer: each diagnostic list
+/// compared as a set by the clauses that call for its diagnostics, every other mismatch
+/// charged as [`Blame`] and the case's clauses say.
+fn pattern_problems(
+    judging: &Judging,
+    case: &TableCase,
+    expect: &serde_json::Value,
+    mut actual: serde_json::Value,
+    blame: &Blame,
+) -> Vec<Problem> {
+    let spec = ge_spec::Spec::embedded();
+    let mut expect = expect.clone();
+    if judging.profile == ge_spec::Profile::Upstream
+        && case.capability() == ge_spec::Capability::Weights
+    {
+        leave_out_meta(&mut expect, &mut actual);
+    }
+    let matched = pattern::check(&expect, &actual);
+    let session = case.capability() == ge_spec::Capability::Session;
+    let mut problems = Vec::new();
+    for list in &matched.diagnostics {
+        for v in
+            oracle::diagnostics::compare(spec, &list.list, &list.expected, &list.actual, session)
+        {
+            problems.push(Problem::weighed(
+                judging,
+                vec![v.clause],
+                format!("observation differs from the table: {}", v.message),
+            ));
+        }
+    }
+    if matched.mismatches.is_empty() {
+        return problems;
+    }
+    let blamed = blamed_clauses(judging, case, blame);
+    for m in &matched.mismatches {
+        let blamed = match blame
+            .judged_whole
+            .iter()
+            .find(|(path, _)| m.path.starts_with(path))
+        {
+            Some((_, clause)) => vec![(*clause).to_owned()],
+            None => blamed.clone(),
+        };
+        problems.push(Problem::weighed(
+            judging,
+            blamed,
+            format!("observation differs from the table {m}"),
+        ));
+    }
+    problems
+}
+
+/// The clauses a pattern mismatch outside the fields judged whole breaks. When the case cites
+/// only what the text states (or, upstream, what GE does), the departure breaks that; when it
+/// cites suite choices too, the departure may be theirs alone, and they are named (a departure
+/// from the text itself is the oracle's to find, under the clause it breaks).
+fn blamed_clauses(judging: &Judging, case: &TableCase, blame: &Blame) -> Vec<String> {
+    let spec = ge_spec::Spec::embedded();
+    let clauses = &case.case.clauses;
+    let choice = |c: &String| {
+        spec.clause(c)
+            .is_some_and(|c| c.is_suite_choice(judging.profile))
+    };
+    if !blame.departures.is_empty() {
+        blame.departures.clone()
+    } else if clauses.iter().any(choice) {
+        clauses.iter().filter(|c| choice(c)).cloned().collect()
+    } else {
+        clauses.clone()
+    }
 }
 
 /// The observation fields an oracle judges whole, each under one clause (see

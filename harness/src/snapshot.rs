@@ -121,6 +121,23 @@ fn tensor(name: &str, size: u64, first: u32, last: u32, role: Role) -> Tensor {
 /// directly; a chain of tensors with reuse and a memset pair; a session with both pools and
 /// refreshes; and weights written as separate files, then unloaded.
 pub fn showcases() -> Vec<Entry> {
+    [
+        options_showcase(),
+        transfer_showcase(),
+        memory_showcase(),
+        session_showcase(),
+        weights_showcase(),
+    ]
+    .into_iter()
+    .map(|scenario| Entry {
+        name: format!("showcase/{}", scenario.capability()),
+        scenario,
+    })
+    .collect()
+}
+
+/// Options refused, warned about and taking effect at the three levels.
+fn options_showcase() -> Scenario {
     let mut options = OptionMaps::default();
     options
         .global
@@ -139,7 +156,7 @@ pub fn showcases() -> Vec<Entry> {
     ] {
         options.graph.insert(k.into(), v.into());
     }
-    let options = Scenario::Options(OptionsScenario {
+    Scenario::Options(OptionsScenario {
         options,
         graph: GraphFacts {
             inputs: 4,
@@ -147,8 +164,11 @@ pub fn showcases() -> Vec<Entry> {
             ..GraphFacts::default()
         },
         ..OptionsScenario::default()
-    });
+    })
+}
 
+/// A chain of tensors with reuse and a memset pair cleaned separately.
+fn memory_showcase() -> Scenario {
     let mut memory = MemoryScenario {
         inputs: 1,
         outputs: 1,
@@ -183,7 +203,11 @@ pub fn showcases() -> Vec<Entry> {
         .options
         .session
         .insert("ge.exec.atomicCleanPolicy".into(), "1".into());
+    Scenario::Memory(memory)
+}
 
+/// Three constants written as separate weight files under a work path, then unloaded.
+fn weights_showcase() -> Scenario {
     let mut weights = WeightsScenario {
         root_graph: "resnet".into(),
         pid: 4242,
@@ -221,10 +245,16 @@ pub fn showcases() -> Vec<Entry> {
         .options
         .session
         .insert("ge.externalWeight".into(), "1".into());
+    Scenario::Weights(weights)
+}
 
-    // Written as JSON, the shape every other language sends; both parse, as the module's
-    // tests check, so a failure here is a bug of this file and never of a user's input.
-    let transfer: Scenario = serde_json::from_str(
+// The transfer and session showcases are written as JSON, the shape every other language
+// sends; both parse, as the module's tests check, so a failure here is a bug of this file and
+// never of a user's input.
+
+/// Ten inputs fused, batch-copied and copied directly.
+fn transfer_showcase() -> Scenario {
+    serde_json::from_str(
         r#"{"capability":"transfer",
             "options":{"session":{"ge.exec.input_fusion_size":"102400","ge.inputBatchCpy":"1"}},
             "inputs":[{"index":0,"size":204800},{"index":1,"size":102400},{"index":2,"size":51200},
@@ -232,8 +262,12 @@ pub fn showcases() -> Vec<Entry> {
                       {"index":6,"size":524288},{"index":7,"size":51200},{"index":8,"size":131072},
                       {"index":9,"size":33554432}]}"#,
     )
-    .expect("the transfer showcase is a scenario");
-    let session: Scenario = serde_json::from_str(
+    .expect("the transfer showcase is a scenario")
+}
+
+/// A session with both pools and refreshes of a static and a dynamic graph.
+fn session_showcase() -> Scenario {
+    serde_json::from_str(
         r#"{"capability":"session",
             "options":{"global":{"ge.exec.staticMemoryPolicy":"4"},"session":{"ge.featureBaseRefreshable":"1"}},
             "events":[
@@ -245,20 +279,7 @@ pub fn showcases() -> Vec<Entry> {
               {"event":"refresh","graph":2,"bytes":3000},
               {"event":"unload","graph":2}]}"#,
     )
-    .expect("the session showcase is a scenario");
-    [
-        options,
-        transfer,
-        Scenario::Memory(memory),
-        session,
-        Scenario::Weights(weights),
-    ]
-    .into_iter()
-    .map(|scenario| Entry {
-        name: format!("showcase/{}", scenario.capability()),
-        scenario,
-    })
-    .collect()
+    .expect("the session showcase is a scenario")
 }
 
 /// The snapshot set under `profile`: the examples, the showcases, then every case of `spec`

@@ -88,115 +88,12 @@ pub fn scenario() -> impl Strategy<Value = MemoryScenario> {
         knobs(),
     )
         .prop_map(|(ins, outs, mids, memsets, knobs)| {
-            let mut tensors = Vec::new();
-            for (i, (size, (first, last))) in ins.iter().enumerate() {
-                tensors.push(Tensor {
-                    name: format!("in{i}"),
-                    size: *size,
-                    first: *first,
-                    last: *last,
-                    role: Role::Input { index: i as u32 },
-                });
-            }
-            for (j, (size, (first, last))) in outs.iter().enumerate() {
-                tensors.push(Tensor {
-                    name: format!("out{j}"),
-                    size: *size,
-                    first: *first,
-                    last: *last,
-                    role: Role::Output { index: j as u32 },
-                });
-            }
-            for (k, (size, (first, last))) in mids.iter().enumerate() {
-                tensors.push(Tensor {
-                    name: format!("t{k}"),
-                    size: *size,
-                    first: *first,
-                    last: *last,
-                    role: Role::Intermediate,
-                });
-            }
-            for (k, (size, (first, last), op)) in memsets.iter().enumerate() {
-                tensors.push(Tensor {
-                    name: format!("m{k}"),
-                    size: *size,
-                    first: *first,
-                    last: *last,
-                    role: Role::Memset {
-                        op: format!("memset{op}"),
-                    },
-                });
-            }
             let (inputs, outputs) = (ins.len() as u32, outs.len() as u32);
-            let mut options = OptionMaps::default();
-            let set = |maps: &mut OptionMaps, session: bool, key: &str, value: String| {
-                let map = if session {
-                    &mut maps.session
-                } else {
-                    &mut maps.graph
-                };
-                map.insert(key.to_owned(), value);
-            };
-            if let Some(d) = knobs.disable {
-                set(
-                    &mut options,
-                    false,
-                    "ge.exec.disableReuseMemory",
-                    u8::from(d).to_string(),
-                );
-            }
-            // An index of any width is out of range (ignored with a warning) unless it is small.
-            let far = knobs.far_index.map(|i| i.to_string());
-            let list = match (index_list(knobs.input_mask, inputs), far) {
-                (Some(list), Some(far)) => Some(format!("{list},{far}")),
-                (list, far) => list.or(far),
-            };
-            if let Some(list) = list {
-                set(&mut options, false, "ge.exec.inputReuseMemIndexes", list);
-            }
-            if let Some(list) = index_list(knobs.output_mask, outputs) {
-                set(&mut options, false, "ge.exec.outputReuseMemIndexes", list);
-            }
-            // Pairs within range, each input and output at most once (other pairs are option
-            // errors, drawn by the options generator, not here).
-            let mut pairs: Vec<(u32, u32)> = Vec::new();
-            for (i, o) in knobs.pairs {
-                if i < inputs && o < outputs && !pairs.iter().any(|&(a, b)| a == i || b == o) {
-                    pairs.push((i, o));
-                }
-            }
-            if !pairs.is_empty() {
-                let text: Vec<String> = pairs.iter().map(|(i, o)| format!("{i},{o}")).collect();
-                set(
-                    &mut options,
-                    false,
-                    "ge.exec.outputReuseInputMemIndexes",
-                    text.join("|"),
-                );
-            }
-            if let Some(c) = knobs.clean {
-                set(
-                    &mut options,
-                    true,
-                    "ge.exec.atomicCleanPolicy",
-                    u8::from(c).to_string(),
-                );
-            }
-            let run = knobs.run.map(|mismatch| {
-                let mut run = RunAddresses {
-                    inputs: (0..inputs).map(|i| 0x1000 * (u64::from(i) + 1)).collect(),
-                    outputs: (0..outputs)
-                        .map(|j| 0x10_0000 * (u64::from(j) + 1))
-                        .collect(),
-                };
-                for (n, &(i, o)) in pairs.iter().enumerate() {
-                    run.outputs[o as usize] = run.inputs[i as usize];
-                    if mismatch == Some(n) {
-                        run.outputs[o as usize] += 0x40;
-                    }
-                }
-                run
-            });
+            let tensors = tensors(&ins, &outs, &mids, &memsets);
+            let (options, pairs) = options(&knobs, inputs, outputs);
+            let run = knobs
+                .run
+                .map(|mismatch| run_addresses(inputs, outputs, &pairs, mismatch));
             MemoryScenario {
                 options,
                 inputs,
@@ -205,6 +102,134 @@ pub fn scenario() -> impl Strategy<Value = MemoryScenario> {
                 run,
             }
         })
+}
+
+/// A drawn size and lifetime.
+type Drawn = (u64, (u32, u32));
+
+/// The tensors of drawn inputs, outputs, intermediates and memset outputs (with their
+/// operator's number), named `in0`, `out0`, `t0` and `m0` onwards.
+fn tensors(
+    ins: &[Drawn],
+    outs: &[Drawn],
+    mids: &[Drawn],
+    memsets: &[(u64, (u32, u32), u8)],
+) -> Vec<Tensor> {
+    let tensor = |name: String, &(size, (first, last)): &Drawn, role: Role| Tensor {
+        name,
+        size,
+        first,
+        last,
+        role,
+    };
+    let mut tensors = Vec::new();
+    for (i, drawn) in ins.iter().enumerate() {
+        tensors.push(tensor(
+            format!("in{i}"),
+            drawn,
+            Role::Input { index: i as u32 },
+        ));
+    }
+    for (j, drawn) in outs.iter().enumerate() {
+        tensors.push(tensor(
+            format!("out{j}"),
+            drawn,
+            Role::Output { index: j as u32 },
+        ));
+    }
+    for (k, drawn) in mids.iter().enumerate() {
+        tensors.push(tensor(format!("t{k}"), drawn, Role::Intermediate));
+    }
+    for (k, (size, life, op)) in memsets.iter().enumerate() {
+        let role = Role::Memset {
+            op: format!("memset{op}"),
+        };
+        tensors.push(tensor(format!("m{k}"), &(*size, *life), role));
+    }
+    tensors
+}
+
+/// The options `knobs` set for a graph of `inputs` and `outputs`, and the reuse pairs among
+/// them (within range, each input and output at most once).
+fn options(knobs: &Knobs, inputs: u32, outputs: u32) -> (OptionMaps, Vec<(u32, u32)>) {
+    let mut options = OptionMaps::default();
+    let set = |maps: &mut OptionMaps, session: bool, key: &str, value: String| {
+        let map = if session {
+            &mut maps.session
+        } else {
+            &mut maps.graph
+        };
+        map.insert(key.to_owned(), value);
+    };
+    if let Some(d) = knobs.disable {
+        set(
+            &mut options,
+            false,
+            "ge.exec.disableReuseMemory",
+            u8::from(d).to_string(),
+        );
+    }
+    // An index of any width is out of range (ignored with a warning) unless it is small.
+    let far = knobs.far_index.map(|i| i.to_string());
+    let list = match (index_list(knobs.input_mask, inputs), far) {
+        (Some(list), Some(far)) => Some(format!("{list},{far}")),
+        (list, far) => list.or(far),
+    };
+    if let Some(list) = list {
+        set(&mut options, false, "ge.exec.inputReuseMemIndexes", list);
+    }
+    if let Some(list) = index_list(knobs.output_mask, outputs) {
+        set(&mut options, false, "ge.exec.outputReuseMemIndexes", list);
+    }
+    // Pairs within range, each input and output at most once (other pairs are option
+    // errors, drawn by the options generator, not here).
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    for &(i, o) in &knobs.pairs {
+        if i < inputs && o < outputs && !pairs.iter().any(|&(a, b)| a == i || b == o) {
+            pairs.push((i, o));
+        }
+    }
+    if !pairs.is_empty() {
+        let text: Vec<String> = pairs.iter().map(|(i, o)| format!("{i},{o}")).collect();
+        set(
+            &mut options,
+            false,
+            "ge.exec.outputReuseInputMemIndexes",
+            text.join("|"),
+        );
+    }
+    if let Some(c) = knobs.clean {
+        set(
+            &mut options,
+            true,
+            "ge.exec.atomicCleanPolicy",
+            u8::from(c).to_string(),
+        );
+    }
+    (options, pairs)
+}
+
+/// Run addresses for the graph's inputs and outputs, each paired output at its input's
+/// address, except the `mismatch`-th pair, moved by 64 bytes.
+fn run_addresses(
+    inputs: u32,
+    outputs: u32,
+    pairs: &[(u32, u32)],
+    mismatch: Option<usize>,
+) -> RunAddresses {
+    let mut run = RunAddresses {
+        inputs: (0..inputs).map(|i| 0x1000 * (u64::from(i) + 1)).collect(),
+        outputs: (0..outputs)
+            .map(|j| 0x10_0000 * (u64::from(j) + 1))
+            .collect(),
+    };
+    for (n, &(i, o)) in pairs.iter().enumerate() {
+        run.outputs[o as usize] = run.inputs[i as usize];
+        if mismatch == Some(n) {
+            run.outputs[o as usize] += 0x40;
+        }
+    }
+    run
 }
 
 /// Up to `max` intermediate tensors with random sizes (multiples of 32 bytes) and short

@@ -75,6 +75,8 @@ pub fn serve(backend: &dyn Backend, input: impl BufRead, output: impl Write) -> 
     serve_profiles(backend, &[Profile::Documented], input, output)
 }
 
+// Long because: one request loop whose arms (hello, each request, end, errors) share the
+// session's state; not yet split into one function per message.
 /// [`serve`] for a backend that behaves per `profiles` (declared in its hello). A hello asking
 /// for another profile is answered with an error and ends the session.
 pub fn serve_profiles(

@@ -198,3 +198,90 @@ fn the_arrow_reader_sees_code_links_and_groups() {
         .into();
     assert_eq!(named, want);
 }
+
+/// Every function of `harness/src` as (file, first line, name, length in lines), read with
+/// rustfmt's layout: a function ends at the first `}` at its own indent.
+fn functions() -> Vec<(String, usize, String, usize)> {
+    let mut out = Vec::new();
+    for file in rust_files(&src()) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let code = line.trim_start();
+            let indent = line.len() - code.len();
+            let Some(at) = code.find("fn ") else {
+                continue;
+            };
+            let head_ok = code[..at].split_whitespace().all(|w| {
+                w.starts_with("pub") || ["const", "unsafe", "async", "extern", "\"C\""].contains(&w)
+            });
+            let whole = line.trim_end();
+            if !head_ok || whole.ends_with(';') || whole.ends_with('}') || code.starts_with("//") {
+                continue;
+            }
+            let close = format!("{}}}", " ".repeat(indent));
+            let Some(end) = lines[i..].iter().position(|l| *l == close) else {
+                continue;
+            };
+            let name: String = code[at + 3..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let rel = file.strip_prefix(src()).unwrap().display().to_string();
+            out.push((rel, i + 1, name, end + 1));
+        }
+    }
+    out
+}
+
+/// The comment lines and attributes just above line `at` (1-based) of `file`.
+fn said_above(file: &str, at: usize) -> String {
+    let text = std::fs::read_to_string(src().join(file)).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[..at - 1]
+        .iter()
+        .rev()
+        .take_while(|l| {
+            let t = l.trim_start();
+            t.starts_with("//") || t.starts_with("#[")
+        })
+        .copied()
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn functions_are_short_or_say_why_they_are_not() {
+    let all = functions();
+    assert!(
+        all.len() > 500,
+        "the reader found only {} functions",
+        all.len()
+    );
+    let over = |n: usize| -> Vec<&(String, usize, String, usize)> {
+        all.iter().filter(|f| f.3 > n).collect()
+    };
+    let show = |fs: &[&(String, usize, String, usize)]| {
+        fs.iter()
+            .map(|(file, at, name, len)| format!("{file}:{at} {name}: {len} lines"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let huge = over(120);
+    assert!(huge.is_empty(), "over 120 lines:\n{}", show(&huge));
+    let long = over(80);
+    assert!(
+        long.len() <= 10,
+        "more than 10 functions over 80 lines:\n{}",
+        show(&long)
+    );
+    let silent: Vec<_> = long
+        .into_iter()
+        .filter(|(file, at, ..)| !said_above(file, *at).contains("Long because"))
+        .collect();
+    assert!(
+        silent.is_empty(),
+        "over 80 lines without a `// Long because: ...` comment above:\n{}",
+        show(&silent)
+    );
+}
