@@ -18,6 +18,7 @@ use proptest::strategy::{BoxedStrategy, Strategy, ValueTree};
 use proptest::test_runner::{Config as PtConfig, RngAlgorithm, TestRng, TestRunner};
 
 use crate::expectations::{Date, Expectations};
+use crate::input::{one_line, MAX_NAME};
 use crate::judging::Judging;
 use crate::oracle;
 use crate::pattern;
@@ -170,13 +171,7 @@ fn residual_clause(capability: Capability) -> Option<&'static str> {
 /// suite's own choices). Weights run in two fresh sandboxes, and the backend's is inspected.
 /// Returns the problems, weighed under `judging` (empty: nothing to report).
 pub fn compare(judging: &Judging, backend: &dyn Backend, scenario: &Scenario) -> Vec<Problem> {
-    let broke = |message: String| {
-        vec![Problem {
-            clauses: Vec::new(),
-            message,
-            deviation: false,
-        }]
-    };
+    let broke = |message: String| vec![Problem::broke(&message)];
     let (ours, theirs) = match (runner::sandbox(scenario), runner::sandbox(scenario)) {
         (Ok(a), Ok(b)) => (a, b),
         _ => return broke("cannot create sandbox directories".into()),
@@ -706,8 +701,9 @@ pub fn report(
         suite: "ge-conformance".to_owned(),
         suite_version: env!("CARGO_PKG_VERSION").to_owned(),
         spec_digest: Spec::embedded().digest().to_owned(),
-        backend: backend.name().to_owned(),
-        backend_version: backend.version().to_owned(),
+        // Both are the backend's words: one line each, capped.
+        backend: one_line(backend.name(), MAX_NAME),
+        backend_version: one_line(backend.version(), MAX_NAME),
         capabilities: backend.capabilities().into_iter().collect(),
         profile: cfg.judging.profile,
         level: cfg.judging.level,

@@ -8,6 +8,7 @@ use crate::sandbox::Sandbox;
 
 use ge_spec::{Backend, Observation, Scenario, TableCase};
 
+use crate::input::{one_line, MAX_TEXT};
 use crate::judging::{Judging, Violation};
 
 use crate::oracle;
@@ -27,15 +28,66 @@ pub struct Problem {
 }
 
 impl Problem {
-    /// A problem naming `clauses`, weighed under `judging`.
+    /// A problem naming `clauses`, weighed under `judging`. The message is kept on one line
+    /// and capped ([`crate::input::one_line`]): it quotes what the backend answered.
     pub fn weighed(judging: &Judging, clauses: Vec<String>, message: String) -> Self {
         let deviation = !clauses.is_empty() && !clauses.iter().any(|c| judging.binds(c));
         Problem {
             clauses,
-            message,
+            message: one_line(&message, MAX_TEXT),
             deviation,
         }
     }
+
+    /// A problem that implicates no clause: the backend broke down (a panic, a timeout, an
+    /// answer that cannot be read). The message is kept on one line and capped, as above.
+    pub fn broke(message: &str) -> Self {
+        Problem {
+            clauses: Vec::new(),
+            message: one_line(message, MAX_TEXT),
+            deviation: false,
+        }
+    }
+}
+
+/// The most problems of one trial kept under the same clauses (and weight); the rest are
+/// counted in one more problem under those clauses. An answer that breaks one clause a
+/// hundred thousand times costs one short message, and no clause found is lost.
+pub const MAX_PROBLEMS_PER_CLAUSE: usize = 8;
+
+/// `problems` with at most [`MAX_PROBLEMS_PER_CLAUSE`] under each set of clauses and weight,
+/// in their order, each set's surplus counted in a last problem of its own.
+fn capped(problems: Vec<Problem>) -> Vec<Problem> {
+    let mut seen: Vec<((Vec<String>, bool), usize)> = Vec::new();
+    let mut kept = Vec::new();
+    for p in problems {
+        let key = (p.clauses.clone(), p.deviation);
+        match seen.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, n)) => {
+                *n += 1;
+                if *n <= MAX_PROBLEMS_PER_CLAUSE {
+                    kept.push(p);
+                }
+            }
+            None => {
+                seen.push((key, 1));
+                kept.push(p);
+            }
+        }
+    }
+    for ((clauses, deviation), n) in seen {
+        if n > MAX_PROBLEMS_PER_CLAUSE {
+            kept.push(Problem {
+                clauses,
+                message: format!(
+                    "… and {} more problems like the ones above",
+                    n - MAX_PROBLEMS_PER_CLAUSE
+                ),
+                deviation,
+            });
+        }
+    }
+    kept
 }
 
 impl std::fmt::Display for Problem {
@@ -72,15 +124,13 @@ impl Verdict {
 
     /// A failure with one problem that implicates no clause (the backend broke down).
     pub fn broke(message: impl Into<String>) -> Self {
-        Verdict::Fail(vec![Problem {
-            clauses: Vec::new(),
-            message: message.into(),
-            deviation: false,
-        }])
+        Verdict::Fail(vec![Problem::broke(&message.into())])
     }
 
-    /// The verdict for a list of problems: a pass without, a deviation when none binds.
+    /// The verdict for a list of problems: a pass without, a deviation when none binds. At
+    /// most [`MAX_PROBLEMS_PER_CLAUSE`] problems under the same clauses are kept.
     pub fn of(problems: Vec<Problem>) -> Self {
+        let problems = capped(problems);
         if problems.is_empty() {
             Verdict::Pass
         } else if problems.iter().all(|p| p.deviation) {
@@ -186,11 +236,9 @@ pub fn judge_observation(
     if let Some(expect) = &case.case.expect {
         match serde_json::to_value(&observation) {
             Ok(actual) => problems.extend(pattern_problems(judging, case, expect, actual, &blame)),
-            Err(e) => problems.push(Problem {
-                clauses: Vec::new(),
-                message: format!("observation cannot be serialised: {e}"),
-                deviation: false,
-            }),
+            Err(e) => problems.push(Problem::broke(&format!(
+                "observation cannot be serialised: {e}"
+            ))),
         }
     }
     Verdict::of(problems)
@@ -415,7 +463,7 @@ pub fn run_case(judging: &Judging, backend: &dyn Backend, case: &TableCase) -> V
             case.capability(),
             ns.reason
         )),
-        Ok(Err(ns)) => Verdict::NotSupported(ns.reason),
+        Ok(Err(ns)) => Verdict::NotSupported(one_line(&ns.reason, MAX_TEXT)),
         Ok(Ok(_)) if !declared => Verdict::NotSupported(format!(
             "capability `{}` is not declared",
             case.capability()

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use ge_conformance::bundle;
+use ge_conformance::input::{one_line, MAX_NAME};
 use ge_conformance::report::Report;
 
 use super::Usage;
@@ -44,8 +45,8 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode, Usage> {
 fn summary(report: &Report) {
     out!(
         "bundle verifies: backend {} {}, {} at level {} (profile {}; {} passed, {} failed, {} deviations), spec tables {}{}",
-        report.meta.backend,
-        report.meta.backend_version,
+        one_line(&report.meta.backend, MAX_NAME),
+        one_line(&report.meta.backend_version, MAX_NAME),
         report.verdict.as_str(),
         report.meta.level,
         report.meta.profile,

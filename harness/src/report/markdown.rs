@@ -164,18 +164,17 @@ fn code_cell(s: &str) -> String {
 }
 
 /// Text for a Markdown table cell or heading: the characters Markdown reads as syntax escaped,
-/// line breaks as spaces.
+/// control characters (line breaks among them) written as escapes.
 fn md(s: &str) -> String {
+    // Controls first (a newline, an escape sequence), as `\n` and `\u{1b}`; then the
+    // characters Markdown reads.
+    let s = crate::input::one_line(s, usize::MAX);
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         if matches!(c, '|' | '`' | '*' | '_' | '<' | '>' | '[' | ']' | '\\') {
             out.push('\\');
         }
-        if c == '\n' || c == '\r' {
-            out.push(' ');
-        } else {
-            out.push(c);
-        }
+        out.push(c);
     }
     out
 }

@@ -5,6 +5,11 @@
 use std::fmt::Write as _;
 
 use super::{Report, Tally, TrialResult};
+use crate::input::{one_line, prefixed_lines, MAX_NAME};
+
+/// The most bytes of the backend's standard error the text rendering shows (the JSON report
+/// keeps all that was collected).
+const MAX_STDERR_SHOWN: usize = 64 << 10;
 
 impl Report {
     /// The terminal rendering: a per-option table, every failure with its reproducer, the
@@ -22,7 +27,9 @@ impl Report {
             let _ = writeln!(out, "\n{} ({what}): {}", n.name, n.why);
         }
         if !self.backend_stderr.is_empty() {
-            let _ = writeln!(out, "\nbackend stderr:\n{}", self.backend_stderr);
+            // Every line starts with the harness's prefix: none can pass for the report's own.
+            let stderr = prefixed_lines(&self.backend_stderr, "  | ", MAX_STDERR_SHOWN);
+            let _ = write!(out, "\nbackend stderr:\n{stderr}");
         }
         let _ = writeln!(out, "\n{}", self.verdict_line());
         out
@@ -34,7 +41,9 @@ impl Report {
         let _ = writeln!(
             out,
             "ge-conformance {} — backend {} {}",
-            m.suite_version, m.backend, m.backend_version
+            m.suite_version,
+            one_line(&m.backend, MAX_NAME),
+            one_line(&m.backend_version, MAX_NAME)
         );
         let _ = writeln!(
             out,

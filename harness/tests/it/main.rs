@@ -20,6 +20,7 @@ mod faults_session;
 mod faults_transfer;
 mod faults_weights;
 mod findings;
+mod forged_lines;
 mod fuzz_regressions;
 mod hostile_backends;
 mod hostile_files;
