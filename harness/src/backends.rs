@@ -12,7 +12,7 @@ use ge_reference::Reference;
 use ge_spec::{Backend, Profile};
 
 use crate::confine::Confine;
-use crate::protocol::{ExecBackend, StderrLog};
+use crate::protocol::{ExecBackend, StderrLog, DEFAULT_GIVE_UP_AFTER};
 
 /// A backend opened from a command-line name, with what it printed on standard error.
 pub struct BackendHandle {
@@ -66,9 +66,22 @@ pub fn open_confined(
     profile: Profile,
     confine: Confine,
 ) -> Result<BackendHandle, String> {
+    open_giving_up(arg, timeout, profile, confine, DEFAULT_GIVE_UP_AFTER)
+}
+
+/// [`open_confined`], with a subprocess backend declared dead after `give_up_after` requests
+/// in a row that timed out (0: never; [`ExecBackend::give_up_after`]).
+pub fn open_giving_up(
+    arg: &str,
+    timeout: Duration,
+    profile: Profile,
+    confine: Confine,
+    give_up_after: u32,
+) -> Result<BackendHandle, String> {
     if let Some(command_line) = arg.strip_prefix("exec:") {
         let exec = ExecBackend::with_confinement(command_line, timeout, profile, confine)
-            .map_err(|e| format!("backend `{arg}`: {e}"))?;
+            .map_err(|e| format!("backend `{arg}`: {e}"))?
+            .give_up_after(give_up_after);
         exec.greet().map_err(|e| {
             // The backend's own words, without the harness's notes on each start.
             let stderr: Vec<String> = exec

@@ -100,11 +100,12 @@ pub fn judging(profile: ProfileArg, level: LevelArg) -> Judging {
 /// The default of `--timeout-ms`.
 pub const DEFAULT_TIMEOUT_MS: u64 = protocol::DEFAULT_TIMEOUT.as_millis() as u64;
 
-/// How an `exec:` backend is run: `--timeout-ms` and `--no-confine`.
+/// How an `exec:` backend is run: `--timeout-ms`, `--no-confine` and `--give-up-after`.
 #[derive(Debug, Clone, Copy)]
 pub struct Exec {
     timeout: std::time::Duration,
     confine: Confine,
+    give_up_after: u32,
 }
 
 impl Exec {
@@ -117,13 +118,23 @@ impl Exec {
             } else {
                 Confine::On
             },
+            give_up_after: protocol::DEFAULT_GIVE_UP_AFTER,
+        }
+    }
+
+    /// Declares the backend dead after `n` requests in a row that timed out.
+    pub fn giving_up_after(self, n: u32) -> Exec {
+        Exec {
+            give_up_after: n,
+            ..self
         }
     }
 }
 
 /// Starts the backend a `--backend` argument names.
 pub fn open_backend(arg: &str, exec: Exec, profile: Profile) -> Result<BackendHandle, Usage> {
-    backends::open_confined(arg, exec.timeout, profile, exec.confine).map_err(Usage)
+    backends::open_giving_up(arg, exec.timeout, profile, exec.confine, exec.give_up_after)
+        .map_err(Usage)
 }
 
 /// The vendor's case tables of a `--cases-dir`, when there is one.

@@ -26,6 +26,14 @@ pub const MIN_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Failed handshakes in a row after which the backend is no longer restarted.
 pub const MAX_HANDSHAKE_FAILURES: u32 = 3;
 
+/// Requests in a row that cost the whole timeout (no answer, or a request it would not take),
+/// after which the backend is declared dead: it is not restarted, and every further request
+/// fails at once with the reason. A backend that never answers costs this many timeouts, not
+/// one per trial ([`ExecBackend::give_up_after`] changes it; 0 never gives up). A crash is not
+/// counted: it costs a restart, milliseconds, and an engine that crashes on one kind of input
+/// still answers the others.
+pub const DEFAULT_GIVE_UP_AFTER: u32 = 5;
+
 /// The longest line read from a backend; a longer one is a protocol failure.
 pub const MAX_LINE: usize = crate::input::MAX_SCENARIO as usize;
 
@@ -250,6 +258,8 @@ struct State {
     running: Option<Running>,
     next_id: u64,
     handshake_failures: u32,
+    /// Requests in a row that cost the whole timeout.
+    timeouts: u32,
     given_up: Option<String>,
 }
 
@@ -275,6 +285,7 @@ pub struct ExecBackend {
     argv: Vec<String>,
     command_line: String,
     timeout: Duration,
+    give_up_after: u32,
     identity: OnceLock<Identity>,
     state: Mutex<State>,
     log: StderrLog,
@@ -337,6 +348,7 @@ impl ExecBackend {
             argv,
             command_line: command_line.to_owned(),
             timeout,
+            give_up_after: DEFAULT_GIVE_UP_AFTER,
             identity: OnceLock::new(),
             state: Mutex::new(State::default()),
             log,
@@ -348,6 +360,13 @@ impl ExecBackend {
             let _ = backend.ensure_running(&mut state);
         }
         Ok(backend)
+    }
+
+    /// Declares the backend dead after `n` requests in a row that cost the whole timeout
+    /// (0: never), instead of [`DEFAULT_GIVE_UP_AFTER`].
+    pub fn give_up_after(mut self, n: u32) -> Self {
+        self.give_up_after = n;
+        self
     }
 
     /// How the child is confined, as reports state it ([`crate::confine::Status`]); `None`
@@ -580,7 +599,8 @@ impl ExecBackend {
             .filter(|_| capability == Capability::Weights)
             .map(|area| (area, area.listing()));
         // The timeout covers sending the request as well as answering it.
-        let deadline = Instant::now() + self.timeout;
+        let began = Instant::now();
+        let deadline = began + self.timeout;
         let result = match running.drain_unsolicited() {
             Err(why) => Err(Failure::Restart(why)),
             Ok(()) => match running.send(&request, deadline) {
@@ -596,6 +616,11 @@ impl ExecBackend {
             let left = crate::confine::left_behind(&before, &area.listing());
             crate::sandbox::note_outside(sandbox, left);
         }
+        // A request that cost the whole timeout counts toward declaring the backend dead; any
+        // other outcome, an answer or a quick crash, ends the streak.
+        let timed_out =
+            matches!(result, Err(Failure::Restart(_))) && began.elapsed() >= self.timeout;
+        state.timeouts = if timed_out { state.timeouts + 1 } else { 0 };
         match result {
             Ok(answer) => Ok(answer),
             Err(Failure::Keep(why)) => Err(format!("request {id}: {why}")),
@@ -603,7 +628,18 @@ impl ExecBackend {
                 if let Some(mut running) = state.running.take() {
                     stop(&mut running);
                 }
-                let why = format!("request {id}: {why}; the backend was stopped and will be restarted for the next request");
+                let why = if self.give_up_after > 0 && state.timeouts >= self.give_up_after {
+                    let dead = format!(
+                        "declared dead after {} requests in a row that timed out (the last: request {id}: {why})",
+                        state.timeouts
+                    );
+                    state.given_up = Some(dead.clone());
+                    format!(
+                        "{dead}; it will not be restarted, and every further request fails at once"
+                    )
+                } else {
+                    format!("request {id}: {why}; the backend was stopped and will be restarted for the next request")
+                };
                 self.log.note(&why);
                 Err(why)
             }

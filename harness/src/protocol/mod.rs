@@ -11,8 +11,8 @@ pub mod messages;
 mod serve;
 
 pub use client::{
-    split_command_line, stop_all_backends, BrokenBackend, ExecBackend, StderrLog, DEFAULT_TIMEOUT,
-    MAX_HANDSHAKE_FAILURES, MIN_HANDSHAKE_TIMEOUT,
+    split_command_line, stop_all_backends, BrokenBackend, ExecBackend, StderrLog,
+    DEFAULT_GIVE_UP_AFTER, DEFAULT_TIMEOUT, MAX_HANDSHAKE_FAILURES, MIN_HANDSHAKE_TIMEOUT,
 };
 pub use messages::{BackendMessage, HarnessMessage, PROTOCOL_VERSION};
 pub use serve::{answer, serve, serve_profiles};

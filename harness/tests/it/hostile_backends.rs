@@ -316,6 +316,8 @@ fn a_slow_run_off_a_terminal_says_how_far_it_is() {
             "certify",
             "--timeout-ms",
             "1000",
+            "--give-up-after",
+            "0",
             "--filter",
             "options-values/acp",
             "--backend",
@@ -329,5 +331,62 @@ fn a_slow_run_off_a_terminal_says_how_far_it_is() {
             .lines()
             .any(|l| l.starts_with("[ge-conformance] ") && l.contains("/7 trials after")),
         "{stderr}"
+    );
+}
+
+#[test]
+fn a_backend_that_never_answers_is_declared_dead_after_a_few_timeouts() {
+    // Every options trial of the suite (some 190) against a backend that greets and then
+    // never answers: a timeout each would take minutes; a dead backend costs five.
+    let deaf = format!("exec:sh {}", shim("deaf.sh"));
+    let start = Instant::now();
+    let (code, stdout, stderr) = {
+        let deaf = deaf.clone();
+        within(Duration::from_secs(120), move || {
+            let o = std::process::Command::new(env!("CARGO_BIN_EXE_ge-conformance"))
+                .args(["certify", "--timeout-ms", "300", "--format", "json"])
+                .args(["--backend", &deaf])
+                .output()
+                .expect("run ge-conformance");
+            (
+                o.status.code(),
+                String::from_utf8_lossy(&o.stdout).into_owned(),
+                String::from_utf8_lossy(&o.stderr).into_owned(),
+            )
+        })
+    };
+    let elapsed = start.elapsed();
+    assert_eq!(code, Some(1), "{stderr}");
+    let report: Report = serde_json::from_str(&stdout).expect("a JSON report");
+    let given = ge_conformance::protocol::DEFAULT_GIVE_UP_AFTER as usize;
+    let said = |t: &ge_conformance::report::TrialResult, what: &str| {
+        t.message.as_deref().unwrap_or("").contains(what)
+    };
+    let timed_out = report
+        .trials
+        .iter()
+        .filter(|t| said(t, "no answer within") && !said(t, "declared dead after"))
+        .count();
+    let dead = report
+        .trials
+        .iter()
+        .filter(|t| said(t, "declared dead after"))
+        .count();
+    assert!(report.trials.len() > 100, "{}", report.trials.len());
+    assert!(
+        report
+            .trials
+            .iter()
+            .all(|t| t.outcome == Outcome::Fail || t.outcome == Outcome::NotSupported),
+        "{stdout}"
+    );
+    assert!(timed_out < given, "{timed_out} trials timed out: {stdout}");
+    assert!(
+        dead > 100,
+        "{dead} trials say the backend is dead: {stdout}"
+    );
+    assert!(
+        elapsed < Duration::from_secs(60),
+        "{given} timeouts of 0.3 s and a run that fails at once: {elapsed:?}"
     );
 }
