@@ -9,6 +9,13 @@
 
 use ge_spec::{Conformance, Profile, Spec};
 
+/// The harness's own safety rule, not a clause of the contract: a backend writes nothing
+/// outside the sandbox it is given (beside it, or left in the `$TMPDIR` and `$HOME` the harness
+/// gives a confined backend). It names no clause of the tables, so it binds at every level and
+/// under every profile: whatever the text says of weights, a backend that writes where it was
+/// not asked is unsafe to run. It is reported beside the contract's clause (WGT-007).
+pub const SANDBOX_RULE: &str = "SANDBOX-001";
+
 /// The profile and the level a verdict is made under: passed down once, everywhere.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Judging {

@@ -21,7 +21,7 @@ use sha2::{Digest, Sha256};
 use super::diagnostics;
 use super::options::{self, Context, Outcome, Reading, Values};
 use super::Violation;
-use crate::judging::Judging;
+use crate::judging::{Judging, SANDBOX_RULE};
 use crate::sandbox::Entry;
 
 /// The options a load acts on.
@@ -1418,21 +1418,26 @@ fn unreachable_node(name: &str) -> ge_spec::vocab::weights::NodeConversion {
 
 /// What a backend wrote beside its sandbox (through `..`), in the private directory holding
 /// it, or left in the directories the harness watches for it (the `confine` module): a WGT-007
-/// violation each, since nothing outside the chosen directory may be created.
+/// violation each, since nothing outside the chosen directory may be created, and a breach of
+/// the harness's own safety rule ([`SANDBOX_RULE`]), which fails at every level.
 pub fn beside(sandbox: &crate::sandbox::Sandbox) -> Vec<Violation> {
-    let beside = sandbox.written_beside().into_iter().map(|name| {
-        Violation::new(
-            "WGT-007",
-            format!("../{name} was written beside the sandbox, outside it"),
-        )
-    });
-    let watched = sandbox.written_outside().into_iter().map(|name| {
-        Violation::new(
-            "WGT-007",
-            format!("{name} was left in the backend's own directory, outside the sandbox"),
-        )
-    });
-    beside.chain(watched).collect()
+    let beside = sandbox
+        .written_beside()
+        .into_iter()
+        .map(|name| format!("../{name} was written beside the sandbox, outside it"));
+    let watched = sandbox
+        .written_outside()
+        .into_iter()
+        .map(|name| format!("{name} was left in the backend's own directory, outside the sandbox"));
+    beside
+        .chain(watched)
+        .flat_map(|what| {
+            [
+                Violation::new(SANDBOX_RULE, format!("the harness's safety rule: {what}")),
+                Violation::new("WGT-007", what),
+            ]
+        })
+        .collect()
 }
 
 /// What the setup steps leave in the sandbox: path -> entry (parents included).

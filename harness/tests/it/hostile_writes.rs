@@ -12,7 +12,7 @@ use std::time::Duration;
 use ge_conformance::backends::{self, BackendHandle};
 use ge_conformance::certify::{self, shell_quote, Config};
 use ge_conformance::confine::Confine;
-use ge_conformance::judging::Judging;
+use ge_conformance::judging::{Judging, SANDBOX_RULE};
 use ge_conformance::report::{Outcome, Report};
 use ge_spec::{Conformance, Profile};
 
@@ -77,14 +77,21 @@ fn a_file_left_in_the_backends_tmpdir_fails_wgt_007_at_strict() {
 }
 
 #[test]
-fn a_file_left_in_the_backends_tmpdir_is_a_deviation_at_documented() {
-    // WGT-007 is the suite's choice: at level documented it is reported, never a failure.
+fn a_file_left_in_the_backends_tmpdir_fails_the_harness_safety_rule_at_documented() {
+    // WGT-007 is the suite's choice: at level documented it is a deviation. The write outside
+    // the sandbox breaks the harness's own safety rule as well, which fails at every level.
     let (report, _) = weights_through("write-tmpdir", None, Conformance::Documented);
-    assert!(report.trials.iter().all(|t| t.outcome != Outcome::Fail));
-    assert!(report
+    let failed: Vec<_> = report
         .trials
         .iter()
-        .any(|t| t.deviations.contains(&"WGT-007".to_owned())));
+        .filter(|t| t.outcome == Outcome::Fail)
+        .collect();
+    assert!(!failed.is_empty(), "the stray files fail");
+    for t in failed {
+        assert_eq!(t.broken, vec![SANDBOX_RULE.to_owned()], "{}", t.name);
+        assert!(t.deviations.contains(&"WGT-007".to_owned()), "{}", t.name);
+    }
+    assert!(!report.certified);
 }
 
 /// Runs `mode`, which writes into a directory outside the sandbox root, and returns what that
