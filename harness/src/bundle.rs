@@ -28,6 +28,11 @@ pub const FILES: [&str; 5] = [
 /// The largest file `verify` reads from a bundle: a bundle is untrusted input.
 pub const MAX_BUNDLE_FILE: u64 = 64 << 20;
 
+/// The most bytes all the files of a bundle may hold together: `verify` refuses a larger one
+/// before reading any file (a report of the suite's own is a few megabytes: messages, problems
+/// and pictures are capped).
+pub const MAX_BUNDLE: u64 = 128 << 20;
+
 /// Reads a file of an untrusted bundle: a regular file only (a link, FIFO, device or socket is
 /// refused without being opened; the file is opened without following links and without
 /// blocking, then checked again), at most [`MAX_BUNDLE_FILE`] bytes.
@@ -244,6 +249,20 @@ pub fn verify(dir: &Path) -> Result<Report, BundleError> {
         if !listed.contains_key(name) {
             findings.push(format!("{name} is not in the manifest"));
         }
+    }
+    // Sizes first: a bundle whose files add up past the cap is refused before any is read,
+    // so that verifying costs bounded memory whatever the directory holds (sparse files).
+    let total: u64 = listed
+        .keys()
+        .filter_map(|name| fs::symlink_metadata(dir.join(name)).ok())
+        .filter(|m| m.file_type().is_file())
+        .map(|m| m.len())
+        .sum();
+    if total > MAX_BUNDLE {
+        findings.push(format!(
+            "its files hold {total} bytes together, more than the {MAX_BUNDLE} a bundle may hold"
+        ));
+        return Err(BundleError::Tampered(findings));
     }
     let mut read = BTreeMap::new();
     for (name, digest) in &listed {

@@ -361,7 +361,8 @@ pub fn promote(
     if let Some(dir) = opts.table.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(io(dir))?;
     }
-    std::fs::write(&opts.table, all).map_err(io(&opts.table))?;
+    // A link planted at the table's name is replaced, never appended through.
+    crate::input::replace_file(&opts.table, all.as_bytes()).map_err(io(&opts.table))?;
     Ok(Promotion {
         case,
         table: opts.table.clone(),

@@ -467,6 +467,25 @@ impl Snapshots {
         &self.dir
     }
 
+    /// Refuses to go on when a link stands at a name insta would write for `stem` (planted by
+    /// whoever can write the directory, a confined backend among them): insta would write
+    /// through it, outside the directory.
+    fn refuse_links(&self, stem: &str) -> Result<(), String> {
+        let deviation = format!("{stem}@{DEVIATION_SUFFIX}");
+        for base in [stem, deviation.as_str()] {
+            for ext in ["snap", "snap.new"] {
+                let path = self.dir.join(format!("{base}.{ext}"));
+                if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+                    return Err(format!(
+                        "{} is a link: no snapshot is written through a link; remove it",
+                        path.display()
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Asks `backend` about `entry` and asserts its snapshot and, where it differs from the
     /// reference, its deviation snapshot, with insta. A change makes insta print the diff and
     /// panic (the trial fails); a deviation snapshot left over from a difference that is gone
@@ -478,6 +497,7 @@ impl Snapshots {
         entry: &Entry,
     ) -> Result<(), String> {
         let stem = entry.file_stem();
+        self.refuse_links(&stem)?;
         let began = std::time::SystemTime::now();
         let observed = observation_text(backend, &entry.scenario);
         let differences = differences(judging, backend, &entry.scenario);
@@ -485,7 +505,8 @@ impl Snapshots {
         settings.set_snapshot_path(&self.dir);
         settings.set_prepend_module_to_snapshot(false);
         settings.set_omit_expression(true);
-        settings.set_description(format!("{} answers {}", backend.name(), entry.name));
+        let name = crate::input::one_line(backend.name(), crate::input::MAX_NAME);
+        settings.set_description(format!("{name} answers {}", entry.name));
         settings.set_info(&entry.scenario);
         // A changed answer usually changes its deviations too: both are asserted before the
         // first failure is passed on, so one run writes both `.snap.new` files for review.
@@ -497,8 +518,7 @@ impl Snapshots {
             Some(text) => {
                 settings.set_snapshot_suffix(DEVIATION_SUFFIX);
                 settings.set_description(format!(
-                    "where {} departs from the reference on {}",
-                    backend.name(),
+                    "where {name} departs from the reference on {}",
                     entry.name
                 ));
                 let asserted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -635,6 +655,22 @@ impl Snapshots {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_at_a_snapshots_name_is_refused() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let snapshots = Snapshots::new(dir.path());
+        assert_eq!(snapshots.refuse_links("options__a"), Ok(()));
+        let outside = dir.path().join("outside");
+        for name in ["options__a.snap.new", "options__a@deviation.snap"] {
+            let link = dir.path().join(name);
+            std::os::unix::fs::symlink(&outside, &link).expect("a link");
+            let err = snapshots.refuse_links("options__a").expect_err("refused");
+            assert!(err.contains(name) && err.contains("is a link"), "{err}");
+            std::fs::remove_file(&link).expect("removed");
+        }
+    }
 
     #[test]
     fn a_snapshot_names_the_suites_own_file_as_its_source() {

@@ -144,6 +144,35 @@ fn verify_reads_a_hostile_bundle_without_hanging() {
     }
 }
 
+#[test]
+fn verify_refuses_a_bundle_larger_than_its_cap_before_reading_it() {
+    // Twenty sparse pictures of 60 MiB each (a few kilobytes on disk), each listed in the
+    // manifest: each is under the per-file cap, together they are far past the bundle's.
+    let root = tempfile::tempdir().expect("a temporary directory");
+    let out = root.path().join("b");
+    bundle::write(&report(), &out, false).expect("written");
+    let mut manifest =
+        std::fs::read_to_string(out.join(bundle::MANIFEST)).expect("the manifest");
+    for n in 0..20 {
+        let name = ge_conformance::report::picture_file(n);
+        std::fs::File::create(out.join(&name))
+            .and_then(|f| f.set_len(60 << 20))
+            .expect("a sparse picture");
+        manifest.push_str(&format!("{}  {name}\n", "0".repeat(64)));
+    }
+    std::fs::write(out.join(bundle::MANIFEST), manifest).expect("the manifest");
+    let err = within(Duration::from_secs(30), move || {
+        bundle::verify(&out).expect_err("too large")
+    });
+    assert!(
+        err.to_string().contains(&format!(
+            "more than the {} a bundle may hold",
+            bundle::MAX_BUNDLE
+        )),
+        "{err}"
+    );
+}
+
 /// The reference, but each weights answer leaves something foreign in the sandbox.
 #[cfg(unix)]
 struct Leaves(&'static str);
