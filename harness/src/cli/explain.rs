@@ -19,6 +19,13 @@ pub struct ExplainArgs {
 pub fn run(args: ExplainArgs) -> Result<ExitCode, Usage> {
     let spec = Spec::embedded();
     let id = args.clause.as_str();
+    if id == ge_conformance::judging::SANDBOX_RULE {
+        // Not a clause of the contract: the harness's own rule, named in reports all the same.
+        out!("{id}  the harness's safety rule (binds at every level and profile)");
+        out!("");
+        out!("{}", sandbox_rule_text());
+        return Ok(ExitCode::SUCCESS);
+    }
     let clause = spec
         .clause(id)
         .ok_or_else(|| Usage(format!("no clause {id}; `ge-conformance spec` lists them")))?;
@@ -30,6 +37,16 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, Usage> {
     properties(clause);
     checks(spec, id);
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `explain` says of [`ge_conformance::judging::SANDBOX_RULE`].
+fn sandbox_rule_text() -> &'static str {
+    "A backend writes nothing outside the sandbox it is given: nothing beside it (through `..`), \
+     nothing left in the $TMPDIR and $HOME the harness gives a confined backend. It is no clause \
+     of the source text: a backend that writes where it was not asked is unsafe to run, so a \
+     write outside fails the trial at every level, beside WGT-007 (the suite's clause for \
+     writes outside the chosen directory, a deviation at level documented).\n\nChecked in: \
+     oracle::weights::beside (harness/src/oracle/weights.rs)"
 }
 
 /// The clause's ID with its strength and origin.

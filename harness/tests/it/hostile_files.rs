@@ -151,8 +151,7 @@ fn verify_refuses_a_bundle_larger_than_its_cap_before_reading_it() {
     let root = tempfile::tempdir().expect("a temporary directory");
     let out = root.path().join("b");
     bundle::write(&report(), &out, false).expect("written");
-    let mut manifest =
-        std::fs::read_to_string(out.join(bundle::MANIFEST)).expect("the manifest");
+    let mut manifest = std::fs::read_to_string(out.join(bundle::MANIFEST)).expect("the manifest");
     for n in 0..20 {
         let name = ge_conformance::report::picture_file(n);
         std::fs::File::create(out.join(&name))

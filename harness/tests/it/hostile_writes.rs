@@ -153,3 +153,17 @@ fn without_confinement_the_report_says_so_and_the_environment_is_the_harnesss() 
         "in-process: nothing to state"
     );
 }
+
+#[test]
+fn explain_says_what_the_harness_safety_rule_is() {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_ge-conformance"))
+        .args(["explain", SANDBOX_RULE])
+        .output()
+        .expect("run ge-conformance");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{text}");
+    assert!(
+        text.contains("binds at every level") && text.contains("WGT-007"),
+        "{text}"
+    );
+}
