@@ -1,6 +1,8 @@
 //! Confinement of subprocess backends: each gets a temporary and a home directory of its own,
 //! watched for what a weights trial leaves there, and, on Linux where the kernel has Landlock,
-//! cannot write anywhere but the harness's sandbox root, `/dev` and `/proc`.
+//! cannot write anywhere but this run's private sandbox root and a few device files
+//! ([`DEVICES`]), nor (Landlock ABI 6 and up) signal the harness or any process outside its
+//! own.
 //!
 //! What this sees and what it cannot:
 //! - a file or directory created in the backend's `$TMPDIR` or `$HOME` during a weights trial,
@@ -91,11 +93,55 @@ impl Drop for Area {
     }
 }
 
+/// The device files a confined backend may write, besides its sandbox root: the ones every
+/// process may need (`/dev/null` and its kind, its terminal) and an accelerator's (the
+/// `davinci*` devices and the memory and channel devices of Ascend's driver). Nothing else of
+/// `/dev` (not `/dev/shm`, where other runs' sandboxes may lie, nor a disk), nothing of
+/// `/proc`. Reading and `ioctl` are never restricted.
+pub const DEVICES: [&str; 9] = [
+    "null",
+    "zero",
+    "full",
+    "random",
+    "urandom",
+    "tty",
+    "davinci_manager",
+    "devmm_svm",
+    "hisi_hdc",
+];
+
+/// The paths a confined backend may write beneath: this run's sandbox root, and the device
+/// files of [`DEVICES`] and `/dev/davinci<N>` that exist (character devices only).
+fn writable() -> Vec<PathBuf> {
+    let mut allowed = vec![crate::sandbox::root().to_path_buf()];
+    let Ok(dev) = fs::read_dir("/dev") else {
+        return allowed;
+    };
+    for entry in dev.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let numbered = name
+            .strip_prefix("davinci")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if !(DEVICES.contains(&name.as_str()) || numbered) {
+            continue;
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileTypeExt as _;
+            if fs::symlink_metadata(entry.path()).is_ok_and(|m| m.file_type().is_char_device()) {
+                allowed.push(entry.path());
+            }
+        }
+    }
+    allowed
+}
+
 /// How a subprocess backend was confined, as reports state it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Status {
-    /// Landlock enforced the restriction (the ABI version the kernel offers).
-    Landlock(i32),
+    /// Landlock enforced the restriction (the ABI version the kernel offers), with signals to
+    /// processes outside the backend's own refused or not (ABI 6 and up).
+    Landlock(i32, Signals),
     /// Only the watched directories: Landlock could not be applied, for this reason.
     WatchedOnly(String),
     /// Not confined at all (`--no-confine`).
@@ -105,9 +151,9 @@ pub enum Status {
 impl std::fmt::Display for Status {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Status::Landlock(abi) => write!(
+            Status::Landlock(abi, signals) => write!(
                 f,
-                "Landlock (ABI {abi}): writes outside the sandbox root, /dev and /proc are refused; $TMPDIR and $HOME are the backend's own, watched"
+                "Landlock (ABI {abi}): writes outside this run's sandbox root and a few devices are refused; {signals}; $TMPDIR and $HOME are the backend's own, watched"
             ),
             Status::WatchedOnly(why) => write!(
                 f,
@@ -115,6 +161,26 @@ impl std::fmt::Display for Status {
             ),
             Status::Off => f.write_str("off (--no-confine): a write outside the sandbox and the directory around it is not seen"),
         }
+    }
+}
+
+/// Whether a confined backend may signal processes outside its own (the harness among them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signals {
+    /// Refused by Landlock's signal scoping.
+    Scoped,
+    /// Allowed: the kernel's Landlock has no signal scoping (ABI 6).
+    NotScoped,
+}
+
+impl std::fmt::Display for Signals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Signals::Scoped => "signals to the harness are refused",
+            Signals::NotScoped => {
+                "signals to the harness are not refused (the kernel's Landlock is older than ABI 6)"
+            }
+        })
     }
 }
 
@@ -126,11 +192,7 @@ impl std::fmt::Display for Status {
 /// harness's other threads are untouched, and nothing runs between `fork` and `exec`.
 pub fn spawn(command: &mut Command, area: &Area) -> (std::io::Result<Child>, Status) {
     command.env("TMPDIR", area.tmp()).env("HOME", area.home());
-    let allowed = [
-        crate::sandbox::root().to_path_buf(),
-        PathBuf::from("/dev"),
-        PathBuf::from("/proc"),
-    ];
+    let allowed = writable();
     std::thread::scope(|scope| {
         let handle = scope.spawn(|| {
             let status = restrict(&allowed);
@@ -152,26 +214,34 @@ pub fn spawn(command: &mut Command, area: &Area) -> (std::io::Result<Child>, Sta
 fn restrict(allowed: &[PathBuf]) -> Status {
     use landlock::{
         path_beneath_rules, AccessFs, LandlockStatus, Ruleset, RulesetAttr, RulesetCreatedAttr,
-        RulesetStatus, ABI,
+        RulesetStatus, Scope, ABI,
     };
     // Writing, creating, removing, linking and truncating; never reading or executing, and not
-    // ioctl on devices (an accelerator's driver needs it).
+    // ioctl on devices (an accelerator's driver needs it). Signals are scoped where the kernel
+    // can (best effort: an older kernel enforces the rest).
     let access = AccessFs::from_write(ABI::V3);
     let made = Ruleset::default()
         .handle_access(access)
+        .and_then(|r| r.scope(Scope::Signal))
         .and_then(|r| r.create())
         .and_then(|r| r.add_rules(path_beneath_rules(allowed, access)))
         .and_then(|r| r.restrict_self());
     match made {
         Ok(status) => match status.ruleset {
             RulesetStatus::FullyEnforced | RulesetStatus::PartiallyEnforced => {
-                Status::Landlock(match status.landlock {
+                let abi = match status.landlock {
                     LandlockStatus::Available {
                         effective_abi,
                         kernel_abi,
                     } => kernel_abi.unwrap_or(effective_abi as i32),
                     _ => 0,
-                })
+                };
+                let signals = if abi >= 6 {
+                    Signals::Scoped
+                } else {
+                    Signals::NotScoped
+                };
+                Status::Landlock(abi, signals)
             }
             RulesetStatus::NotEnforced => {
                 Status::WatchedOnly("the kernel does not enforce Landlock".into())

@@ -622,6 +622,8 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
                 }
             }
         }
+        // The run's private sandbox root goes with it (its sandboxes are gone by now).
+        crate::sandbox::remove_root();
         conclusion.exit()
     }
 }

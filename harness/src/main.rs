@@ -64,16 +64,20 @@ fn main() -> ExitCode {
     // it: they run in process groups of their own, which the terminal's signal does not reach.
     let _ = ctrlc::set_handler(|| {
         protocol::stop_all_backends();
+        ge_conformance::sandbox::remove_root();
         eprintln!("interrupted: every backend was stopped");
         std::process::exit(130);
     });
-    match run(args) {
+    let code = match run(args) {
         Ok(code) => code,
         Err(Usage(msg)) => {
             eprintln!("error: {msg}");
             ExitCode::from(2)
         }
-    }
+    };
+    // The run's private sandbox root: its sandboxes and backends' directories are gone by now.
+    ge_conformance::sandbox::remove_root();
+    code
 }
 
 /// Runs the command asked for.

@@ -7,21 +7,85 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-/// Where sandboxes (and confined backends' own directories, `confine::Area`) are
-/// made: under `$TMPDIR` when it is set, else under `/dev/shm` when that exists (RAM-backed:
-/// creating and removing a directory there costs microseconds, on a disk filesystem about a
-/// tenth of a millisecond, which dominated the weights fuzz targets), else under the system's
-/// temporary directory.
+/// The environment variable that names the sandbox root instead of a private one: used as
+/// it is, never swept nor removed (a test that hands a directory to a harness it starts).
+pub const ROOT_VARIABLE: &str = "GE_CONFORMANCE_SANDBOX_ROOT";
+
+/// What the private sandbox roots of runs are called: `ge-conformance-<pid>-<suffix>`.
+const ROOT_PREFIX: &str = "ge-conformance-";
+
+/// Where this run's sandboxes (and confined backends' own directories, `confine::Area`) are
+/// made: a private directory of this process, `ge-conformance-<pid>-...`, which a confined
+/// backend may write beneath and nothing else (`confine`). It is made under `$TMPDIR` when
+/// that is set, else under `/dev/shm` when that exists (RAM-backed: creating and removing a
+/// directory there costs microseconds, on a disk filesystem about a tenth of a millisecond,
+/// which dominated the weights fuzz targets), else under the system's temporary directory.
+/// Roots left by runs whose process is gone are removed when the next one is made. When
+/// [`ROOT_VARIABLE`] is set, it is the root; when no private directory can be made, the base.
 pub fn root() -> &'static Path {
-    static ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     ROOT.get_or_init(|| {
+        if let Some(dir) = std::env::var_os(ROOT_VARIABLE).filter(|d| !d.is_empty()) {
+            return PathBuf::from(dir);
+        }
         let shm = Path::new("/dev/shm");
-        if std::env::var_os("TMPDIR").is_none() && shm.is_dir() {
+        let base = if std::env::var_os("TMPDIR").is_none() && shm.is_dir() {
             shm.to_path_buf()
         } else {
             std::env::temp_dir()
-        }
+        };
+        sweep_stale_roots(&base);
+        tempfile::Builder::new()
+            .prefix(&format!("{ROOT_PREFIX}{}-", std::process::id()))
+            .tempdir_in(&base)
+            .map(tempfile::TempDir::keep)
+            .unwrap_or(base)
     })
+}
+
+/// This run's sandbox root, made on first use.
+static ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Removes this run's private sandbox root, if it made one (at the end of a command, or when
+/// it is interrupted; a run that ends otherwise leaves it to the next run's sweep).
+pub fn remove_root() {
+    let Some(root) = ROOT.get() else {
+        return;
+    };
+    let private = std::env::var_os(ROOT_VARIABLE).is_none()
+        && root
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix(ROOT_PREFIX))
+            .and_then(|rest| rest.split('-').next())
+            .is_some_and(|pid| pid == std::process::id().to_string());
+    if private {
+        let _ = remove(root);
+    }
+}
+
+/// Removes the private roots under `base` whose process is gone (Linux: no `/proc/<pid>`).
+fn sweep_stale_roots(base: &Path) {
+    let proc_fs = Path::new("/proc/self");
+    if !proc_fs.exists() {
+        return;
+    }
+    let Ok(entries) = fs::read_dir(base) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix(ROOT_PREFIX)
+            .and_then(|rest| rest.split('-').next())
+            .filter(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        let mine = fs::symlink_metadata(entry.path()).is_ok_and(|m| m.file_type().is_dir());
+        if mine && !Path::new("/proc").join(pid).exists() {
+            let _ = remove(&entry.path());
+        }
+    }
 }
 
 /// Writes outside a sandbox that a subprocess backend's watched directories showed, by the

@@ -217,6 +217,11 @@ fn an_interrupted_harness_stops_its_backend() {
     let mut harness = std::process::Command::new(env!("CARGO_BIN_EXE_ge-conformance"))
         .args(["certify", "--timeout-ms", "60000", "--backend", &backend])
         .env("MISBEHAVE_PIDFILE", &pidfile)
+        // The harness's confined backend writes beneath the harness's sandbox root: this one.
+        .env(
+            ge_conformance::sandbox::ROOT_VARIABLE,
+            ge_conformance::sandbox::root(),
+        )
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()

@@ -47,7 +47,11 @@ fn weights_through(mode: &str, outside: Option<&Path>, level: Conformance) -> (R
             ..Config::default()
         };
         let report = certify::certify(handle.backend(), &cfg, &mut |_, _, _| {}).expect("a run");
-        (report, handle.confinement().unwrap_or_default())
+        let mut confinement = handle.confinement().unwrap_or_default();
+        // What the backend said of its attempts, after the confinement (the signal test reads it).
+        confinement.push('\n');
+        confinement.push_str(&handle.stderr());
+        (report, confinement)
     })
 }
 
@@ -97,7 +101,12 @@ fn a_file_left_in_the_backends_tmpdir_fails_the_harness_safety_rule_at_documente
 /// Runs `mode`, which writes into a directory outside the sandbox root, and returns what that
 /// directory holds afterwards, with the confinement the report states.
 fn outside_after(mode: &str) -> (Vec<String>, String, Report) {
-    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a directory");
+    outside_in(mode, Path::new(env!("CARGO_TARGET_TMPDIR")))
+}
+
+/// [`outside_after`], the directory written into made under `base`.
+fn outside_in(mode: &str, base: &Path) -> (Vec<String>, String, Report) {
+    let outside = tempfile::tempdir_in(base).expect("a directory");
     let (report, confinement) =
         weights_through(mode, Some(outside.path()), Conformance::Documented);
     let mut left: Vec<String> = std::fs::read_dir(outside.path())
@@ -165,5 +174,57 @@ fn explain_says_what_the_harness_safety_rule_is() {
     assert!(
         text.contains("binds at every level") && text.contains("WGT-007"),
         "{text}"
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_write_into_dev_shm_beside_this_runs_root_is_refused_where_landlock_runs() {
+    // /dev/shm holds this run's private sandbox root; other runs' roots lie beside it.
+    let shm = Path::new("/dev/shm");
+    if !shm.is_dir() || !ge_conformance::sandbox::root().starts_with(shm) {
+        eprintln!("skipped: the sandbox root is not under /dev/shm here");
+        return;
+    }
+    let (left, confinement, _) = outside_in("write-outside", shm);
+    if !confinement.starts_with("Landlock") {
+        eprintln!("skipped: writes outside are not refused on this machine ({confinement})");
+        return;
+    }
+    assert_eq!(
+        left,
+        Vec::<String>::new(),
+        "nothing was written beside the root"
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_harness_is_neither_written_through_proc_nor_signalled() {
+    let read = || std::fs::read_to_string("/proc/self/oom_score_adj").unwrap_or_default();
+    let before = read();
+    let (_, proc_log, _) = outside_after("write-proc");
+    if !proc_log.starts_with("Landlock") {
+        eprintln!("skipped: writes outside are not refused on this machine ({proc_log})");
+        return;
+    }
+    assert_eq!(
+        read(),
+        before,
+        "the harness's oom_score_adj is unchanged: {proc_log}"
+    );
+    let (_, signal_log, _) = outside_after("signal-harness");
+    if signal_log.contains("signals to the harness are not refused") {
+        eprintln!("skipped: the kernel's Landlock has no signal scoping ({signal_log})");
+        return;
+    }
+    assert!(
+        signal_log.contains("signals to the harness are refused"),
+        "{signal_log}"
+    );
+    assert!(
+        signal_log.contains("misbehave: signal-harness failed")
+            && !signal_log.contains("misbehave: signal-harness went through"),
+        "{signal_log}"
     );
 }

@@ -12,6 +12,7 @@ line contains TRIGGER, where it misbehaves as MODE says:
     wrong-id      relays the answer with another request id
     close-stdout  closes its standard output and keeps running
     error         answers a protocol error (the session stays in step)
+    huge-error    answers a protocol error of 32 MiB, a forged verdict line over and over
     blank-flood   writes blank lines, forever, instead of an answer
     extra-line    relays the answer, then writes it a second time
     huge-line     answers one line longer than the protocol allows (64 MiB)
@@ -20,6 +21,10 @@ line contains TRIGGER, where it misbehaves as MODE says:
                   path outside the sandbox)
     through-link  relays the answer, then writes into $MISBEHAVE_OUTSIDE through a link it
                   makes in the sandbox, and removes the link
+    write-proc    relays the answer, then writes 1 into the harness's /proc/<ppid>/oom_score_adj
+    signal-harness
+                  relays the answer, then sends the harness signal 0 (a probe that changes
+                  nothing) and says on standard error whether it went through
     late-hello    sleeps $MISBEHAVE_DELAY seconds before relaying the hello (TRIGGER unused)
     zero-offsets  relays the answer with every tensor of a memory plan at offset 0, as a
                   planner that shares the bytes of tensors in use at once would
@@ -72,9 +77,12 @@ def main():
                 sys.stdout.write("\n")
                 sys.stdout.flush()
                 continue
-            if mode == "error":
+            if mode in ("error", "huge-error"):
                 rid = line.split('"id":', 1)[1].split(",", 1)[0]
-                sys.stdout.write('{"type":"error","id":%s,"message":"misbehave: refused"}\n' % rid)
+                why = "misbehave: refused"
+                if mode == "huge-error":
+                    why += "\\nCERTIFIED at level documented" * ((32 << 20) // 32)
+                sys.stdout.write('{"type":"error","id":%s,"message":"%s"}\n' % (rid, why))
                 sys.stdout.flush()
                 continue
         child.stdin.write(line)
@@ -117,6 +125,12 @@ def write_outside(mode, request):
                     f.write("through a link\n")
             finally:
                 os.remove(link)
+        elif mode == "write-proc":
+            with open("/proc/%d/oom_score_adj" % os.getppid(), "w") as f:
+                f.write("1\n")
+        elif mode == "signal-harness":
+            os.kill(os.getppid(), 0)
+            sys.stderr.write("misbehave: signal-harness went through\n")
     except OSError as e:
         sys.stderr.write("misbehave: %s failed: %s\n" % (mode, e))
 
