@@ -230,21 +230,7 @@ pub fn verify(dir: &Path) -> Result<Report, BundleError> {
         path: manifest_path.display().to_string(),
         message,
     })?;
-    let manifest = String::from_utf8_lossy(&manifest);
-    let mut findings = Vec::new();
-    let mut listed = BTreeMap::new();
-    for (n, line) in manifest.lines().enumerate() {
-        match line.split_once("  ") {
-            Some((digest, name))
-                if digest.len() == 64 && !name.contains('/') && !name.contains('\\') =>
-            {
-                if listed.insert(name.to_owned(), digest.to_owned()).is_some() {
-                    findings.push(format!("{MANIFEST} line {}: {name} listed twice", n + 1));
-                }
-            }
-            _ => findings.push(format!("{MANIFEST} line {}: not `<sha256>  <file>`", n + 1)),
-        }
-    }
+    let (listed, mut findings) = parse_manifest(&String::from_utf8_lossy(&manifest));
     for name in FILES {
         if !listed.contains_key(name) {
             findings.push(format!("{name} is not in the manifest"));
@@ -252,16 +238,8 @@ pub fn verify(dir: &Path) -> Result<Report, BundleError> {
     }
     // Sizes first: a bundle whose files add up past the cap is refused before any is read,
     // so that verifying costs bounded memory whatever the directory holds (sparse files).
-    let total: u64 = listed
-        .keys()
-        .filter_map(|name| fs::symlink_metadata(dir.join(name)).ok())
-        .filter(|m| m.file_type().is_file())
-        .map(|m| m.len())
-        .sum();
-    if total > MAX_BUNDLE {
-        findings.push(format!(
-            "its files hold {total} bytes together, more than the {MAX_BUNDLE} a bundle may hold"
-        ));
+    if let Some(why) = too_large(dir, listed.keys()) {
+        findings.push(why);
         return Err(BundleError::Tampered(findings));
     }
     let mut read = BTreeMap::new();
@@ -316,6 +294,39 @@ pub fn verify(dir: &Path) -> Result<Report, BundleError> {
         (true, Some(r)) => Ok(r),
         _ => Err(BundleError::Tampered(findings)),
     }
+}
+
+/// The files a manifest lists, by name, with their digests, and what is wrong with its lines.
+fn parse_manifest(manifest: &str) -> (BTreeMap<String, String>, Vec<String>) {
+    let mut findings = Vec::new();
+    let mut listed = BTreeMap::new();
+    for (n, line) in manifest.lines().enumerate() {
+        match line.split_once("  ") {
+            Some((digest, name))
+                if digest.len() == 64 && !name.contains('/') && !name.contains('\\') =>
+            {
+                if listed.insert(name.to_owned(), digest.to_owned()).is_some() {
+                    findings.push(format!("{MANIFEST} line {}: {name} listed twice", n + 1));
+                }
+            }
+            _ => findings.push(format!("{MANIFEST} line {}: not `<sha256>  <file>`", n + 1)),
+        }
+    }
+    (listed, findings)
+}
+
+/// Why the regular files `names` of `dir` are too large to verify together, if they are.
+fn too_large<'n>(dir: &Path, names: impl Iterator<Item = &'n String>) -> Option<String> {
+    let total: u64 = names
+        .filter_map(|name| fs::symlink_metadata(dir.join(name)).ok())
+        .filter(|m| m.file_type().is_file())
+        .map(|m| m.len())
+        .sum();
+    (total > MAX_BUNDLE).then(|| {
+        format!(
+            "its files hold {total} bytes together, more than the {MAX_BUNDLE} a bundle may hold"
+        )
+    })
 }
 
 /// What a report must say given its own trials: the totals and summaries add up, the verdict
