@@ -104,7 +104,32 @@ enum Destination {
 /// bundle when `force` is set. A link, a file, or a directory holding anything else is refused,
 /// so a bundle never overwrites a user's files or writes through a planted link.
 pub fn check_destination(dir: &Path, force: bool) -> Result<(), BundleError> {
-    destination(dir, force).map(|_| ())
+    match destination(dir, force)? {
+        // A directory to be made: its nearest existing ancestor must take a new directory,
+        // found now rather than after the whole run.
+        Destination::Missing => writable_ancestor(dir),
+        _ => Ok(()),
+    }
+}
+
+/// Whether a directory can be made where `dir` would go: a test directory is made (and
+/// removed) in its nearest existing ancestor.
+fn writable_ancestor(dir: &Path) -> Result<(), BundleError> {
+    let absolute = std::path::absolute(dir).map_err(|e| io(dir, e))?;
+    let Some(ancestor) = absolute.ancestors().skip(1).find(|a| a.exists()) else {
+        return Ok(());
+    };
+    tempfile::Builder::new()
+        .prefix(".ge-conformance-probe-")
+        .tempdir_in(ancestor)
+        .map(drop)
+        .map_err(|e| BundleError::Io {
+            path: dir.display().to_string(),
+            message: format!(
+                "cannot be made: {} does not take a new directory ({e})",
+                ancestor.display()
+            ),
+        })
 }
 
 fn destination(dir: &Path, force: bool) -> Result<Destination, BundleError> {

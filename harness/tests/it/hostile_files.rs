@@ -144,6 +144,21 @@ fn verify_reads_a_hostile_bundle_without_hanging() {
     }
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn an_out_directory_that_cannot_be_made_is_refused_before_the_run() {
+    // /proc takes no new directory, not even from root.
+    let why = refusal(bundle::check_destination(
+        Path::new("/proc/no-such-run/bundle"),
+        false,
+    ));
+    assert!(why.contains("does not take a new directory"), "{why}");
+    // A directory that can be made is not refused, and nothing is left of the probe.
+    let root = tempfile::tempdir().expect("a temporary directory");
+    bundle::check_destination(&root.path().join("a/b"), false).expect("it can be made");
+    assert_eq!(std::fs::read_dir(root.path()).expect("readable").count(), 0);
+}
+
 #[test]
 fn verify_refuses_a_bundle_larger_than_its_cap_before_reading_it() {
     // Twenty sparse pictures of 60 MiB each (a few kilobytes on disk), each listed in the
