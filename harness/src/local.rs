@@ -18,6 +18,11 @@ pub struct LocalCases {
     spec: Arc<Spec>,
 }
 
+/// The most bytes the case tables of one `--cases-dir` may hold together: some thirteen times the
+/// suite's own tables (about 0.6 MB), and loading costs some 45 times the text, so a directory
+/// of huge tables is refused instead of exhausting memory.
+pub const MAX_LOCAL_TABLES: u64 = 8 << 20;
+
 /// Why a directory of local case tables cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum LocalCasesError {
@@ -52,6 +57,7 @@ impl LocalCases {
         };
         let entries = std::fs::read_dir(dir).map_err(|e| io(dir, &e))?;
         let mut files = Vec::new();
+        let mut used = 0u64;
         for entry in entries {
             let entry = entry.map_err(|e| io(dir, &e))?;
             let name = entry.file_name().to_string_lossy().into_owned();
@@ -59,8 +65,13 @@ impl LocalCases {
             if !is_file || !name.ends_with(".toml") {
                 continue;
             }
-            let text = crate::input::read_text(&entry.path(), crate::input::MAX_TABLE)
-                .map_err(|e| io(&entry.path(), &e))?;
+            // One budget for all the tables together: loading costs some 45 times the text.
+            let left = MAX_LOCAL_TABLES - used;
+            let text = crate::input::read_text(&entry.path(), left).map_err(|e| {
+                let total = format!("{e} (the tables of a directory hold {MAX_LOCAL_TABLES} bytes at most together)");
+                io(&entry.path(), &total)
+            })?;
+            used += text.len() as u64;
             files.push((name, text));
         }
         if files.is_empty() {

@@ -224,4 +224,12 @@ fn a_local_cases_reproducer_names_its_directory_and_a_suite_cases_does_not() {
     let empty = tempfile::tempdir().expect("a temporary directory");
     let err = ge_conformance::local::LocalCases::load(empty.path()).expect_err("nothing to load");
     assert!(err.to_string().contains("no case table"), "{err}");
+    // Tables each under the cap of one file, past the cap of all together, are refused.
+    let cap = ge_conformance::local::MAX_LOCAL_TABLES as usize;
+    for name in ["a.toml", "b.toml"] {
+        let comment = format!("# {}\n", "x".repeat(cap / 2));
+        std::fs::write(empty.path().join(name), comment).expect("a table");
+    }
+    let err = ge_conformance::local::LocalCases::load(empty.path()).expect_err("too large");
+    assert!(err.to_string().contains("at most together"), "{err}");
 }
