@@ -258,6 +258,55 @@ fn an_interrupted_harness_stops_its_backend() {
     );
 }
 
+#[cfg(unix)]
+#[test]
+fn an_interrupted_harness_removes_its_sandbox_root() {
+    // The harness makes its private sandbox root under $TMPDIR: this directory.
+    let base = tempfile::tempdir().expect("a temporary directory");
+    let roots = {
+        let base = base.path().to_path_buf();
+        move || {
+            std::fs::read_dir(&base)
+                .map(|d| {
+                    d.flatten()
+                        .filter(|e| {
+                            e.file_name()
+                                .to_string_lossy()
+                                .starts_with("ge-conformance-")
+                        })
+                        .count()
+                })
+                .unwrap_or(0)
+        }
+    };
+    let backend = format!(
+        "exec:python3 {} hang request -- {}",
+        shim("misbehave.py"),
+        reference_server()
+    );
+    let mut harness = std::process::Command::new(env!("CARGO_BIN_EXE_ge-conformance"))
+        .args(["certify", "--timeout-ms", "60000", "--backend", &backend])
+        .env("TMPDIR", base.path())
+        .env_remove(ge_conformance::sandbox::ROOT_VARIABLE)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start the harness");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while roots() == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(roots(), 1, "the run made its root");
+    // Past the hello: the first request is hanging now.
+    std::thread::sleep(Duration::from_millis(500));
+    let harness_pid = rustix::process::Pid::from_raw(harness.id() as i32).expect("a pid");
+    rustix::process::kill_process(harness_pid, rustix::process::Signal::INT)
+        .expect("signal the harness");
+    let status = within(Duration::from_secs(20), move || harness.wait()).expect("it ends");
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(roots(), 0, "the interrupted run removed its root");
+}
+
 /// `misbehave.py late-hello` in front of the reference, greeting after `delay` seconds.
 fn late_greeter(delay: f64) -> String {
     format!(
