@@ -467,6 +467,34 @@ impl Snapshots {
         &self.dir
     }
 
+    /// True on a first run: the directory holds no accepted snapshot (`*.snap`) yet, so every
+    /// snapshot trial will write a new one for review.
+    pub fn adopting(&self) -> bool {
+        std::fs::read_dir(&self.dir).map_or(true, |entries| {
+            !entries
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().ends_with(".snap"))
+        })
+    }
+
+    /// After a first run: one line saying how many snapshots await review and how to review
+    /// them.
+    pub fn summarise_first_run(&self) {
+        let new = std::fs::read_dir(&self.dir).map_or(0, |entries| {
+            entries
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".snap.new"))
+                .count()
+        });
+        if new > 0 {
+            println!(
+                "{new} new snapshot(s) written to {} as .snap.new: review them with `cargo insta review` \
+                 (or accept them all with `cargo insta accept`), then commit the .snap files",
+                self.dir.display()
+            );
+        }
+    }
+
     /// Refuses to go on when a link stands at a name insta would write for `stem` (planted by
     /// whoever can write the directory, a confined backend among them): insta would write
     /// through it, outside the directory.
@@ -510,9 +538,10 @@ impl Snapshots {
         settings.set_info(&entry.scenario);
         // A changed answer usually changes its deviations too: both are asserted before the
         // first failure is passed on, so one run writes both `.snap.new` files for review.
-        let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let new = !self.dir.join(format!("{stem}.snap")).exists();
+        let answer = quietly(|| {
             settings.bind(|| insta::assert_snapshot!(stem.as_str(), observed));
-        }));
+        });
         let leftover = self.dir.join(format!("{stem}@{DEVIATION_SUFFIX}.snap"));
         let deviation = match differences {
             Some(text) => {
@@ -521,9 +550,9 @@ impl Snapshots {
                     "where {name} departs from the reference on {}",
                     entry.name
                 ));
-                let asserted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let asserted = quietly(|| {
                     settings.bind(|| insta::assert_snapshot!(stem.as_str(), text));
-                }));
+                });
                 if let (Ok(()), Err(panic)) = (&answer, asserted) {
                     std::panic::resume_unwind(panic);
                 }
@@ -545,10 +574,48 @@ impl Snapshots {
         ] {
             settle_source(&self.dir.join(name), began);
         }
-        if let Err(panic) = answer {
-            std::panic::resume_unwind(panic);
+        match answer {
+            // A snapshot never accepted: one line, the file to review.
+            Err(_) if new => Err(format!(
+                "new snapshot, not yet reviewed: {}",
+                self.dir.join(format!("{stem}.snap.new")).display()
+            )),
+            Err(panic) => std::panic::resume_unwind(panic),
+            Ok(()) => deviation,
         }
-        deviation
+    }
+}
+
+thread_local! {
+    /// True while this thread asserts a snapshot: a panic there is insta's failed assertion,
+    /// reported by the trial's message, not printed with a backtrace by the panic hook.
+    static ASSERTING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs an insta assertion, its panic caught and not printed (see [`ASSERTING`]).
+fn quietly(assert: impl FnOnce()) -> std::thread::Result<()> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !ASSERTING.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    ASSERTING.with(|a| a.set(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(assert));
+    ASSERTING.with(|a| a.set(false));
+    result
+}
+
+/// On a first run of the snapshot trials, insta prints nothing (`INSTA_OUTPUT=none`; it still
+/// writes each `.snap.new`): each trial's failure names its new file in one line, and a summary
+/// follows the run. Unless `INSTA_OUTPUT` is set already. Called before the trials' threads
+/// start: insta reads the environment once. A run with accepted snapshots keeps insta's diffs.
+pub fn quiet_first_run() {
+    if std::env::var_os("INSTA_OUTPUT").is_none() {
+        std::env::set_var("INSTA_OUTPUT", "none");
     }
 }
 
@@ -622,8 +689,7 @@ impl Snapshots {
         entries: &[Entry],
     ) -> Summary {
         let declared = backend.capabilities();
-        let hook = std::panic::take_hook();
-        std::panic::set_hook(Box::new(|_| {}));
+        // insta's failed assertions are caught quietly in `check` (see `quietly`).
         let mut summary = Summary::default();
         for entry in entries
             .iter()
@@ -646,7 +712,6 @@ impl Snapshots {
                 }
             }
         }
-        std::panic::set_hook(hook);
         summary.unreferenced = unreferenced(&self.dir, spec);
         summary
     }

@@ -433,6 +433,54 @@ fn the_bundle_of_a_cargo_test_run_verifies() -> Result<(), Failed> {
     Ok(())
 }
 
+/// A first run of the snapshot trials (an empty directory) prints one line per new snapshot
+/// and a summary: no snapshot contents, no panic message, no backtrace.
+fn a_first_run_prints_a_line_per_new_snapshot() -> Result<(), Failed> {
+    let empty = tempfile::tempdir().expect("a temporary directory");
+    let (ok, text) = child(
+        "unchanged",
+        empty.path(),
+        false,
+        &["snapshot/transfer-examples/"],
+        &[("RUST_BACKTRACE", std::ffi::OsStr::new("1"))],
+    );
+    let written = std::fs::read_dir(empty.path())
+        .map(|d| {
+            d.flatten()
+                .filter(|e| {
+                    let n = e.file_name().to_string_lossy().into_owned();
+                    n.ends_with(".snap.new") && !n.contains("@deviation")
+                })
+                .count()
+        })
+        .unwrap_or(0);
+    let lines = text.matches("new snapshot, not yet reviewed: ").count();
+    let quiet = !text.contains("Snapshot Contents")
+        && !text.contains("panicked")
+        && !text.contains("stack backtrace");
+    let summary = text.contains(&format!("{written} new snapshot(s) written to"));
+    let dir = empty.path().display().to_string();
+    docs::check(
+        "examples/vendor-engine/README.md",
+        "first-run",
+        &text.replace(&dir, "snapshots"),
+    )?;
+    if ok
+        || written == 0
+        || lines != written
+        || !quiet
+        || !summary
+        || text.lines().count() > 12 * written + 40
+    {
+        return Err(format!(
+            "a first run: {written} new snapshots, {lines} lines naming them, quiet {quiet}, summary {summary}, {} lines:\n{text}",
+            text.lines().count()
+        )
+        .into());
+    }
+    Ok(())
+}
+
 fn a_broken_local_table_is_a_failing_trial() -> Result<(), Failed> {
     let copy = copy_snapshots();
     let cases = tempfile::tempdir().expect("a temporary directory");
@@ -453,6 +501,20 @@ fn a_broken_local_table_is_a_failing_trial() -> Result<(), Failed> {
     if ok || !text.contains("IBC-999, which does not exist") || text.contains("panicked") {
         return Err(format!(
             "the broken table should fail `cases/local` with the loader's words:\n{text}"
+        )
+        .into());
+    }
+    // Its snapshots look unreferenced then; no advice to delete them.
+    let (ok, text) = child(
+        "unchanged",
+        copy.path(),
+        true,
+        &["--exact", "snapshot/unreferenced"],
+        &[(CASES, cases.path().as_os_str())],
+    );
+    if ok || text.contains("delete") || !text.contains("not checked") {
+        return Err(format!(
+            "with a broken table, snapshot/unreferenced says it did not check, never to delete:\n{text}"
         )
         .into());
     }
@@ -734,6 +796,10 @@ fn main() {
         Trial::test(
             "the_bundle_of_a_cargo_test_run_verifies",
             the_bundle_of_a_cargo_test_run_verifies,
+        ),
+        Trial::test(
+            "a_first_run_prints_a_line_per_new_snapshot",
+            a_first_run_prints_a_line_per_new_snapshot,
         ),
         Trial::test(
             "a_broken_local_table_is_a_failing_trial",
