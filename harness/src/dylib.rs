@@ -320,6 +320,32 @@ impl Backend for DylibBackend {
 const SERVED_CRASH_NOTE: &str = "ge-conformance serve-dylib: this server ends, the trial fails \
      and the harness starts a new server for the next one";
 
+/// The default of `serve-dylib --memory-limit-mib`.
+pub const DEFAULT_MEMORY_LIMIT_MIB: u64 = 8192;
+
+/// Limits the address space of this process to `mib` MiB (RLIMIT_AS; 0: no limit), so that an
+/// engine served here that allocates past it fails (its allocations fail, or it dies) and the
+/// machine does not. Unix only; elsewhere nothing is limited.
+pub fn limit_memory(mib: u64) -> Result<(), String> {
+    if mib == 0 {
+        return Ok(());
+    }
+    #[cfg(unix)]
+    {
+        let bytes = mib.saturating_mul(1 << 20);
+        let maximum = rustix::process::getrlimit(rustix::process::Resource::As).maximum;
+        // Never above the hard limit, which only a privileged process could raise.
+        let limit = rustix::process::Rlimit {
+            current: Some(maximum.map_or(bytes, |m| bytes.min(m))),
+            maximum,
+        };
+        rustix::process::setrlimit(rustix::process::Resource::As, limit).map_err(|e| {
+            format!("serve-dylib: cannot limit the address space to {mib} MiB: {e}")
+        })?;
+    }
+    Ok(())
+}
+
 /// `ge-conformance serve-dylib PATH`: serves the engine at `path` over the subprocess protocol
 /// on `input` and standard output, declaring the profiles of its hello. The engine's own writes
 /// to standard output are sent to standard error (unix), so they cannot break the protocol. An

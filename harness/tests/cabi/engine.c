@@ -17,6 +17,9 @@
  *   GE_TEST_LONG_LEN     answers with a one-page buffer and reports two pages (the second is
  *                        unmapped, so reading it faults)
  *   GE_TEST_DOUBLE_FREE  frees the buffers it is handed back twice (glibc aborts)
+ *   GE_TEST_GREEDY       like GE_TEST_CRASH, but where that one segfaults it allocates and
+ *                        touches 2 GiB in 1 MiB blocks, answering an error saying how far it
+ *                        got: "out of memory after N MiB" or "allocated all 2048 MiB"
  */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
 #include <stdio.h>
@@ -78,6 +81,27 @@ GE_CONFORMANCE_EXPORT int32_t ge_conformance_answer(const char *scenario, size_t
 #elif defined(GE_TEST_EXIT)
     if (contains(scenario, scenario_len, "\"ge.exec.atomicCleanPolicy\":\"1\""))
         exit(0); /* the exit this build exists for */
+    return give("{\"type\":\"error\",\"message\":\"this engine answers nothing\"}", answer,
+                answer_len);
+#elif defined(GE_TEST_GREEDY)
+    if (contains(scenario, scenario_len, "\"ge.exec.atomicCleanPolicy\":\"1\"")) {
+        enum { BLOCK = 1 << 20, BLOCKS = 2048 };
+        static char *blocks[BLOCKS];
+        int got = 0;
+        while (got < BLOCKS && (blocks[got] = malloc(BLOCK)) != NULL) {
+            memset(blocks[got], 1, BLOCK); /* touched: the memory this build exists to take */
+            ++got;
+        }
+        for (int i = 0; i < got; ++i) free(blocks[i]);
+        char message[128];
+        if (got < BLOCKS)
+            snprintf(message, sizeof message,
+                     "{\"type\":\"error\",\"message\":\"out of memory after %d MiB\"}", got);
+        else
+            snprintf(message, sizeof message,
+                     "{\"type\":\"error\",\"message\":\"allocated all %d MiB\"}", got);
+        return give(message, answer, answer_len);
+    }
     return give("{\"type\":\"error\",\"message\":\"this engine answers nothing\"}", answer,
                 answer_len);
 #elif defined(GE_TEST_HANG)

@@ -448,6 +448,38 @@ fn a_crash_in_the_free_function_is_named_so() {
     );
 }
 
+#[test]
+fn a_greedy_engine_under_serve_dylib_fails_its_trial_within_the_memory_limit() {
+    let Some(greedy) = c_engine("GE_TEST_GREEDY") else {
+        return;
+    };
+    let backend = format!(
+        "exec:{BIN} serve-dylib --memory-limit-mib 512 {}",
+        greedy.display()
+    );
+    let out = certify(&backend, &["--filter", "options-values/acp-"]);
+    let r = report(&out);
+    assert_eq!(out.status.code(), Some(1), "a report, with failures");
+    let trigger = r#""ge.exec.atomicCleanPolicy":"1""#;
+    let (greedy, answered): (Vec<_>, Vec<_>) = trials(&r)
+        .into_iter()
+        .partition(|(_, _, t)| t.contains(trigger));
+    assert!(
+        !greedy.is_empty() && !answered.is_empty(),
+        "{greedy:?} {answered:?}"
+    );
+    for (name, outcome, text) in &greedy {
+        assert_eq!(outcome, "fail", "{name}");
+        assert!(text.contains("out of memory after"), "{name}: {text}");
+    }
+    for (name, _, text) in &answered {
+        assert!(
+            text.contains("this engine answers nothing"),
+            "{name}: {text}"
+        );
+    }
+}
+
 fn open(library: &Path) -> Result<DylibBackend, DylibError> {
     DylibBackend::open(library, "test engine crashed")
 }
