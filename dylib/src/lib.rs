@@ -269,10 +269,12 @@ impl Engine {
         let _held = CALLS.lock().unwrap_or_else(|e| e.into_inner());
         let tail = self.note_tail(&format!("in {function}"), scenario);
         let timeout = *self.timeout.lock().unwrap_or_else(|e| e.into_inner());
-        // Dropped in reverse: the output back, the deadline cleared, then the note disarmed.
+        // Dropped in reverse: the deadline cleared, the output back (the engine's C streams
+        // flushed), then the note disarmed; neither flush is timed (a slow reader of standard
+        // output or error is not the engine's hang).
         let _armed = note::arm(&self.note_head(), &tail);
-        let _deadline = timeout.map(guard::deadline);
         let _redirected = guard::stdout_to_stderr();
+        let _deadline = timeout.map(guard::deadline);
         f()
     }
 
