@@ -137,6 +137,16 @@ impl DylibBackend {
         Self::greet(engine)
     }
 
+    /// [`DylibBackend::open`] for a libFuzzer target: no crash handler is installed, so that
+    /// libFuzzer, which installs its own only for signals that have none, reports a crash and
+    /// writes its artefact (see [`ge_dylib::Engine::set_note`]). An `exit` inside a call still
+    /// prints `note`.
+    pub fn open_under_fuzzer(path: &Path, note: &str) -> Result<Self, DylibError> {
+        let engine = ge_dylib::Engine::open(path)?;
+        engine.set_note(note);
+        Self::greet(engine)
+    }
+
     /// Sets how long each call into the engine may take before the process ends with
     /// [`ge_dylib::TIMEOUT_STATUS`] (`None`: forever; see [`ge_dylib::Engine::set_timeout`]).
     pub fn set_timeout(&self, timeout: Option<std::time::Duration>) {
