@@ -54,8 +54,8 @@ impl BackendHandle {
 /// Opens the backend named `arg` for a certification against `profile`: `reference` is the
 /// reference of that profile, and a subprocess backend is started, told the profile in the
 /// hello (and refused when it does not declare it), and gets `timeout` per request (an engine
-/// loaded in-process too: a call past it ends the process, [`ge_dylib::TIMEOUT_STATUS`]). A backend
-/// that never greets, however often it is started, is an error: nothing can be judged.
+/// loaded in-process too: a call past it ends the process, [`ge_dylib::TIMEOUT_STATUS`]). A
+/// backend that never greets, however often it is started, is an error: nothing can be judged.
 pub fn open(arg: &str, timeout: Duration, profile: Profile) -> Result<BackendHandle, String> {
     open_confined(arg, timeout, profile, Confine::On)
 }

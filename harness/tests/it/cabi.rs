@@ -480,6 +480,44 @@ fn a_greedy_engine_under_serve_dylib_fails_its_trial_within_the_memory_limit() {
     }
 }
 
+/// Run as a child by `a_crash_outside_any_call_names_the_loaded_engine`: opens the engine named
+/// by `GE_TEST_CHILD_ENGINE`, then aborts while no call is in progress.
+#[test]
+#[ignore = "run as a child process by a_crash_outside_any_call_names_the_loaded_engine"]
+fn child_aborts_outside_any_call() {
+    let Some(path) = std::env::var_os("GE_TEST_CHILD_ENGINE") else {
+        return;
+    };
+    let _backend = open(Path::new(&path)).expect("the engine opens");
+    std::process::abort();
+}
+
+#[test]
+#[cfg(unix)]
+fn a_crash_outside_any_call_names_the_loaded_engine() {
+    use std::os::unix::process::ExitStatusExt;
+    let Some(engine) = c_engine("GE_TEST_STDOUT") else {
+        return;
+    };
+    let out = Command::new(std::env::current_exe().expect("the test binary"))
+        .args(["--exact", "cabi::child_aborts_outside_any_call"])
+        .args(["--ignored", "--nocapture", "--test-threads=1"])
+        .env("GE_TEST_CHILD_ENGINE", &engine)
+        .output()
+        .expect("the test binary starts");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.signal(), Some(6), "{stderr}");
+    let note = format!(
+        "ge-conformance: crashed outside an engine call; an engine is loaded in-process: {}",
+        engine.display()
+    );
+    assert!(stderr.contains(&note), "{stderr}");
+    assert!(
+        !stderr.contains("test engine crashed"),
+        "no call's note: {stderr}"
+    );
+}
+
 fn open(library: &Path) -> Result<DylibBackend, DylibError> {
     DylibBackend::open(library, "test engine crashed")
 }
