@@ -37,18 +37,21 @@
  *
  * WHAT A CRASH MEANS
  *   In-process (`--backend dylib:PATH`) the engine shares the harness's process: a segfault, an
- *   abort, an exception escaping a function (which must be declared noexcept in C++), an
- *   infinite loop or memory corruption takes the harness down with it or corrupts its results.
- *   The harness then prints which library crashed and the isolated command to use, and the run
- *   ends without a report. Use the in-process route for fuzzing and quick loops.
+ *   abort, an exception escaping a function (which must be declared noexcept in C++), a call
+ *   to exit(), an infinite loop or memory corruption takes the harness down with it or
+ *   corrupts its results. The harness then prints which library, which function and which
+ *   scenario, and the isolated command to use, and the run ends without a report: with the
+ *   signal for a crash, exit status 3 for an exit() inside a call, 4 for a call that did not
+ *   return within --timeout-ms. Use the in-process route for fuzzing and quick loops.
  *   Isolated (`--backend 'exec:ge-conformance serve-dylib PATH'`) the library lives in a child
- *   process speaking the subprocess protocol: a crash or hang fails that one trial, the child
+ *   process speaking the subprocess protocol, its address space limited (--memory-limit-mib):
+ *   a crash, an exit, a hang or an allocation past the limit fails that one trial, the child
  *   is restarted, and the run goes on. Certify through the isolated route.
  *
  * STANDARD STREAMS
- *   The engine must not write to standard output (under serve-dylib the harness points it at
- *   standard error, so a stray printf does not break the protocol, but in-process it would
- *   land in the report). Standard error is free for logs.
+ *   The engine must not write to standard output: the harness points it at standard error
+ *   during each call in-process, and for the whole child under serve-dylib, so a stray printf
+ *   breaks neither the report nor the protocol. Standard error is free for logs.
  */
 #ifndef GE_CONFORMANCE_H
 #define GE_CONFORMANCE_H

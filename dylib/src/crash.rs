@@ -1,13 +1,14 @@
-//! The crash note: while the harness is inside an engine's function, a fatal signal (the engine
-//! crashed) first prints the note armed for that call on standard error, then gets the handling
-//! it had before (Rust's own, or the default: the process ends with the signal).
+//! The crash note: a fatal signal first prints a note on standard error, then gets the handling
+//! it had before (Rust's own, or the default: the process ends with the signal). While the
+//! harness is inside an engine's function (or copying its buffer) the note is the one armed for
+//! that call ([`crate::note`]), with the signal's number; outside any call, with an engine
+//! loaded, it says that an engine is loaded in-process and where it is.
 //!
-//! The handler does only async-signal-safe work: two atomic loads, `write`, `sigaction` and
-//! `raise`. Unix only; elsewhere arming does nothing.
+//! The handler does only async-signal-safe work: atomic loads, `write`, `sigaction` and
+//! `raise`. Unix only; elsewhere nothing is installed.
 
 #[cfg(unix)]
 mod imp {
-    use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
     use std::sync::OnceLock;
 
     /// The signals an engine's crash raises.
@@ -19,21 +20,14 @@ mod imp {
         libc::SIGABRT,
     ];
 
-    /// The note of the call in progress (null: no engine call, nothing to print).
-    static NOTE: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
-    static NOTE_LEN: AtomicUsize = AtomicUsize::new(0);
-
     /// The actions in place before ours, restored when a signal comes.
     static PREVIOUS: OnceLock<[libc::sigaction; SIGNALS.len()]> = OnceLock::new();
 
     extern "C" fn on_fatal(signal: libc::c_int) {
-        let note = NOTE.load(Ordering::SeqCst);
-        let len = NOTE_LEN.load(Ordering::SeqCst);
-        if !note.is_null() {
-            // SAFETY: `note` and `len` describe a leaked, never freed byte slice (set by
-            // `arm`); `write` is async-signal-safe. Its result is ignored: nothing can be done
-            // about a failed write here.
-            let _ = unsafe { libc::write(2, note.cast::<libc::c_void>(), len) };
+        let mut digits = [0u8; 20];
+        let number = crate::note::decimal(u64::from(signal.unsigned_abs()), &mut digits);
+        if !crate::note::write_armed(&[b"crashed (signal ", number, b")"]) {
+            crate::note::write_outside();
         }
         if let (Some(previous), Some(i)) =
             (PREVIOUS.get(), SIGNALS.iter().position(|s| *s == signal))
@@ -66,38 +60,12 @@ mod imp {
             previous
         });
     }
-
-    /// Arms `note` until the guard is dropped.
-    pub fn arm(note: &'static [u8]) -> Armed {
-        NOTE_LEN.store(note.len(), Ordering::SeqCst);
-        NOTE.store(note.as_ptr().cast_mut(), Ordering::SeqCst);
-        Armed
-    }
-
-    /// Disarms the note when dropped.
-    #[derive(Debug)]
-    pub struct Armed;
-
-    impl Drop for Armed {
-        fn drop(&mut self) {
-            NOTE.store(std::ptr::null_mut(), Ordering::SeqCst);
-        }
-    }
 }
 
 #[cfg(not(unix))]
 mod imp {
     /// Nothing to install off unix.
     pub fn install() {}
-
-    /// Nothing to arm off unix.
-    pub fn arm(_note: &'static [u8]) -> Armed {
-        Armed
-    }
-
-    /// A guard with nothing to disarm.
-    #[derive(Debug)]
-    pub struct Armed;
 }
 
-pub use imp::{arm, install};
+pub use imp::install;

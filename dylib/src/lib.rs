@@ -4,9 +4,19 @@
 //!
 //! This is the one crate of the workspace with unsafe code, kept to what calling a C ABI needs:
 //! loading the library, resolving four symbols, the calls themselves, reading the engine's
-//! buffers, and (on unix) a handler that names the library when it crashes in-process
-//! ([`Engine::set_crash_note`]). Everything it returns is bytes or a typed error: what the JSON
-//! means is for the caller (the harness) to judge.
+//! buffers, and (on unix) what guards the process while it is inside an engine's function:
+//!
+//! - a crash (a fatal signal) prints a note naming the library, the function and the scenario
+//!   before the process ends with the signal ([`Engine::set_crash_note`]; a crash outside any
+//!   call, with an engine loaded, prints a note saying so);
+//! - an `exit` from the engine ends the process with [`EXIT_STATUS`] after the same note (an
+//!   `atexit` handler registered at [`Engine::open`]; a run's status 0 is never the engine's);
+//! - a call that does not return within [`Engine::set_timeout`] ends it with
+//!   [`TIMEOUT_STATUS`] after the note (one watchdog thread);
+//! - the engine's standard output is pointed at standard error for the length of each call.
+//!
+//! Everything it returns is bytes or a typed error: what the JSON means is for the caller (the
+//! harness) to judge.
 //!
 //! Calls into every engine of the process go through one lock, so an engine is never entered by
 //! two threads at once (the header promises it).
@@ -14,8 +24,16 @@
 use std::ffi::{c_char, CString};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::Duration;
 
 mod crash;
+mod guard;
+mod note;
+
+pub use guard::{EXIT_STATUS, TIMEOUT_STATUS};
+
+/// At most this many bytes of a scenario are quoted in a note.
+pub const NOTE_EXCERPT: usize = 1024;
 
 /// The ABI version this crate speaks: `GE_CONFORMANCE_ABI_VERSION` of the header.
 pub const ABI_VERSION: u32 = 1;
@@ -103,9 +121,10 @@ pub struct Engine {
     hello: HelloFn,
     answer: AnswerFn,
     free: FreeFn,
-    /// What the crash handler prints when the engine crashes inside a call (leaked on purpose:
-    /// a signal handler may read it at any time, so it must never be freed).
-    crash_note: Mutex<Option<&'static [u8]>>,
+    /// What every note adds after naming the call (the caller's advice), with its newline.
+    crash_note: Mutex<Option<Vec<u8>>>,
+    /// How long a call may take before the process ends ([`TIMEOUT_STATUS`]); `None`: forever.
+    timeout: Mutex<Option<Duration>>,
     /// Kept open for as long as the function pointers above are used; dropped last.
     _library: libloading::Library,
 }
@@ -166,9 +185,12 @@ impl Engine {
             answer,
             free,
             crash_note: Mutex::new(None),
+            timeout: Mutex::new(None),
             _library: library,
         };
-        let found = engine.call(|| {
+        note::set_loaded(path_bytes(&engine.path).as_slice());
+        guard::watch_exit();
+        let found = engine.call("ge_conformance_abi_version", None, || {
             // SAFETY: the header declares this function without arguments, returning uint32_t.
             unsafe { (engine.abi_version)() }
         });
@@ -187,22 +209,72 @@ impl Engine {
         &self.path
     }
 
-    /// Sets what is printed on standard error if the engine crashes (a fatal signal: SIGSEGV,
-    /// SIGBUS, SIGILL, SIGFPE, SIGABRT) while the harness is inside one of its functions; the
-    /// process then ends as the signal says. Unix only; elsewhere nothing is printed.
+    /// Sets what is printed on standard error, after the line naming the library, the function
+    /// and the scenario, if the process ends inside a call (a crash, an `exit`, a timeout), and
+    /// installs the crash handler: a fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT)
+    /// prints the note, then the process ends as the signal says. Unix only; elsewhere nothing
+    /// is printed. Under libFuzzer, use [`Engine::set_note`] instead (see there).
     pub fn set_crash_note(&self, note: &str) {
-        let mut text = note.as_bytes().to_vec();
-        text.push(b'\n');
-        let leaked: &'static [u8] = Box::leak(text.into_boxed_slice());
+        self.set_note(note);
         crash::install();
-        *self.crash_note.lock().unwrap_or_else(|e| e.into_inner()) = Some(leaked);
     }
 
-    /// Runs `f` holding the lock every call takes, with the crash note armed.
-    fn call<R>(&self, f: impl FnOnce() -> R) -> R {
+    /// Sets the note as [`Engine::set_crash_note`] does, without installing the crash handler:
+    /// an `exit` or a timeout inside a call still prints it, a crash does not. For a process
+    /// whose crashes something else reports, such as a libFuzzer target: libFuzzer installs its
+    /// handlers only for signals that have none yet, and the target opens its engine before
+    /// that, so a handler installed here would keep libFuzzer from writing crash artefacts.
+    pub fn set_note(&self, note: &str) {
+        let mut text = note.as_bytes().to_vec();
+        text.push(b'\n');
+        *self.crash_note.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
+    }
+
+    /// Sets how long each call into the engine may take (`None`: forever, the default). A call
+    /// that has not returned by then ends the process with [`TIMEOUT_STATUS`], after the note
+    /// naming the library and the scenario. Unix only; elsewhere calls are not timed.
+    pub fn set_timeout(&self, timeout: Option<Duration>) {
+        *self.timeout.lock().unwrap_or_else(|e| e.into_inner()) = timeout;
+    }
+
+    /// The first part of every note: the library.
+    fn note_head(&self) -> Vec<u8> {
+        let mut head = b"ge-conformance: the engine `".to_vec();
+        head.extend(path_bytes(&self.path));
+        head.extend(b"` ");
+        head
+    }
+
+    /// The rest of a note: `doing`, the scenario's excerpt and the caller's advice.
+    fn note_tail(&self, doing: &str, scenario: Option<&[u8]>) -> Vec<u8> {
+        let mut tail = format!(" {doing}").into_bytes();
+        if let Some(scenario) = scenario {
+            tail.extend(b"; the scenario: ");
+            tail.extend(excerpt(scenario));
+            if scenario.len() > NOTE_EXCERPT {
+                tail.extend(format!("... ({} bytes)", scenario.len()).as_bytes());
+            }
+        }
+        tail.push(b'\n');
+        if let Some(advice) = &*self.crash_note.lock().unwrap_or_else(|e| e.into_inner()) {
+            tail.extend(advice);
+        }
+        tail
+    }
+
+    /// Runs `f`, a call of the engine's `function` (with `scenario`, for the answer), holding
+    /// the lock every call takes, with the note armed, the deadline set and standard output
+    /// pointed at standard error.
+    fn call<R>(&self, function: &'static str, scenario: Option<&[u8]>, f: impl FnOnce() -> R) -> R {
         let _held = CALLS.lock().unwrap_or_else(|e| e.into_inner());
-        let note = *self.crash_note.lock().unwrap_or_else(|e| e.into_inner());
-        let _armed = note.map(crash::arm);
+        let tail = self.note_tail(&format!("in {function}"), scenario);
+        let timeout = *self.timeout.lock().unwrap_or_else(|e| e.into_inner());
+        // Dropped in reverse: the deadline cleared, the output back (the engine's C streams
+        // flushed), then the note disarmed; neither flush is timed (a slow reader of standard
+        // output or error is not the engine's hang).
+        let _armed = note::arm(&self.note_head(), &tail);
+        let _redirected = guard::stdout_to_stderr();
+        let _deadline = timeout.map(guard::deadline);
         f()
     }
 
@@ -223,13 +295,20 @@ impl Engine {
         let copied = if len > MAX_BUFFER {
             Err(CallError::TooLong { function, len })
         } else {
+            let _held = CALLS.lock().unwrap_or_else(|e| e.into_inner());
+            let doing = format!(
+                "while the harness copied the buffer from {function}: the engine's buffer from \
+                 {function} is shorter than the length it reported ({len} bytes)"
+            );
+            let _armed = note::arm(&self.note_head(), &self.note_tail(&doing, None));
             // SAFETY: the header makes the engine store the address and length of a buffer it
             // owns and keeps valid until it is handed to `ge_conformance_free`, which happens
             // only below, after this copy; the pointer is not null and the length is bounded.
+            // An engine that lies about the length makes this read fault: the note says so.
             let bytes = unsafe { std::slice::from_raw_parts(buffer.cast::<u8>(), len) };
             Ok(bytes.to_vec())
         };
-        self.call(|| {
+        self.call("ge_conformance_free", None, || {
             // SAFETY: `buffer` and `len` are exactly what the engine stored, handed back once.
             unsafe { (self.free)(buffer, len) }
         });
@@ -240,7 +319,7 @@ impl Engine {
     pub fn hello(&self) -> Result<Vec<u8>, CallError> {
         let mut buffer: *mut c_char = std::ptr::null_mut();
         let mut len = 0usize;
-        let status = self.call(|| {
+        let status = self.call("ge_conformance_hello", None, || {
             // SAFETY: both out-pointers point at live locals of the right types, as the header
             // declares them.
             unsafe { (self.hello)(&mut buffer, &mut len) }
@@ -258,7 +337,7 @@ impl Engine {
         let sandbox_ptr = sandbox.as_ref().map_or(std::ptr::null(), |c| c.as_ptr());
         let mut buffer: *mut c_char = std::ptr::null_mut();
         let mut len = 0usize;
-        let status = self.call(|| {
+        let status = self.call("ge_conformance_answer", Some(scenario), || {
             // SAFETY: `scenario` is a live slice of `scenario.len()` bytes; `sandbox_ptr` is
             // null or a NUL-terminated string that outlives the call; the out-pointers point at
             // live locals. The header forbids the engine to keep any of them past the call.
@@ -276,11 +355,45 @@ impl Engine {
     }
 }
 
-/// The path as a C string, `None` when it holds a NUL byte.
-fn path_to_c(path: &Path) -> Option<CString> {
+/// The path's bytes (lossy off unix).
+fn path_bytes(path: &Path) -> Vec<u8> {
     #[cfg(unix)]
     let bytes = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
     #[cfg(not(unix))]
     let bytes = path.to_string_lossy().into_owned().into_bytes();
-    CString::new(bytes).ok()
+    bytes
+}
+
+/// The path as a C string, `None` when it holds a NUL byte.
+fn path_to_c(path: &Path) -> Option<CString> {
+    CString::new(path_bytes(path)).ok()
+}
+
+/// The first [`NOTE_EXCERPT`] bytes of `scenario`, cut at a character boundary when it is
+/// UTF-8, with line breaks shown as spaces so the note stays one line.
+fn excerpt(scenario: &[u8]) -> Vec<u8> {
+    let mut end = scenario.len().min(NOTE_EXCERPT);
+    if let Ok(text) = std::str::from_utf8(scenario) {
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+    }
+    scenario[..end]
+        .iter()
+        .map(|b| if matches!(b, b'\n' | b'\r') { b' ' } else { *b })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_excerpt_is_bounded_and_one_line() {
+        let long = format!("{{\"a\":\n\"{}\"}}", "é".repeat(NOTE_EXCERPT));
+        let cut = excerpt(long.as_bytes());
+        assert!(cut.len() <= NOTE_EXCERPT && cut.len() >= NOTE_EXCERPT - 1);
+        let text = String::from_utf8(cut).expect("cut at a character boundary");
+        assert!(text.starts_with("{\"a\": \""), "{text}");
+    }
 }

@@ -20,11 +20,12 @@ fn engine() -> Option<&'static DylibBackend> {
                 return None;
             };
             let path = std::path::PathBuf::from(path);
-            let note = format!(
-                "cabi: the engine `{}` crashed inside the C ABI (the input that did it is the crash artefact)",
-                path.display()
-            );
-            DylibBackend::open(&path, &note)
+            let note = "cabi: the input that did it is the crash artefact";
+            // No crash handler of the harness's own: this runs before libFuzzer installs its
+            // handlers, which it does only for signals without one, and a handler here would
+            // keep it from reporting a crash (a segfault, or a judged failure's abort) and
+            // writing the artefact.
+            DylibBackend::open_under_fuzzer(&path, note)
                 .map_err(|e| eprintln!("cabi: {e}; every input is rejected"))
                 .ok()
         })

@@ -53,8 +53,9 @@ impl BackendHandle {
 
 /// Opens the backend named `arg` for a certification against `profile`: `reference` is the
 /// reference of that profile, and a subprocess backend is started, told the profile in the
-/// hello (and refused when it does not declare it), and gets `timeout` per request. A backend
-/// that never greets, however often it is started, is an error: nothing can be judged.
+/// hello (and refused when it does not declare it), and gets `timeout` per request (an engine
+/// loaded in-process too: a call past it ends the process, [`ge_dylib::TIMEOUT_STATUS`]). A
+/// backend that never greets, however often it is started, is an error: nothing can be judged.
 pub fn open(arg: &str, timeout: Duration, profile: Profile) -> Result<BackendHandle, String> {
     open_confined(arg, timeout, profile, Confine::On)
 }
@@ -114,6 +115,8 @@ pub fn open_giving_up(
         let dylib = crate::dylib::DylibBackend::open(path, &note)
             .and_then(|d| d.require_profile(profile).map(|()| d))
             .map_err(|e| format!("backend `{arg}`: {e}"))?;
+        // In-process, the timeout is the watchdog's: a call past it ends the run (status 4).
+        dylib.set_timeout(Some(timeout));
         return Ok(BackendHandle {
             backend: Box::new(dylib),
             stderr: None,

@@ -128,11 +128,33 @@ pub struct DylibBackend {
 
 impl DylibBackend {
     /// Opens the engine at `path`, reads its hello, and checks that it speaks this protocol
-    /// version. A crash inside the engine later prints `crash_note` (see
-    /// [`ge_dylib::Engine::set_crash_note`]).
+    /// version. If the process ends inside a call (a crash, an `exit`, a timeout), `crash_note`
+    /// is printed after the line naming the library, the function and the scenario (see
+    /// [`ge_dylib::Engine::set_crash_note`], which installs the crash handler).
     pub fn open(path: &Path, crash_note: &str) -> Result<Self, DylibError> {
         let engine = ge_dylib::Engine::open(path)?;
         engine.set_crash_note(crash_note);
+        Self::greet(engine)
+    }
+
+    /// [`DylibBackend::open`] for a libFuzzer target: no crash handler is installed, so that
+    /// libFuzzer, which installs its own only for signals that have none, reports a crash and
+    /// writes its artefact (see [`ge_dylib::Engine::set_note`]). An `exit` inside a call still
+    /// prints `note`.
+    pub fn open_under_fuzzer(path: &Path, note: &str) -> Result<Self, DylibError> {
+        let engine = ge_dylib::Engine::open(path)?;
+        engine.set_note(note);
+        Self::greet(engine)
+    }
+
+    /// Sets how long each call into the engine may take before the process ends with
+    /// [`ge_dylib::TIMEOUT_STATUS`] (`None`: forever; see [`ge_dylib::Engine::set_timeout`]).
+    pub fn set_timeout(&self, timeout: Option<std::time::Duration>) {
+        self.engine.set_timeout(timeout);
+    }
+
+    /// Reads the engine's hello and checks its protocol version.
+    fn greet(engine: ge_dylib::Engine) -> Result<Self, DylibError> {
         let bytes = engine.hello()?;
         let hello: DylibHello =
             serde_json::from_slice(&bytes).map_err(|e| DylibError::BadHello {
@@ -194,15 +216,15 @@ impl DylibBackend {
     }
 }
 
-/// The note printed when an engine loaded in-process at `path` crashes: the run is over, and
-/// the isolated route would have kept it going.
+/// What is printed when the process ends inside a call of an engine loaded in-process at
+/// `path` (after the line naming the library, the function and the scenario): the run is over,
+/// and the isolated route would have kept it going.
 pub fn in_process_crash_note(path: &Path) -> String {
-    let shown = path.display().to_string();
-    let quoted = quote_word(&shown);
+    let quoted = quote_word(&path.display().to_string());
     format!(
-        "ge-conformance: the engine `{shown}`, loaded in-process (--backend dylib:...), crashed while answering; \
-         it took the harness down and the run ends without a report. \
-         Certify it isolated, where a crash fails one trial and the run goes on: \
+        "ge-conformance: the engine was loaded in-process (--backend dylib:...): it took the harness down \
+         and the run ends without a report. \
+         Certify it isolated, where a crash, an exit or a hang fails one trial and the run goes on: \
          --backend 'exec:ge-conformance serve-dylib {quoted}'"
     )
 }
@@ -302,25 +324,48 @@ impl Backend for DylibBackend {
     }
 }
 
-/// The note printed when an engine served by `serve-dylib` crashes: the harness on the other
-/// side of the protocol fails the trial and starts a new server.
-fn served_crash_note(path: &Path) -> String {
-    format!(
-        "ge-conformance serve-dylib: the engine `{}` crashed while answering; this server ends, \
-         the trial fails and the harness starts a new server for the next one",
-        path.display()
-    )
+/// What `serve-dylib` prints when it ends inside an engine call (after the line naming the
+/// library, the function and the scenario): the harness on the other side of the protocol fails
+/// the trial and starts a new server.
+const SERVED_CRASH_NOTE: &str = "ge-conformance serve-dylib: this server ends, the trial fails \
+     and the harness starts a new server for the next one";
+
+/// The default of `serve-dylib --memory-limit-mib`.
+pub const DEFAULT_MEMORY_LIMIT_MIB: u64 = 8192;
+
+/// Limits the address space of this process to `mib` MiB (RLIMIT_AS; 0: no limit), so that an
+/// engine served here that allocates past it fails (its allocations fail, or it dies) and the
+/// machine does not. Unix only; elsewhere nothing is limited.
+pub fn limit_memory(mib: u64) -> Result<(), String> {
+    if mib == 0 {
+        return Ok(());
+    }
+    #[cfg(unix)]
+    {
+        let bytes = mib.saturating_mul(1 << 20);
+        let maximum = rustix::process::getrlimit(rustix::process::Resource::As).maximum;
+        // Never above the hard limit, which only a privileged process could raise.
+        let limit = rustix::process::Rlimit {
+            current: Some(maximum.map_or(bytes, |m| bytes.min(m))),
+            maximum,
+        };
+        rustix::process::setrlimit(rustix::process::Resource::As, limit).map_err(|e| {
+            format!("serve-dylib: cannot limit the address space to {mib} MiB: {e}")
+        })?;
+    }
+    Ok(())
 }
 
 /// `ge-conformance serve-dylib PATH`: serves the engine at `path` over the subprocess protocol
 /// on `input` and standard output, declaring the profiles of its hello. The engine's own writes
 /// to standard output are sent to standard error (unix), so they cannot break the protocol. An
 /// engine that cannot be opened is reported with one protocol error line (which refuses the
-/// handshake) and the returned error.
+/// handshake) and the returned error. No call is timed here: the harness on the other side of
+/// the protocol has its own `--timeout-ms`.
 pub fn serve(path: &Path, input: impl std::io::BufRead) -> Result<(), String> {
     let output = protocol_output().map_err(|e| format!("serve-dylib: {e}"))?;
     let mut output = std::io::BufWriter::new(output);
-    let backend = match DylibBackend::open(path, &served_crash_note(path)) {
+    let backend = match DylibBackend::open(path, SERVED_CRASH_NOTE) {
         Ok(b) => b,
         Err(e) => {
             let why = format!("serve-dylib: {e}");

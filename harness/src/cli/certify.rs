@@ -59,7 +59,7 @@ pub struct CertifyArgs {
     #[arg(long)]
     snapshots: Option<PathBuf>,
     /// Milliseconds an `exec:` backend has to answer each request; past it, the request
-    /// fails and the backend is restarted.
+    /// fails and the backend is restarted. A `dylib:` call past it ends the run (status 4).
     #[arg(long, default_value_t = DEFAULT_TIMEOUT_MS, value_parser = clap::value_parser!(u64).range(1..))]
     timeout_ms: u64,
     /// Requests in a row that time out, after which an `exec:` backend is declared dead:

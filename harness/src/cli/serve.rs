@@ -22,6 +22,11 @@ pub struct ServeReferenceArgs {
 pub struct ServeDylibArgs {
     /// The engine's shared library.
     path: PathBuf,
+    /// The most address space this server may use, in MiB (RLIMIT_AS; 0: no limit): an
+    /// engine that allocates past it fails its trial, not the machine. Use 0 for an engine
+    /// built with AddressSanitizer, which reserves terabytes of address space.
+    #[arg(long, default_value_t = ge_conformance::dylib::DEFAULT_MEMORY_LIMIT_MIB)]
+    memory_limit_mib: u64,
 }
 
 /// Serves the reference of `--profile` until standard input ends; status 1 when serving fails.
@@ -39,9 +44,10 @@ pub fn run_reference(args: ServeReferenceArgs) -> Result<ExitCode, Usage> {
     }
 }
 
-/// Serves the engine of the shared library at `args.path`; status 1 when it cannot be loaded
-/// or serving fails.
+/// Serves the engine of the shared library at `args.path` within `--memory-limit-mib`; status
+/// 1 when it cannot be loaded or serving fails.
 pub fn run_dylib(args: ServeDylibArgs) -> Result<ExitCode, Usage> {
+    ge_conformance::dylib::limit_memory(args.memory_limit_mib).map_err(Usage)?;
     let stdin = std::io::stdin().lock();
     match ge_conformance::dylib::serve(&args.path, stdin) {
         Ok(()) => Ok(ExitCode::SUCCESS),

@@ -11,9 +11,22 @@
  *   GE_TEST_OFF_BY_ONE   copies the scenario into a buffer one byte too small for its NUL
  *                        terminator (for AddressSanitizer, docs/c-abi.md), then answers
  *                        not-supported
+ *   GE_TEST_EXIT         like GE_TEST_CRASH, but calls exit(0) where that one segfaults
+ *   GE_TEST_HANG         never returns from the answer function
+ *   GE_TEST_STDOUT       printf()s junk on standard output, then answers not-supported
+ *   GE_TEST_LONG_LEN     answers with a one-page buffer and reports two pages (the second is
+ *                        unmapped, so reading it faults)
+ *   GE_TEST_DOUBLE_FREE  frees the buffers it is handed back twice (glibc aborts)
+ *   GE_TEST_GREEDY       like GE_TEST_CRASH, but where that one segfaults it allocates and
+ *                        touches 2 GiB in 1 MiB blocks, answering an error saying how far it
+ *                        got: "out of memory after N MiB" or "allocated all 2048 MiB"
  */
+#define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "ge_conformance.h"
 
@@ -65,6 +78,60 @@ GE_CONFORMANCE_EXPORT int32_t ge_conformance_answer(const char *scenario, size_t
     }
     return give("{\"type\":\"error\",\"message\":\"this engine answers nothing\"}", answer,
                 answer_len);
+#elif defined(GE_TEST_EXIT)
+    if (contains(scenario, scenario_len, "\"ge.exec.atomicCleanPolicy\":\"1\""))
+        exit(0); /* the exit this build exists for */
+    return give("{\"type\":\"error\",\"message\":\"this engine answers nothing\"}", answer,
+                answer_len);
+#elif defined(GE_TEST_GREEDY)
+    if (contains(scenario, scenario_len, "\"ge.exec.atomicCleanPolicy\":\"1\"")) {
+        enum { BLOCK = 1 << 20, BLOCKS = 2048 };
+        static char *blocks[BLOCKS];
+        int got = 0;
+        while (got < BLOCKS && (blocks[got] = malloc(BLOCK)) != NULL) {
+            memset(blocks[got], 1, BLOCK); /* touched: the memory this build exists to take */
+            ++got;
+        }
+        for (int i = 0; i < got; ++i) free(blocks[i]);
+        char message[128];
+        if (got < BLOCKS)
+            snprintf(message, sizeof message,
+                     "{\"type\":\"error\",\"message\":\"out of memory after %d MiB\"}", got);
+        else
+            snprintf(message, sizeof message,
+                     "{\"type\":\"error\",\"message\":\"allocated all %d MiB\"}", got);
+        return give(message, answer, answer_len);
+    }
+    return give("{\"type\":\"error\",\"message\":\"this engine answers nothing\"}", answer,
+                answer_len);
+#elif defined(GE_TEST_HANG)
+    (void)contains;
+    (void)scenario;
+    (void)scenario_len;
+    (void)answer;
+    (void)answer_len;
+    for (volatile int forever = 1; forever;) {
+    } /* the hang this build exists for */
+    return 1;
+#elif defined(GE_TEST_STDOUT)
+    (void)contains;
+    (void)scenario;
+    (void)scenario_len;
+    printf("junk from the engine on standard output\n"); /* the write this build exists for */
+    return give("{\"type\":\"not-supported\",\"reason\":\"test engine\"}", answer, answer_len);
+#elif defined(GE_TEST_LONG_LEN)
+    (void)contains;
+    (void)scenario;
+    (void)scenario_len;
+    long page = sysconf(_SC_PAGESIZE);
+    char *pages = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (pages == MAP_FAILED) return 1;
+    munmap(pages + page, (size_t)page);
+    memset(pages, ' ', (size_t)page);
+    *answer = pages;
+    *answer_len = 2 * (size_t)page; /* the lie this build exists for */
+    return 0;
 #elif defined(GE_TEST_BAD_JSON)
     (void)scenario;
     (void)scenario_len;
@@ -95,5 +162,8 @@ GE_CONFORMANCE_EXPORT int32_t ge_conformance_answer(const char *scenario, size_t
 GE_CONFORMANCE_EXPORT void ge_conformance_free(char *buffer, size_t buffer_len) {
     (void)buffer_len;
     free(buffer);
+#ifdef GE_TEST_DOUBLE_FREE
+    free(buffer); /* the double free this build exists for */
+#endif
 }
 #endif

@@ -225,7 +225,7 @@ fn a_crash_under_serve_dylib_fails_that_trial_and_the_run_goes_on() {
     assert!(answered_after_a_crash > 0, "the run went on: {trials:?}");
     let stderr = r.to_string();
     assert!(
-        stderr.contains("crashed while answering"),
+        stderr.contains("crashed (signal 11) in ge_conformance_answer; the scenario: "),
         "the server's note"
     );
 }
@@ -260,11 +260,13 @@ fn a_crash_in_process_ends_the_run_naming_the_isolated_route() {
         out.status
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let note = stderr
-        .lines()
-        .find(|l| l.contains("crashed while answering"))
+    let lines: Vec<&str> = stderr.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("crashed (signal 11) in ge_conformance_answer"))
         .unwrap_or_else(|| panic!("no note in: {stderr}"));
-    if let Err(e) = docs::check("docs/c-abi.md", "in-process-crash-note", note) {
+    let note = lines[at..(at + 2).min(lines.len())].join("\n");
+    if let Err(e) = docs::check("docs/c-abi.md", "in-process-crash-note", &note) {
         panic!("{e}");
     }
     assert!(
@@ -272,6 +274,248 @@ fn a_crash_in_process_ends_the_run_naming_the_isolated_route() {
         "the note names the isolated route: {stderr}"
     );
     assert!(out.stdout.is_empty(), "no report");
+}
+
+/// Runs the command line with `args`, killed (and the test failed) after `limit`.
+fn run_bounded(args: &[&str], limit: std::time::Duration) -> (Output, std::time::Duration) {
+    use std::process::Stdio;
+    let started = std::time::Instant::now();
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ge-conformance starts");
+    while child.try_wait().expect("waited").is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let out = child.wait_with_output().expect("killed");
+            panic!(
+                "still running after {limit:?}; stderr:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let elapsed = started.elapsed();
+    (child.wait_with_output().expect("ended"), elapsed)
+}
+
+#[test]
+fn an_exit_in_process_ends_with_status_3_and_a_note_naming_the_library() {
+    let Some(exit) = c_engine("GE_TEST_EXIT") else {
+        return;
+    };
+    let backend = in_process(&exit);
+    let (out, _) = run_bounded(
+        &["certify", "--format", "json", "--backend", &backend],
+        std::time::Duration::from_secs(60),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    let named = format!("the engine `{}` called exit() in ge_conformance_answer; the scenario: {{\"capability\":\"options\"", exit.display());
+    assert!(stderr.contains(&named), "{stderr}");
+    assert!(
+        stderr.contains("serve-dylib"),
+        "the isolated route: {stderr}"
+    );
+    assert!(out.stdout.is_empty(), "no report");
+}
+
+#[test]
+fn an_exit_under_serve_dylib_fails_that_trial_and_the_run_goes_on() {
+    let Some(exit) = c_engine("GE_TEST_EXIT") else {
+        return;
+    };
+    let out = certify(&isolated(&exit), &["--filter", "options-values/acp-"]);
+    let r = report(&out);
+    assert_eq!(out.status.code(), Some(1), "a report, with failures");
+    let trigger = r#""ge.exec.atomicCleanPolicy":"1""#;
+    let (exited, answered): (Vec<_>, Vec<_>) = trials(&r)
+        .into_iter()
+        .partition(|(_, _, t)| t.contains(trigger));
+    assert!(
+        !exited.is_empty() && !answered.is_empty(),
+        "{exited:?} {answered:?}"
+    );
+    for (name, outcome, text) in &exited {
+        assert_eq!(outcome, "fail", "{name}");
+        assert!(
+            text.contains("it exited: status 3"),
+            "{name}: the exit is named: {text}"
+        );
+    }
+    for (name, _, text) in &answered {
+        assert!(
+            text.contains("this engine answers nothing"),
+            "{name}: {text}"
+        );
+    }
+    assert!(
+        r.to_string()
+            .contains("called exit() in ge_conformance_answer; the scenario: "),
+        "the server's note"
+    );
+}
+
+#[test]
+fn a_hang_in_process_ends_with_status_4_after_the_timeout() {
+    let Some(hang) = c_engine("GE_TEST_HANG") else {
+        return;
+    };
+    let backend = in_process(&hang);
+    let (out, elapsed) = run_bounded(
+        &[
+            "certify",
+            "--format",
+            "json",
+            "--timeout-ms",
+            "500",
+            "--backend",
+            &backend,
+        ],
+        std::time::Duration::from_secs(30),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(elapsed < std::time::Duration::from_secs(15), "{elapsed:?}");
+    let named = format!(
+        "the engine `{}` did not return within 500 ms in ge_conformance_answer; the scenario: {{\"capability\":",
+        hang.display()
+    );
+    assert!(stderr.contains(&named), "{stderr}");
+    assert!(out.stdout.is_empty(), "no report");
+}
+
+#[test]
+fn what_an_engine_prints_in_process_stays_out_of_the_report() {
+    let Some(stdout) = c_engine("GE_TEST_STDOUT") else {
+        return;
+    };
+    let out = certify(&in_process(&stdout), &["--filter", "options-values/acp-"]);
+    let r = report(&out);
+    assert_eq!(r["meta"]["backend"], "c-test-engine");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "declared and not supported: failed"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("junk from the engine"),
+        "on standard error: {stderr}"
+    );
+}
+
+#[test]
+#[cfg(unix)]
+fn a_length_longer_than_the_buffer_is_noted_as_the_engines() {
+    use std::os::unix::process::ExitStatusExt;
+    let Some(long) = c_engine("GE_TEST_LONG_LEN") else {
+        return;
+    };
+    let out = certify(
+        &in_process(&long),
+        &["--filter", "options-values/acp-accepts-0"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.signal(), Some(11), "{stderr}");
+    assert!(
+        stderr.contains(
+            "the engine's buffer from ge_conformance_answer is shorter than the length it reported"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&long.display().to_string()), "{stderr}");
+}
+
+#[test]
+#[cfg(unix)]
+fn a_crash_in_the_free_function_is_named_so() {
+    use std::os::unix::process::ExitStatusExt;
+    let Some(double) = c_engine("GE_TEST_DOUBLE_FREE") else {
+        return;
+    };
+    let out = certify(
+        &in_process(&double),
+        &["--filter", "options-values/acp-accepts-0"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.signal(), Some(6), "glibc aborts: {stderr}");
+    assert!(
+        stderr.contains("crashed (signal 6) in ge_conformance_free"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_greedy_engine_under_serve_dylib_fails_its_trial_within_the_memory_limit() {
+    let Some(greedy) = c_engine("GE_TEST_GREEDY") else {
+        return;
+    };
+    let backend = format!(
+        "exec:{BIN} serve-dylib --memory-limit-mib 512 {}",
+        greedy.display()
+    );
+    let out = certify(&backend, &["--filter", "options-values/acp-"]);
+    let r = report(&out);
+    assert_eq!(out.status.code(), Some(1), "a report, with failures");
+    let trigger = r#""ge.exec.atomicCleanPolicy":"1""#;
+    let (greedy, answered): (Vec<_>, Vec<_>) = trials(&r)
+        .into_iter()
+        .partition(|(_, _, t)| t.contains(trigger));
+    assert!(
+        !greedy.is_empty() && !answered.is_empty(),
+        "{greedy:?} {answered:?}"
+    );
+    for (name, outcome, text) in &greedy {
+        assert_eq!(outcome, "fail", "{name}");
+        assert!(text.contains("out of memory after"), "{name}: {text}");
+    }
+    for (name, _, text) in &answered {
+        assert!(
+            text.contains("this engine answers nothing"),
+            "{name}: {text}"
+        );
+    }
+}
+
+/// Run as a child by `a_crash_outside_any_call_names_the_loaded_engine`: opens the engine named
+/// by `GE_TEST_CHILD_ENGINE`, then aborts while no call is in progress.
+#[test]
+#[ignore = "run as a child process by a_crash_outside_any_call_names_the_loaded_engine"]
+fn child_aborts_outside_any_call() {
+    let Some(path) = std::env::var_os("GE_TEST_CHILD_ENGINE") else {
+        return;
+    };
+    let _backend = open(Path::new(&path)).expect("the engine opens");
+    std::process::abort();
+}
+
+#[test]
+#[cfg(unix)]
+fn a_crash_outside_any_call_names_the_loaded_engine() {
+    use std::os::unix::process::ExitStatusExt;
+    let Some(engine) = c_engine("GE_TEST_STDOUT") else {
+        return;
+    };
+    let out = Command::new(std::env::current_exe().expect("the test binary"))
+        .args(["--exact", "cabi::child_aborts_outside_any_call"])
+        .args(["--ignored", "--nocapture", "--test-threads=1"])
+        .env("GE_TEST_CHILD_ENGINE", &engine)
+        .output()
+        .expect("the test binary starts");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.signal(), Some(6), "{stderr}");
+    let note = format!(
+        "ge-conformance: crashed outside an engine call; an engine is loaded in-process: {}",
+        engine.display()
+    );
+    assert!(stderr.contains(&note), "{stderr}");
+    assert!(
+        !stderr.contains("test engine crashed"),
+        "no call's note: {stderr}"
+    );
 }
 
 fn open(library: &Path) -> Result<DylibBackend, DylibError> {
