@@ -37,7 +37,8 @@ pub struct EvalArgs {
     /// Also judge the answer against the reference (exit 1 when it differs).
     #[arg(long)]
     judge: bool,
-    /// Milliseconds an `exec:` backend has to answer each request.
+    /// Milliseconds an `exec:` backend has to answer each request; a `dylib:` call past it
+    /// ends the run (status 4).
     #[arg(long, default_value_t = DEFAULT_TIMEOUT_MS, value_parser = clap::value_parser!(u64).range(1..))]
     timeout_ms: u64,
     /// Run an `exec:` backend with the harness's own environment and no write restriction
