@@ -266,6 +266,144 @@ mod tests {
         list.iter().map(|s| (*s).to_owned()).collect()
     }
 
+    /// A report with a bit of everything `report.xml` carries: every outcome, failures with
+    /// several lines and a reproducer, expired and stale waivers, the backend's standard error
+    /// (going with the second suite, the first that failed), every optional property, and text
+    /// holding XML's special characters, controls and characters XML 1.0 cannot carry.
+    fn rich_report(started: Option<&str>) -> Report {
+        use ge_spec::{Capability as C, Conformance, Profile};
+
+        use crate::report::{Meta, Outcome as O, TrialKind};
+
+        let odd = concat!(
+            "<a href=\"x\">'&amp;'</a>\u{1b}[31mred\u{1b}[0m\ttab\rcr\u{0}nul",
+            "\u{7f}del\u{85}nel\u{9b}csi\u{fffe}\u{ffff}\u{fffd}é🦀"
+        );
+        let meta = Meta {
+            suite: "ge-conformance".to_owned(),
+            suite_version: "0.1.0".to_owned(),
+            spec_digest: "5f0c".repeat(16),
+            backend: format!("odd <engine> & \"co\" {odd}"),
+            backend_version: "1.0".to_owned(),
+            capabilities: vec![C::Options, C::Transfer, C::Memory],
+            profile: Profile::Upstream,
+            level: Conformance::Strict,
+            seed: 42,
+            case_budget: 64,
+            filter: Some("options-<numbers>/&'\"".to_owned()),
+            local_cases: Some("beef".repeat(16)),
+            upstream_source: Some("ge/graph-engine@0123abc".to_owned()),
+            confinement: Some("own $TMPDIR and $HOME\tlandlock".to_owned()),
+            started: started.map(str::to_owned),
+            host: Some("host\u{7}<1>".to_owned()),
+            micros: 12_345_678,
+        };
+        let odd_name = format!("memory-plans/{odd}");
+        let mut trials: Vec<TrialResult> = [
+            ("options-numbers/in-range", C::Options, O::Pass, 1_500),
+            ("options-numbers/kept", C::Options, O::Deviation, 0),
+            ("transfer-examples/fused", C::Transfer, O::Fail, 2_000_499),
+            ("transfer-examples/crash", C::Transfer, O::Fail, 999_999),
+            (
+                "transfer-examples/waived-ok",
+                C::Transfer,
+                O::UnexpectedPass,
+                5,
+            ),
+            ("memory-plans/waived", C::Memory, O::Waived, 1_000_000),
+            (&odd_name, C::Memory, O::NotSupported, 7),
+        ]
+        .into_iter()
+        .map(|(name, cap, outcome, micros)| {
+            let mut t = TrialResult::new(name.to_owned(), TrialKind::Case, cap, ids(&["IFS-001"]));
+            t.outcome = outcome;
+            t.micros = micros;
+            t
+        })
+        .collect();
+        trials[1].deviations = ids(&["EWD-012", "OPT-008"]);
+        trials[1].message = Some("[EWD-012] kept \"as is\" <here>".to_owned());
+        trials[2].broken = ids(&["IFS-001", "IFS-016"]);
+        trials[2].message = Some(format!(
+            "[IFS-001] fused 3 < 4 & more\nsecond line {odd}\n  third"
+        ));
+        trials[2].reproducer =
+            Some("ge-conformance certify --filter 'transfer-examples/fused' <x>".to_owned());
+        trials[4].message = Some("the waiver T-1 matched & it passed".to_owned());
+        trials[5].message = Some("waived: T-1 until 2027-01-01\n[IFS-001] x".to_owned());
+        let mut report = Report::new(
+            meta,
+            trials,
+            vec!["nothing/* (T-9 <stale>, until 2030-01-01)".to_owned()],
+            vec![format!(
+                "options-numbers/ifs-rejects-max-plus-one (T-2 {odd})"
+            )],
+        );
+        report.backend_stderr = format!("engine: <warn> & \"quote\"\n{odd}\n");
+        report
+    }
+
+    /// The writer's shape, pinned: a small report's whole `report.xml`.
+    #[test]
+    fn a_small_report_in_full() {
+        let mut report = rich_report(Some("2026-12-01T20:45:07Z"));
+        let m = &mut report.meta;
+        m.spec_digest = "5f0c".to_owned();
+        m.backend = "tiny <engine> & 'co'".to_owned();
+        (m.local_cases, m.upstream_source, m.confinement) = (None, None, None);
+        m.host = Some("h\u{1}\t1".to_owned());
+        m.filter = None;
+        report.trials = vec![report.trials[0].clone(), report.trials[2].clone()];
+        report.trials[1].message = Some("[IFS-001] 3 < 4\n\"so\"".to_owned());
+        report.trials[1].reproducer = Some("run it".to_owned());
+        report.stale_waivers = vec!["x/* (T-9)".to_owned()];
+        report.expired_waivers = vec!["y/z (T-2)".to_owned()];
+        report.backend_stderr = "oops\n".to_owned();
+        let expected = r#"<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="ge-conformance" tests="4" failures="2" errors="0" time="12.346">
+    <testsuite name="options" tests="1" skipped="0" errors="0" failures="0" timestamp="2026-12-01T20:45:07.000+00:00" time="0.002">
+        <properties>
+            <property name="spec_digest" value="5f0c"/>
+            <property name="backend" value="tiny &lt;engine&gt; &amp; &apos;co&apos;"/>
+            <property name="profile" value="upstream"/>
+            <property name="level" value="strict"/>
+            <property name="verdict" value="not certified"/>
+            <property name="seed" value="42"/>
+            <property name="host" value="h\u{0001}1"/>
+        </properties>
+        <testcase name="options-numbers/in-range" classname="options" time="0.002"/>
+    </testsuite>
+    <testsuite name="transfer" tests="1" skipped="0" errors="0" failures="1" timestamp="2026-12-01T20:45:07.000+00:00" time="2.000">
+        <properties>
+            <property name="spec_digest" value="5f0c"/>
+            <property name="backend" value="tiny &lt;engine&gt; &amp; &apos;co&apos;"/>
+            <property name="profile" value="upstream"/>
+            <property name="level" value="strict"/>
+            <property name="verdict" value="not certified"/>
+            <property name="seed" value="42"/>
+            <property name="host" value="h\u{0001}1"/>
+        </properties>
+        <testcase name="transfer-examples/fused" classname="transfer" time="2.000">
+            <failure message="[IFS-001, IFS-016] 3 &lt; 4" type="fail">[IFS-001] 3 &lt; 4
+&quot;so&quot;
+run it</failure>
+        </testcase>
+        <system-err>oops
+</system-err>
+    </testsuite>
+    <testsuite name="waivers" tests="2" skipped="1" errors="0" failures="1" timestamp="2026-12-01T20:45:07.000+00:00">
+        <testcase name="waiver/expired/y/z" classname="waivers">
+            <failure message="expired waiver y/z (T-2): renew it or remove it" type="expired-waiver"/>
+        </testcase>
+        <testcase name="waiver/stale/x/*" classname="waivers">
+            <skipped message="waiver x/* (T-9) matches no trial of the suite: remove it"/>
+        </testcase>
+    </testsuite>
+</testsuites>
+"#;
+        assert_eq!(report.to_junit(), expected);
+    }
+
     #[test]
     fn a_failure_line_names_its_clauses_once() {
         let broken = ids(&["IFS-001"]);
