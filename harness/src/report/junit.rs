@@ -5,59 +5,49 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use ge_spec::Capability;
-use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 
+use super::xml::{Case, Document, Status, Suite};
 use super::{Outcome, Report, TrialResult};
-
-/// When the run started, as JUnit's timestamps take it.
-type Timestamp = chrono::DateTime<chrono::FixedOffset>;
 
 impl Report {
     /// JUnit XML: one test suite per capability, one test case per trial. A deviation is a
     /// skipped test whose message starts with `deviation`: not a pass, not a failure.
     pub fn to_junit(&self) -> String {
+        self.junit_document().to_xml()
+    }
+
+    /// The JUnit document, before it is written.
+    fn junit_document(&self) -> Document {
         let m = &self.meta;
-        let timestamp = m
-            .started
-            .as_deref()
-            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok());
-        let properties = self.junit_properties();
-        let mut report = quick_junit::Report::new("ge-conformance");
-        report.set_time(Duration::from_micros(m.micros));
-        if let Some(t) = timestamp {
-            report.set_timestamp(t);
-        }
+        let timestamp = m.started.as_deref().and_then(junit_timestamp);
+        let properties: Vec<(String, String)> = self
+            .junit_properties()
+            .into_iter()
+            .map(|(n, v)| (n.to_owned(), spelled(&v)))
+            .collect();
         let stderr_with = self.stderr_suite();
+        let mut suites = Vec::new();
         for cap in Capability::ALL {
             let trials: Vec<_> = self.trials.iter().filter(|x| x.capability == cap).collect();
             if trials.is_empty() {
                 continue;
             }
-            let mut suite = TestSuite::new(cap.as_str());
-            suite.set_time(Duration::from_micros(trials.iter().map(|t| t.micros).sum()));
-            if let Some(t) = timestamp {
-                suite.set_timestamp(t);
-            }
-            suite.add_properties(
-                properties
-                    .iter()
-                    .map(|(n, v)| Property::new(*n, spelled(v))),
-            );
-            if stderr_with == Some(cap) && !self.backend_stderr.is_empty() {
-                suite.set_system_err(spelled(&self.backend_stderr));
-            }
-            for trial in trials {
-                suite.add_test_case(junit_case(cap, trial));
-            }
-            report.add_test_suite(suite);
+            suites.push(Suite {
+                name: cap.as_str().to_owned(),
+                timestamp: timestamp.clone(),
+                time: Some(Duration::from_micros(trials.iter().map(|t| t.micros).sum())),
+                properties: properties.clone(),
+                system_err: (stderr_with == Some(cap) && !self.backend_stderr.is_empty())
+                    .then(|| spelled(&self.backend_stderr)),
+                cases: trials.into_iter().map(|t| junit_case(cap, t)).collect(),
+            });
         }
-        if let Some(suite) = self.waiver_suite(timestamp) {
-            report.add_test_suite(suite);
+        suites.extend(self.waiver_suite(timestamp));
+        Document {
+            name: "ge-conformance".to_owned(),
+            time: Duration::from_micros(m.micros),
+            suites,
         }
-        report
-            .to_string()
-            .map(|xml| root_as_schema_lists(&xml))
-            .unwrap_or_else(|e| format!("<!-- the JUnit report could not be written: {e} -->\n"))
     }
 
     /// What every suite carries as properties: the tables, the backend, the judging, the seed
@@ -102,69 +92,80 @@ impl Report {
 
     /// Expired and stale waivers as test cases, named as under `cargo test`: a dashboard shows
     /// why a run with no failing trial failed. `None` when there are none.
-    fn waiver_suite(&self, timestamp: Option<Timestamp>) -> Option<TestSuite> {
+    fn waiver_suite(&self, timestamp: Option<String>) -> Option<Suite> {
         let notes = self.waiver_notes();
         if notes.is_empty() {
             return None;
         }
-        let mut suite = TestSuite::new("waivers");
-        if let Some(t) = timestamp {
-            suite.set_timestamp(t);
-        }
-        for n in notes {
-            let mut status = if n.fails {
-                let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                status.set_type("expired-waiver");
-                status
-            } else {
-                TestCaseStatus::skipped()
-            };
-            status.set_message(spelled(&n.why));
-            let mut case = TestCase::new(spelled(&n.name), status);
-            case.set_classname("waivers");
-            suite.add_test_case(case);
-        }
-        Some(suite)
+        let cases = notes
+            .into_iter()
+            .map(|n| Case {
+                name: spelled(&n.name),
+                classname: "waivers".to_owned(),
+                time: None,
+                status: if n.fails {
+                    Status::Failure {
+                        message: spelled(&n.why),
+                        ty: "expired-waiver".to_owned(),
+                        text: None,
+                    }
+                } else {
+                    Status::Skipped {
+                        message: spelled(&n.why),
+                    }
+                },
+            })
+            .collect();
+        Some(Suite {
+            name: "waivers".to_owned(),
+            timestamp,
+            time: None,
+            properties: Vec::new(),
+            cases,
+            system_err: None,
+        })
     }
 }
 
+/// When the run started (RFC 3339) as JUnit's timestamps read, to the millisecond with the
+/// offset spelled out (`2026-12-01T20:45:07.000+00:00`); `None` when it does not parse.
+fn junit_timestamp(started: &str) -> Option<String> {
+    let t = chrono::DateTime::parse_from_rfc3339(started).ok()?;
+    Some(t.format("%Y-%m-%dT%H:%M:%S%.3f%:z").to_string())
+}
+
 /// One trial as a test case of its capability's suite.
-fn junit_case(cap: Capability, trial: &TrialResult) -> TestCase {
+fn junit_case(cap: Capability, trial: &TrialResult) -> Case {
     let message = trial.message.clone().unwrap_or_default();
     let status = match trial.outcome {
-        Outcome::Pass => TestCaseStatus::success(),
-        Outcome::Fail | Outcome::UnexpectedPass => {
-            let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
-            // What a dashboard shows in one line: the broken clauses and the first line of
-            // what differs; the whole message and the reproducer below it.
-            status
-                .set_message(spelled(&junit_failure_line(&trial.broken, &message)))
-                .set_type(trial.outcome.as_str())
-                .set_description(spelled(&format!(
-                    "{message}\n{}",
-                    trial.reproducer.clone().unwrap_or_default()
-                )));
-            status
-        }
+        Outcome::Pass => Status::Success,
+        // What a dashboard shows in one line: the broken clauses and the first line of what
+        // differs; the whole message and the reproducer below it.
+        Outcome::Fail | Outcome::UnexpectedPass => Status::Failure {
+            message: spelled(&junit_failure_line(&trial.broken, &message)),
+            ty: trial.outcome.as_str().to_owned(),
+            text: Some(spelled(&format!(
+                "{message}\n{}",
+                trial.reproducer.clone().unwrap_or_default()
+            ))),
+        },
         Outcome::NotSupported | Outcome::Waived | Outcome::Deviation => {
-            let mut status = TestCaseStatus::skipped();
             let clauses = if trial.outcome == Outcome::Deviation {
                 trial.deviations.as_slice()
             } else {
                 &[]
             };
-            status.set_message(spelled(&junit_skipped_message(
-                trial.outcome,
-                clauses,
-                &message,
-            )));
-            status
+            Status::Skipped {
+                message: spelled(&junit_skipped_message(trial.outcome, clauses, &message)),
+            }
         }
     };
-    let mut case = TestCase::new(spelled(&trial.name), status);
-    case.set_classname(cap.as_str())
-        .set_time(Duration::from_micros(trial.micros));
-    case
+    Case {
+        name: spelled(&trial.name),
+        classname: cap.as_str().to_owned(),
+        time: Some(Duration::from_micros(trial.micros)),
+        status,
+    }
 }
 
 /// A failed trial's one line for a dashboard: its broken clauses once, then the first line of
@@ -218,31 +219,9 @@ fn without_clause_tag(line: &str) -> &str {
     }
 }
 
-/// The JUnit document with the `<testsuites>` root holding only the attributes the Jenkins
-/// xUnit schema (`junit-10.xsd`) lists for it: quick-junit always adds `skipped` and
-/// `timestamp` there, which that schema refuses (each `<testsuite>` keeps its own).
-fn root_as_schema_lists(xml: &str) -> String {
-    let Some(start) = xml.find("<testsuites") else {
-        return xml.to_owned();
-    };
-    let Some(len) = xml[start..].find('>') else {
-        return xml.to_owned();
-    };
-    let mut root = xml[start..start + len].to_owned();
-    for attr in [" skipped=\"", " timestamp=\""] {
-        if let Some(at) = root.find(attr) {
-            let value = at + attr.len();
-            if let Some(close) = root[value..].find('"') {
-                root.replace_range(at..value + close + 1, "");
-            }
-        }
-    }
-    format!("{}{root}{}", &xml[..start], &xml[start + len..])
-}
-
 /// `s` with every character XML 1.0 cannot carry, not even as a reference, spelled out
 /// (`\u{fffe}`): what a backend prints must not make the report unreadable. Escaping is
-/// the writer's.
+/// the writer's (`xml`).
 fn spelled(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -260,10 +239,273 @@ fn spelled(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     fn ids(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    /// A report with a bit of everything `report.xml` carries: every outcome, failures with
+    /// several lines and a reproducer, expired and stale waivers, the backend's standard error
+    /// (going with the second suite, the first that failed), every optional property, and text
+    /// holding XML's special characters, controls and characters XML 1.0 cannot carry.
+    fn rich_report(started: Option<&str>) -> Report {
+        use ge_spec::{Capability as C, Conformance, Profile};
+
+        use crate::report::{Meta, Outcome as O, TrialKind};
+
+        let odd = concat!(
+            "<a href=\"x\">'&amp;'</a>\u{1b}[31mred\u{1b}[0m\ttab\rcr\u{0}nul",
+            "\u{7f}del\u{85}nel\u{9b}csi\u{fffe}\u{ffff}\u{fffd}é🦀"
+        );
+        let meta = Meta {
+            suite: "ge-conformance".to_owned(),
+            suite_version: "0.1.0".to_owned(),
+            spec_digest: "5f0c".repeat(16),
+            backend: format!("odd <engine> & \"co\" {odd}"),
+            backend_version: "1.0".to_owned(),
+            capabilities: vec![C::Options, C::Transfer, C::Memory],
+            profile: Profile::Upstream,
+            level: Conformance::Strict,
+            seed: 42,
+            case_budget: 64,
+            filter: Some("options-<numbers>/&'\"".to_owned()),
+            local_cases: Some("beef".repeat(16)),
+            upstream_source: Some("ge/graph-engine@0123abc".to_owned()),
+            confinement: Some("own $TMPDIR and $HOME\tlandlock".to_owned()),
+            started: started.map(str::to_owned),
+            host: Some("host\u{7}<1>".to_owned()),
+            micros: 12_345_678,
+        };
+        let odd_name = format!("memory-plans/{odd}");
+        let mut trials: Vec<TrialResult> = [
+            ("options-numbers/in-range", C::Options, O::Pass, 1_500),
+            ("options-numbers/kept", C::Options, O::Deviation, 0),
+            ("transfer-examples/fused", C::Transfer, O::Fail, 2_000_499),
+            ("transfer-examples/crash", C::Transfer, O::Fail, 999_999),
+            (
+                "transfer-examples/waived-ok",
+                C::Transfer,
+                O::UnexpectedPass,
+                5,
+            ),
+            ("memory-plans/waived", C::Memory, O::Waived, 1_000_000),
+            (&odd_name, C::Memory, O::NotSupported, 7),
+        ]
+        .into_iter()
+        .map(|(name, cap, outcome, micros)| {
+            let mut t = TrialResult::new(name.to_owned(), TrialKind::Case, cap, ids(&["IFS-001"]));
+            t.outcome = outcome;
+            t.micros = micros;
+            t
+        })
+        .collect();
+        trials[1].deviations = ids(&["EWD-012", "OPT-008"]);
+        trials[1].message = Some("[EWD-012] kept \"as is\" <here>".to_owned());
+        trials[2].broken = ids(&["IFS-001", "IFS-016"]);
+        trials[2].message = Some(format!(
+            "[IFS-001] fused 3 < 4 & more\nsecond line {odd}\n  third"
+        ));
+        trials[2].reproducer =
+            Some("ge-conformance certify --filter 'transfer-examples/fused' <x>".to_owned());
+        trials[4].message = Some("the waiver T-1 matched & it passed".to_owned());
+        trials[5].message = Some("waived: T-1 until 2027-01-01\n[IFS-001] x".to_owned());
+        let mut report = Report::new(
+            meta,
+            trials,
+            vec!["nothing/* (T-9 <stale>, until 2030-01-01)".to_owned()],
+            vec![format!(
+                "options-numbers/ifs-rejects-max-plus-one (T-2 {odd})"
+            )],
+        );
+        report.backend_stderr = format!("engine: <warn> & \"quote\"\n{odd}\n");
+        report
+    }
+
+    /// The writer's shape, pinned: a small report's whole `report.xml`.
+    #[test]
+    fn a_small_report_in_full() {
+        let mut report = rich_report(Some("2026-12-01T20:45:07Z"));
+        let m = &mut report.meta;
+        m.spec_digest = "5f0c".to_owned();
+        m.backend = "tiny <engine> & 'co'".to_owned();
+        (m.local_cases, m.upstream_source, m.confinement) = (None, None, None);
+        m.host = Some("h\u{1}\t1".to_owned());
+        m.filter = None;
+        report.trials = vec![report.trials[0].clone(), report.trials[2].clone()];
+        report.trials[1].message = Some("[IFS-001] 3 < 4\n\"so\"".to_owned());
+        report.trials[1].reproducer = Some("run it".to_owned());
+        report.stale_waivers = vec!["x/* (T-9)".to_owned()];
+        report.expired_waivers = vec!["y/z (T-2)".to_owned()];
+        report.backend_stderr = "oops\n".to_owned();
+        let expected = r#"<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="ge-conformance" tests="4" failures="2" errors="0" time="12.346">
+    <testsuite name="options" tests="1" skipped="0" errors="0" failures="0" timestamp="2026-12-01T20:45:07.000+00:00" time="0.002">
+        <properties>
+            <property name="spec_digest" value="5f0c"/>
+            <property name="backend" value="tiny &lt;engine&gt; &amp; &apos;co&apos;"/>
+            <property name="profile" value="upstream"/>
+            <property name="level" value="strict"/>
+            <property name="verdict" value="not certified"/>
+            <property name="seed" value="42"/>
+            <property name="host" value="h\u{0001}1"/>
+        </properties>
+        <testcase name="options-numbers/in-range" classname="options" time="0.002"/>
+    </testsuite>
+    <testsuite name="transfer" tests="1" skipped="0" errors="0" failures="1" timestamp="2026-12-01T20:45:07.000+00:00" time="2.000">
+        <properties>
+            <property name="spec_digest" value="5f0c"/>
+            <property name="backend" value="tiny &lt;engine&gt; &amp; &apos;co&apos;"/>
+            <property name="profile" value="upstream"/>
+            <property name="level" value="strict"/>
+            <property name="verdict" value="not certified"/>
+            <property name="seed" value="42"/>
+            <property name="host" value="h\u{0001}1"/>
+        </properties>
+        <testcase name="transfer-examples/fused" classname="transfer" time="2.000">
+            <failure message="[IFS-001, IFS-016] 3 &lt; 4" type="fail">[IFS-001] 3 &lt; 4
+&quot;so&quot;
+run it</failure>
+        </testcase>
+        <system-err>oops
+</system-err>
+    </testsuite>
+    <testsuite name="waivers" tests="2" skipped="1" errors="0" failures="1" timestamp="2026-12-01T20:45:07.000+00:00">
+        <testcase name="waiver/expired/y/z" classname="waivers">
+            <failure message="expired waiver y/z (T-2): renew it or remove it" type="expired-waiver"/>
+        </testcase>
+        <testcase name="waiver/stale/x/*" classname="waivers">
+            <skipped message="waiver x/* (T-9) matches no trial of the suite: remove it"/>
+        </testcase>
+    </testsuite>
+</testsuites>
+"#;
+        assert_eq!(report.to_junit(), expected);
+    }
+
+    /// `doc` written by quick-junit 0.8, the writer `report.xml` had before, with the root's
+    /// `skipped` and `timestamp` taken out as the suite then did: what [`Document::to_xml`]
+    /// must write byte for byte, so the reports of earlier bundles still verify.
+    fn by_quick_junit(doc: &Document) -> String {
+        use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
+
+        let mut report = quick_junit::Report::new(doc.name.as_str());
+        report.set_time(doc.time);
+        for s in &doc.suites {
+            let mut suite = TestSuite::new(s.name.as_str());
+            if let Some(t) = &s.timestamp {
+                suite.set_timestamp(chrono::DateTime::parse_from_rfc3339(t).unwrap());
+            }
+            if let Some(t) = s.time {
+                suite.set_time(t);
+            }
+            suite.add_properties(
+                s.properties
+                    .iter()
+                    .map(|(n, v)| Property::new(n.as_str(), v.as_str())),
+            );
+            if let Some(e) = &s.system_err {
+                suite.set_system_err(e.as_str());
+            }
+            for c in &s.cases {
+                let status = match &c.status {
+                    Status::Success => TestCaseStatus::success(),
+                    Status::Failure { message, ty, text } => {
+                        let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                        status.set_message(message.as_str()).set_type(ty.as_str());
+                        if let Some(text) = text {
+                            status.set_description(text.as_str());
+                        }
+                        status
+                    }
+                    Status::Skipped { message } => {
+                        let mut status = TestCaseStatus::skipped();
+                        status.set_message(message.as_str());
+                        status
+                    }
+                };
+                let mut case = TestCase::new(c.name.as_str(), status);
+                case.set_classname(c.classname.as_str());
+                if let Some(t) = c.time {
+                    case.set_time(t);
+                }
+                suite.add_test_case(case);
+            }
+            report.add_test_suite(suite);
+        }
+        let xml = report.to_string().expect("quick-junit writes it");
+        // The root line, `<testsuites name=".." tests=".." skipped=".." failures=..`.
+        let (head, rest) = xml.split_once("<testsuites").unwrap();
+        let (root, tail) = rest.split_once('>').unwrap();
+        let at = root.find(" skipped=\"").unwrap();
+        let len = root[at + 10..].find('"').unwrap() + 11;
+        format!(
+            "{head}<testsuites{}{}>{tail}",
+            &root[..at],
+            &root[at + len..]
+        )
+    }
+
+    #[test]
+    fn quick_junit_wrote_the_same() {
+        let mut reports: Vec<Report> = [
+            Some("2024-02-29T23:59:07Z"),
+            Some("2023-12-31T23:59:59.987654-05:30"),
+            Some("not a time"),
+            None,
+        ]
+        .into_iter()
+        .map(rich_report)
+        .collect();
+        let mut empty = rich_report(None);
+        empty.trials.clear();
+        empty.stale_waivers.clear();
+        empty.expired_waivers.clear();
+        reports.push(empty);
+        let mut one = rich_report(None);
+        one.trials.truncate(1);
+        // A tab alone: quick-junit left it out, leaving an empty element.
+        one.backend_stderr = "\t".to_owned();
+        reports.push(one);
+        for report in reports {
+            let doc = report.junit_document();
+            assert_eq!(doc.to_xml(), by_quick_junit(&doc));
+        }
+    }
+
+    /// Text of the characters that matter to the writer: XML's specials, controls (C0, DEL,
+    /// C1), those XML 1.0 cannot carry, and some others.
+    fn awkward_text() -> impl Strategy<Value = String> {
+        let special = proptest::sample::select(vec![
+            '<', '>', '&', '\'', '"', '\n', '\t', '\r', '\u{0}', '\u{1b}', '\u{7f}', '\u{80}',
+            '\u{85}', '\u{9f}', '\u{a0}', '\u{fffd}', '\u{fffe}', '\u{ffff}', '[', ']', ' ',
+        ]);
+        proptest::collection::vec(prop_oneof![special, any::<char>()], 0..40)
+            .prop_map(|cs| cs.into_iter().collect())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn quick_junit_writes_any_text_the_same(
+            text in proptest::collection::vec(awkward_text(), 6),
+            micros in any::<u64>(),
+        ) {
+            let mut report = rich_report(Some("2026-12-01T20:45:07Z"));
+            report.backend_stderr = text[0].clone();
+            report.trials[2].message = Some(text[1].clone());
+            report.trials[2].reproducer = Some(text[2].clone());
+            report.trials[1].message = Some(text[3].clone());
+            report.trials[0].name = text[4].clone();
+            report.trials[0].micros = micros;
+            report.meta.host = Some(text[5].clone());
+            report.stale_waivers = vec![text[5].clone()];
+            let doc = report.junit_document();
+            prop_assert_eq!(doc.to_xml(), by_quick_junit(&doc));
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 mod junit;
 mod markdown;
 mod text;
+mod xml;
 
 /// The outcome of one trial.
 #[derive(
