@@ -10,8 +10,9 @@
 use ge_spec::{Conformance, Profile, Spec};
 
 /// The harness's own safety rule, not a clause of the contract: a backend writes nothing
-/// outside the sandbox it is given (beside it, or left in the `$TMPDIR` and `$HOME` the harness
-/// gives a confined backend). It names no clause of the tables, so it binds at every level and
+/// beside the sandbox it is given (through `..`, into the directory holding it; its own
+/// `$TMPDIR` and `$HOME` are its scratch area, where a leftover is WGT-007's alone). It names
+/// no clause of the tables, so it binds at every level and
 /// under every profile: whatever the text says of weights, a backend that writes where it was
 /// not asked is unsafe to run. It is reported beside the contract's clause (WGT-007).
 pub const SANDBOX_RULE: &str = "SANDBOX-001";

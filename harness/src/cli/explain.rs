@@ -41,12 +41,13 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, Usage> {
 
 /// What `explain` says of [`ge_conformance::judging::SANDBOX_RULE`].
 fn sandbox_rule_text() -> &'static str {
-    "A backend writes nothing outside the sandbox it is given: nothing beside it (through `..`), \
-     nothing left in the $TMPDIR and $HOME the harness gives a confined backend. It is no clause \
-     of the source text: a backend that writes where it was not asked is unsafe to run, so a \
-     write outside fails the trial at every level, beside WGT-007 (the suite's clause for \
-     writes outside the chosen directory, a deviation at level documented).\n\nChecked in: \
-     oracle::weights::beside (harness/src/oracle/weights.rs)"
+    "A backend writes nothing beside the sandbox it is given (through `..`, into the directory \
+     holding it). It is no clause of the source text: a backend that writes where no directory \
+     was given to it is unsafe to run, so such a write fails the trial at every level, beside \
+     WGT-007 (the suite's clause for writes outside the chosen directory, a deviation at level \
+     documented). What a confined backend leaves in its own $TMPDIR and $HOME, its scratch \
+     area, is WGT-007's alone.\n\nChecked in: oracle::weights::beside \
+     (harness/src/oracle/weights.rs)"
 }
 
 /// The clause's ID with its strength and origin.

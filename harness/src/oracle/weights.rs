@@ -1418,26 +1418,25 @@ fn unreachable_node(name: &str) -> ge_spec::vocab::weights::NodeConversion {
 
 /// What a backend wrote beside its sandbox (through `..`), in the private directory holding
 /// it, or left in the directories the harness watches for it (the `confine` module): a WGT-007
-/// violation each, since nothing outside the chosen directory may be created, and a breach of
-/// the harness's own safety rule ([`SANDBOX_RULE`]), which fails at every level.
+/// violation each, since nothing outside the chosen directory may be created. A write beside
+/// the sandbox also breaks the harness's own safety rule ([`SANDBOX_RULE`]), which fails at
+/// every level; what is left in the backend's own `$TMPDIR` and `$HOME` (its scratch area) is
+/// WGT-007's alone.
 pub fn beside(sandbox: &crate::sandbox::Sandbox) -> Vec<Violation> {
-    let beside = sandbox
-        .written_beside()
-        .into_iter()
-        .map(|name| format!("../{name} was written beside the sandbox, outside it"));
-    let watched = sandbox
-        .written_outside()
-        .into_iter()
-        .map(|name| format!("{name} was left in the backend's own directory, outside the sandbox"));
-    beside
-        .chain(watched)
-        .flat_map(|what| {
-            [
-                Violation::new(SANDBOX_RULE, format!("the harness's safety rule: {what}")),
-                Violation::new("WGT-007", what),
-            ]
-        })
-        .collect()
+    let beside = sandbox.written_beside().into_iter().flat_map(|name| {
+        let what = format!("../{name} was written beside the sandbox, outside it");
+        [
+            Violation::new(SANDBOX_RULE, format!("the harness's safety rule: {what}")),
+            Violation::new("WGT-007", what),
+        ]
+    });
+    let watched = sandbox.written_outside().into_iter().map(|name| {
+        Violation::new(
+            "WGT-007",
+            format!("{name} was left in the backend's own directory, outside the sandbox"),
+        )
+    });
+    beside.chain(watched).collect()
 }
 
 /// What the setup steps leave in the sandbox: path -> entry (parents included).

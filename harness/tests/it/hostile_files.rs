@@ -252,6 +252,15 @@ fn foreign_files_in_or_beside_the_sandbox_are_reported_without_hanging() {
             .filter(|t| matches!(t.outcome, Outcome::Fail | Outcome::Deviation))
             .collect();
         assert!(!failed.is_empty(), "{what}");
+        // A write beside the sandbox breaks the harness's safety rule: a failure at every level.
+        if what == "beside" {
+            assert!(
+                failed.iter().any(|t| t.outcome == Outcome::Fail
+                    && t.broken == vec![ge_conformance::judging::SANDBOX_RULE.to_owned()]
+                    && t.deviations.contains(&"WGT-007".to_owned())),
+                "beside: no trial failed on the safety rule"
+            );
+        }
         for t in failed {
             let m = t.message.clone().unwrap_or_default();
             assert!(
