@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -354,8 +354,9 @@ struct CasesFile {
 pub struct TableCase {
     /// The table (file stem), for example `options-levels`.
     pub table: String,
-    /// The case.
-    pub case: Case,
+    /// The case, shared: a spec with a vendor's tables added ([`Spec::with_local_cases`])
+    /// holds the contract's cases without copying them (some hold 65,536 constants).
+    pub case: Arc<Case>,
 }
 
 impl TableCase {
@@ -480,7 +481,10 @@ pub struct Spec {
     clauses: BTreeMap<String, Clause>,
     cases: Vec<TableCase>,
     upstream: Option<UpstreamPin>,
-    digest: String,
+    /// Made when the tables are read, except for the embedded ones: their digest is worked out
+    /// the first time it is asked for ([`Spec::digest`]), as a process that only runs a trial
+    /// never asks.
+    digest: OnceLock<String>,
     /// The tables added by [`Spec::with_local_cases`], and the SHA-256 over their files.
     local: Option<LocalTables>,
 }
@@ -523,8 +527,13 @@ impl Spec {
                 .filter(|(_, json)| !json.is_empty())
                 .map(|((path, _), json)| (*path, *json))
                 .collect();
-            Spec::load(TABLE_FILES.iter().copied(), &json, crate::built::cases())
-                .unwrap_or_else(|e| panic!("the embedded spec tables are broken: {e}"))
+            Spec::load(
+                TABLE_FILES.iter().copied(),
+                &json,
+                crate::built::cases(),
+                Trust::Embedded,
+            )
+            .unwrap_or_else(|e| panic!("the embedded spec tables are broken: {e}"))
         })
     }
 
@@ -537,7 +546,7 @@ impl Spec {
     pub fn from_files<'a>(
         files: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> Result<Spec, LoadErrors> {
-        Spec::load(files, &BTreeMap::new(), Vec::new())
+        Spec::load(files, &BTreeMap::new(), Vec::new(), Trust::Checked)
     }
 
     /// The embedded tables read from their TOML text, as [`Spec::from_files`] reads any tables,
@@ -548,6 +557,7 @@ impl Spec {
             TABLE_FILES.iter().copied(),
             &BTreeMap::new(),
             crate::built::cases(),
+            Trust::Checked,
         )
     }
 
@@ -558,21 +568,21 @@ impl Spec {
         files: impl IntoIterator<Item = (&'a str, &'a str)>,
         json: &BTreeMap<&str, &str>,
         built: Vec<TableCase>,
+        trust: Trust,
     ) -> Result<Spec, LoadErrors> {
         let mut errors = Vec::new();
         let mut files: Vec<(&str, &str)> = files.into_iter().collect();
         files.sort();
-        let mut hasher = Sha256::new();
+        let digest = OnceLock::new();
+        if trust == Trust::Checked {
+            let _ = digest.set(digest_of(&files, !built.is_empty()));
+        }
         let mut options = BTreeMap::new();
         let mut clauses: BTreeMap<String, Clause> = BTreeMap::new();
         let mut cases = Vec::new();
         let mut seen_options_file = false;
         let mut upstream: Option<UpstreamPin> = None;
         for (path, text) in &files {
-            hasher.update((path.len() as u64).to_le_bytes());
-            hasher.update(path.as_bytes());
-            hasher.update((text.len() as u64).to_le_bytes());
-            hasher.update(text.as_bytes());
             let parse_err = |message: String| LoadError::Parse {
                 file: (*path).to_owned(),
                 message: message.trim_end().to_owned(),
@@ -628,7 +638,7 @@ impl Spec {
                         for case in file.case {
                             cases.push(TableCase {
                                 table: table.clone(),
-                                case,
+                                case: Arc::new(case),
                             });
                         }
                     }
@@ -640,12 +650,7 @@ impl Spec {
                 });
             }
         }
-        if !built.is_empty() {
-            // The code that builds them stands for the built cases in the digest.
-            hasher.update((crate::built::SOURCE.len() as u64).to_le_bytes());
-            hasher.update(crate::built::SOURCE.as_bytes());
-            cases.extend(built);
-        }
+        cases.extend(built);
         if !seen_options_file {
             errors.push(LoadError::Option("options.toml is missing".into()));
         }
@@ -654,27 +659,15 @@ impl Spec {
                 errors.push(LoadError::Option(format!("{key} has no row")));
             }
         }
-        let mut names = BTreeSet::new();
-        let mut covered = BTreeSet::new();
-        check_cases(&clauses, &cases, &mut names, &mut covered, &mut errors);
-        for id in clauses.keys() {
-            if !covered.contains(id) {
-                errors.push(LoadError::UncoveredClause { id: id.clone() });
-            }
+        if trust == Trust::Checked {
+            check_tables(&clauses, &cases, &mut errors);
         }
-        check_profiles(&clauses, &cases, &mut errors);
-        check_reporting(&clauses, &cases, &mut errors);
         if upstream.is_none() && clauses.values().any(Clause::diverges) {
             errors.push(LoadError::Upstream(
                 "clauses have `upstream` entries but no upstream.toml pins the GE commit their sources refer to".into(),
             ));
         }
         if errors.is_empty() {
-            let digest = hasher
-                .finalize()
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect();
             Ok(Spec {
                 options,
                 clauses,
@@ -747,7 +740,7 @@ impl Spec {
             match toml::from_str::<CasesFile>(text) {
                 Ok(parsed) => cases.extend(parsed.case.into_iter().map(|case| TableCase {
                     table: table.to_owned(),
-                    case,
+                    case: Arc::new(case),
                 })),
                 Err(e) => errors.push(LoadError::Parse {
                     file: (*file).to_owned(),
@@ -848,8 +841,65 @@ impl Spec {
     /// SHA-256 over every table file (path and contents), lowercase hex. Reports carry it so a
     /// third party can tell which contract a verdict was made against.
     pub fn digest(&self) -> &str {
-        &self.digest
+        // Only the embedded tables leave it to be made here (`Spec::load`).
+        self.digest.get_or_init(|| {
+            let mut files = TABLE_FILES.to_vec();
+            files.sort();
+            digest_of(&files, true)
+        })
     }
+}
+
+/// How far [`Spec::load`] checks what it reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Trust {
+    /// Tables from anywhere: every rule is checked and the digest made at once.
+    Checked,
+    /// The tables built into the crate: read only. The same files and built cases pass every
+    /// rule when read as [`Trust::Checked`] ([`Spec::embedded_from_toml`], which this crate's
+    /// tests load, and which must equal what this reads), and their digest is made when it is
+    /// first asked for, so that a process running one trial does neither.
+    Embedded,
+}
+
+/// SHA-256 over the table files `files` (in path order: each path and text behind its length)
+/// and, when there are `built` cases, the code that builds them, which stands for them.
+fn digest_of(files: &[(&str, &str)], built: bool) -> String {
+    let mut hasher = Sha256::new();
+    for (path, text) in files {
+        hasher.update((path.len() as u64).to_le_bytes());
+        hasher.update(path.as_bytes());
+        hasher.update((text.len() as u64).to_le_bytes());
+        hasher.update(text.as_bytes());
+    }
+    if built {
+        hasher.update((crate::built::SOURCE.len() as u64).to_le_bytes());
+        hasher.update(crate::built::SOURCE.as_bytes());
+    }
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The rules the tables obey as a whole and case by case: valid, unique case names, clauses
+/// that exist and are each covered by a case, the profile and reporting rules.
+fn check_tables(
+    clauses: &BTreeMap<String, Clause>,
+    cases: &[TableCase],
+    errors: &mut Vec<LoadError>,
+) {
+    let mut names = BTreeSet::new();
+    let mut covered = BTreeSet::new();
+    check_cases(clauses, cases, &mut names, &mut covered, errors);
+    for id in clauses.keys() {
+        if !covered.contains(id) {
+            errors.push(LoadError::UncoveredClause { id: id.clone() });
+        }
+    }
+    check_profiles(clauses, cases, errors);
+    check_reporting(clauses, cases, errors);
 }
 
 /// The rules every case obeys on its own, wherever it comes from (the embedded tables or a
