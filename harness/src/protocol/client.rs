@@ -63,9 +63,11 @@ fn live_groups() -> MutexGuard<'static, BTreeSet<u32>> {
 /// Kills the process group of every backend running now. The command-line tool calls it when
 /// it is interrupted (Ctrl-C, SIGTERM), so no backend outlives it.
 pub fn stop_all_backends() {
-    for &id in live_groups().iter() {
+    let live = live_groups();
+    for &id in live.iter() {
         kill_group(id);
     }
+    super::strays::reap(&live);
 }
 
 fn kill_group(id: u32) {
@@ -459,9 +461,14 @@ impl ExecBackend {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        // A process group of its own, so that stopping the backend stops what it started too.
+        // A process group of its own, so that stopping the backend stops what it started too;
+        // what leaves the group is adopted here and known by the variable (`strays`).
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        command.env(super::strays::HARNESS_VAR, std::process::id().to_string());
+        super::strays::adopt_orphans();
+        // Started and listed under the lock, so that no sweep for strays sees it unlisted.
+        let mut live = live_groups();
         let spawned = match &self.area {
             Some(area) => {
                 let (spawned, status) = crate::confine::spawn(&mut command, area);
@@ -471,7 +478,8 @@ impl ExecBackend {
             None => command.spawn(),
         };
         let mut child = spawned.map_err(|e| (format!("cannot run `{program}`: {e}"), false))?;
-        live_groups().insert(child.id());
+        live.insert(child.id());
+        drop(live);
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -889,13 +897,16 @@ fn has_exited(child: &Child) -> bool {
 /// the leader of a group of its own), then reaps it. A backend started through a shell
 /// wrapper would otherwise leave the real engine running when the shell is killed: hung for
 /// good after a timeout, one more at each restart. The group is signalled before the leader is
-/// reaped, while its id cannot have been reused.
+/// reaped, while its id cannot have been reused. A helper that had left the group is adopted
+/// here once the backend is gone, and killed then ([`super::strays`]).
 fn kill(child: &mut Child) {
     // Killed here, so no longer the interrupt handler's to kill; unlisted before it is reaped.
     live_groups().remove(&child.id());
     kill_group(child.id());
     let _ = child.kill();
     let _ = child.wait();
+    // The helpers that left its group, now adopted here.
+    super::strays::reap(&live_groups());
 }
 
 /// Writes each line it is given to the child's standard input, reporting each result, until

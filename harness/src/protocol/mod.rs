@@ -9,6 +9,7 @@
 pub mod client;
 pub mod messages;
 mod serve;
+pub mod strays;
 
 pub use client::{
     split_command_line, stop_all_backends, BrokenBackend, ExecBackend, StderrLog,

@@ -123,15 +123,17 @@ fn lines_nobody_asked_for_fail_at_once_without_a_shrink_storm() {
     );
 }
 
+/// Certifies a few options cases through `sh SHIM [how] PIDFILE reference-server`, whose
+/// helper records its pid in PIDFILE, and asserts that the helper is gone soon after the run.
 #[cfg(unix)]
-#[test]
-fn a_helper_in_the_backends_process_group_does_not_outlive_the_run() {
+fn helper_does_not_outlive_the_run(shim_name: &str, how: Option<&str>) {
     // Where a confined backend may write (ge_conformance::confine): under the sandbox root.
     let dir = tempfile::tempdir_in(ge_conformance::sandbox::root()).expect("a temporary directory");
     let pidfile = dir.path().join("helper.pid");
     let command = format!(
-        "sh {} {} {}",
-        shim("with-helper.sh"),
+        "sh {} {} {} {}",
+        shim(shim_name),
+        how.unwrap_or(""),
         shell_quote(&pidfile.to_string_lossy()),
         reference_server()
     );
@@ -144,8 +146,8 @@ fn a_helper_in_the_backends_process_group_does_not_outlive_the_run() {
         .trim()
         .parse()
         .expect("a pid");
-    // Once the backend handle is gone, its whole group is: the helper ends within moments
-    // (and, reparented, is reaped by whoever adopted it).
+    // Once the backend handle is gone, so is the helper within moments (reaped by whoever
+    // adopted it: this process, for a helper that left the backend's group).
     let proc_dir = PathBuf::from(format!("/proc/{pid}"));
     let deadline = Instant::now() + Duration::from_secs(5);
     let alive = || {
@@ -156,7 +158,32 @@ fn a_helper_in_the_backends_process_group_does_not_outlive_the_run() {
     while alive() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
-    assert!(!alive(), "the helper {pid} outlived the run");
+    let outlived = alive();
+    if outlived {
+        // Not left behind by the test either.
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status();
+    }
+    assert!(!outlived, "the helper {pid} outlived the run");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_helper_in_the_backends_process_group_does_not_outlive_the_run() {
+    helper_does_not_outlive_the_run("with-helper.sh", None);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_helper_that_leaves_the_backends_process_group_does_not_outlive_the_run() {
+    helper_does_not_outlive_the_run("escaping-helper.sh", Some("setpgid"));
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_helper_that_starts_a_session_of_its_own_does_not_outlive_the_run() {
+    helper_does_not_outlive_the_run("escaping-helper.sh", Some("setsid"));
 }
 
 /// Runs the command line tool with `args`, standard input from `stdin` (a file), within a
