@@ -138,11 +138,7 @@ fn tallies(out: &mut String, report: &Report) {
 
 /// The deviations: each trial that departs from the suite's own choices, with the clauses.
 fn deviations(out: &mut String, report: &Report) {
-    let deviating: Vec<_> = report
-        .trials
-        .iter()
-        .filter(|t| !t.deviations.is_empty())
-        .collect();
+    let deviating = report.deviating();
     let _ = writeln!(out, "<h2>Deviations ({})</h2>", deviating.len());
     if deviating.is_empty() {
         let _ = writeln!(

@@ -119,7 +119,13 @@ mod tests {
             .expect("sleep runs");
         let pid = child.id();
         assert!(adopted(std::process::id()).any(|p| p == pid));
-        assert!(carries(pid, &format!("{HARNESS_VAR}=someone-else")));
+        // The kernel fills in the environment a moment after `spawn` returns.
+        let theirs = format!("{HARNESS_VAR}=someone-else");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while !carries(pid, &theirs) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(carries(pid, &theirs));
         assert!(!carries(
             pid,
             &format!("{HARNESS_VAR}={}", std::process::id())

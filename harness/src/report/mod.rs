@@ -447,6 +447,15 @@ impl Report {
         }
     }
 
+    /// The trials that departed from a choice of the suite's (deviations at level
+    /// `documented`), in run order: what every rendering lists under "Deviations".
+    pub fn deviating(&self) -> Vec<&TrialResult> {
+        self.trials
+            .iter()
+            .filter(|t| !t.deviations.is_empty())
+            .collect()
+    }
+
     /// The expired and stale waivers, named as `cargo test` names their trials, so every
     /// rendering and both routes call them alike. (A waiver's pattern is its entry up to ` (`.)
     pub fn waiver_notes(&self) -> Vec<WaiverNote> {

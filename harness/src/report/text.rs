@@ -108,11 +108,7 @@ impl Report {
 
     /// The trials with deviations from the suite's own choices, one line each.
     fn text_deviations(&self, out: &mut String) {
-        let deviating: Vec<_> = self
-            .trials
-            .iter()
-            .filter(|t| !t.deviations.is_empty())
-            .collect();
+        let deviating = self.deviating();
         if deviating.is_empty() {
             return;
         }

@@ -28,6 +28,7 @@ line contains TRIGGER, where it misbehaves as MODE says:
     late-hello    sleeps $MISBEHAVE_DELAY seconds before relaying the hello (TRIGGER unused)
     zero-offsets  relays the answer with every tensor of a memory plan at offset 0, as a
                   planner that shares the bytes of tensors in use at once would
+    huge-trace    relays a session answer with its trace repeated to 200,000 entries
 
 With MISBEHAVE_PIDFILE set, it appends its process id to that file when it starts.
 """
@@ -97,6 +98,13 @@ def main():
             observation = message.get("observation") or {}
             if observation.get("capability") == "memory":
                 observation["offsets"] = {name: 0 for name in observation.get("offsets", {})}
+                answer = json.dumps(message) + "\n"
+        if mode == "huge-trace" and trigger in line and '"request"' in line:
+            message = json.loads(answer)
+            observation = message.get("observation") or {}
+            trace = observation.get("trace") or []
+            if observation.get("capability") == "session" and trace:
+                observation["trace"] = (trace * (200000 // len(trace) + 1))[:200000]
                 answer = json.dumps(message) + "\n"
         sys.stdout.write(answer)
         if mode == "extra-line" and trigger in line and '"request"' in line:
