@@ -47,15 +47,15 @@
 use std::cmp::Ordering;
 use std::fmt;
 
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::option::Level;
 
 /// A part of a scenario a diagnostic can be about, when no finer subject applies.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "kebab-case")]
 pub enum Part {
@@ -101,9 +101,8 @@ impl Part {
 /// written in JSON as an object such as `{"index": 3}`, `{"item": "x"}`, `{"pair": "0,1"}` or
 /// `{"graph": 2, "step": 5}`. Which fields a diagnostic carries is fixed by the clause it cites
 /// (see the module docs); only those are compared.
-#[derive(
-    Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct Subject {
@@ -329,7 +328,8 @@ impl fmt::Display for Subject {
 /// Equality and ordering deliberately ignore [`Diagnostic::message`]: the message is for people,
 /// and two engines may word it differently. The harness judges a narrower identity still (see
 /// the module docs): the clause, the key, the level and the subject fields the clause defines.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct Diagnostic {

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -17,7 +18,8 @@ use crate::vocab::{Capability, Scenario};
 include!(concat!(env!("OUT_DIR"), "/tables.rs"));
 
 /// The grammar of an option's value string.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Grammar {
     /// One of a fixed set of values (`values`).
@@ -33,7 +35,8 @@ pub enum Grammar {
 }
 
 /// One allowed value of an enumeration and what it means.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AllowedValue {
     /// The exact value string.
@@ -43,7 +46,8 @@ pub struct AllowedValue {
 }
 
 /// Conditions outside the option maps that an option depends on.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Restrictions {
     /// The option only takes effect on this run mode.
@@ -64,7 +68,8 @@ pub struct Restrictions {
 }
 
 /// One row of the options table.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct OptionSpec {
     /// The option key.
@@ -104,9 +109,8 @@ impl OptionSpec {
 }
 
 /// How binding a clause is.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub enum Strength {
     /// Required.
     #[serde(rename = "MUST")]
@@ -130,9 +134,8 @@ impl fmt::Display for Strength {
 }
 
 /// Where a clause comes from.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Origin {
     /// The source text says it.
@@ -151,7 +154,8 @@ impl fmt::Display for Origin {
 }
 
 /// One checkable statement, with a stable ID.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Clause {
     /// Stable ID: three capital letters, `-`, three digits (`IFS-003`).
@@ -218,7 +222,8 @@ impl Clause {
 }
 
 /// Where the open-source GE implementation departs from a clause.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Upstream {
     /// What upstream does instead, in one line of our own words.
@@ -230,7 +235,8 @@ pub struct Upstream {
 }
 
 /// One place in GE's source that an `upstream` entry rests on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Evidence {
     /// The file, relative to the repository's root, for example
@@ -280,7 +286,8 @@ impl std::fmt::Display for Evidence {
 }
 
 /// The GE source the upstream profile was checked against (`tables/upstream.toml`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct UpstreamPin {
     /// The repository, as `owner/name` on its forge.
@@ -290,7 +297,8 @@ pub struct UpstreamPin {
 }
 
 /// One conformance case.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Case {
     /// Name, unique within its file; the full name is `<file stem>/<name>`.
@@ -304,7 +312,7 @@ pub struct Case {
     pub scenario: Scenario,
     /// The expected observation, as a pattern (see the crate docs, "Matching").
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<serde_json::Value>")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<serde_json::Value>"))]
     pub expect: Option<serde_json::Value>,
     /// Judge the observation with the invariant oracle of its capability as well.
     #[serde(default)]
@@ -321,28 +329,32 @@ impl Case {
     }
 }
 
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct OptionsFile {
     /// One row per option.
     option: Vec<OptionSpec>,
 }
 
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct ClausesFile {
     /// One row per clause.
     clause: Vec<Clause>,
 }
 
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct UpstreamFile {
     /// The pinned GE source.
     upstream: UpstreamPin,
 }
 
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct CasesFile {
     /// One row per case.
@@ -1370,6 +1382,7 @@ fn check_clause(clause: &Clause, errors: &mut Vec<LoadError>) {
 
 /// The JSON Schemas this crate publishes under `spec/schema/`, as (file name, schema): the three
 /// table kinds, and the scenario and observation JSON that travels through CLI and protocol.
+#[cfg(feature = "schema")]
 pub fn schemas() -> Vec<(&'static str, serde_json::Value)> {
     fn one<T: JsonSchema>() -> serde_json::Value {
         serde_json::to_value(schemars::schema_for!(T)).unwrap_or(serde_json::Value::Null)

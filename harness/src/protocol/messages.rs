@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use ge_spec::{Capability, Observation, Profile, Scenario};
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -13,7 +14,8 @@ use serde::{Deserialize, Serialize};
 pub const PROTOCOL_VERSION: u32 = 2;
 
 /// A line the harness writes to the backend's standard input.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(tag = "type", rename_all = "kebab-case")]
 pub enum HarnessMessage {
     /// The first line: the harness introduces itself and its protocol version.
@@ -23,7 +25,8 @@ pub enum HarnessMessage {
 }
 
 /// The harness's hello.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HarnessHello {
     /// The protocol version the harness speaks ([`PROTOCOL_VERSION`]).
@@ -38,7 +41,8 @@ pub struct HarnessHello {
 }
 
 /// One question for the backend.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Request {
     /// Request number, unique within one backend process; the response repeats it.
@@ -55,7 +59,8 @@ pub struct Request {
 }
 
 /// A line the backend writes to its standard output.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(tag = "type", rename_all = "kebab-case")]
 pub enum BackendMessage {
     /// The answer to the harness's hello: who the backend is and what it implements.
@@ -70,7 +75,8 @@ pub enum BackendMessage {
 }
 
 /// The backend's hello.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct BackendHello {
     /// The protocol version the backend speaks; must equal the harness's.
@@ -101,7 +107,8 @@ impl BackendHello {
 }
 
 /// An observation answering request `id`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ObservationResponse {
     /// The request answered.
@@ -112,7 +119,8 @@ pub struct ObservationResponse {
 }
 
 /// A not-supported answer to request `id`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NotSupportedResponse {
     /// The request answered.
@@ -122,7 +130,8 @@ pub struct NotSupportedResponse {
 }
 
 /// An error answering request `id`, or refusing the handshake.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ErrorResponse {
     /// The request that failed; absent when the error is about the handshake or a line the

@@ -20,6 +20,7 @@ pub use serve::{answer, serve, serve_profiles};
 
 /// The JSON Schemas of the protocol's messages, by the file name they have under
 /// `spec/schema/`.
+#[cfg(feature = "schema")]
 pub fn schemas() -> Vec<(&'static str, serde_json::Value)> {
     fn one<T: schemars::JsonSchema>() -> serde_json::Value {
         serde_json::to_value(schemars::schema_for!(T)).unwrap_or(serde_json::Value::Null)

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use ge_spec::{Capability, Conformance, Profile, Spec};
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -14,9 +15,8 @@ mod text;
 mod xml;
 
 /// The outcome of one trial.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Outcome {
     /// The backend answered as the contract says.
@@ -59,7 +59,8 @@ impl Outcome {
 }
 
 /// Whether a trial is a table case or a generated property.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum TrialKind {
     /// A `[[case]]` of the tables.
@@ -69,7 +70,8 @@ pub enum TrialKind {
 }
 
 /// The result of one trial.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct TrialResult {
     /// `<table>/<case>` or `property/<capability>`.
     pub name: String,
@@ -117,7 +119,8 @@ fn is_zero(n: &u32) -> bool {
 }
 
 /// A scenario of a property that breaks one clause, shrunk for that clause.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Counterexample {
     /// The clauses broken (empty when the backend broke down).
     pub clauses: Vec<String>,
@@ -209,7 +212,8 @@ impl TrialResult {
 }
 
 /// What a report was made of: enough for a third party to redo and check it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Meta {
     /// Always `ge-conformance`.
     pub suite: String,
@@ -258,7 +262,8 @@ pub struct Meta {
 }
 
 /// Counts of outcomes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Tally {
     /// Passed.
     pub passed: u32,
@@ -299,7 +304,8 @@ impl Tally {
 }
 
 /// What a report amounts to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Standing {
     /// Every trial ran, every declared capability was judged, and nothing failed at the level
@@ -327,7 +333,8 @@ impl Standing {
 }
 
 /// A certification report.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Report {
     /// What the report was made of.
     pub meta: Meta,
@@ -355,7 +362,7 @@ pub struct Report {
     /// The pictures of failures, by file name (SVG text): written into a bundle beside the
     /// reports and inlined in `report.html`, never part of `report.json` (its trials name them).
     #[serde(skip)]
-    #[schemars(skip)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
     pub pictures: BTreeMap<String, String>,
 }
 
@@ -531,6 +538,7 @@ pub fn is_picture_file(name: &str) -> bool {
 }
 
 /// The JSON Schema of the JSON report, as (file name under `spec/schema/`, schema).
+#[cfg(feature = "schema")]
 pub fn schemas() -> Vec<(&'static str, serde_json::Value)> {
     vec![(
         "report.schema.json",

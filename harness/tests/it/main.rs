@@ -37,6 +37,7 @@ mod props_transfer;
 mod props_weights;
 mod protocol_python_shim;
 mod protocol_reference;
+#[cfg(feature = "schema")]
 mod protocol_schema;
 mod protocol_shims;
 mod reference_cases;

@@ -6,6 +6,7 @@
 //! backend. `ge.externalWeightDir` is the one exception: it is the option's raw value, which the
 //! engine resolves against the working directory (clause EWD-011).
 
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -21,9 +22,8 @@ pub const MAX_WEIGHT_BYTES: u64 = 64 << 20;
 pub const MAX_CONSTANTS: usize = 10_000;
 
 /// The type of a constant node.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum NodeType {
     /// `Const`.
@@ -35,7 +35,8 @@ pub enum NodeType {
 }
 
 /// A run of one byte value, the compact spelling of a large weight.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct Fill {
@@ -46,7 +47,8 @@ pub struct Fill {
 }
 
 /// A constant node of the root graph. Its bytes are given by exactly one of `hex` and `fill`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct ConstNode {
@@ -128,7 +130,8 @@ impl ConstNode {
 }
 
 /// The `ASCEND_WORK_PATH` environment variable as the engine sees it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(tag = "state", rename_all = "lowercase", deny_unknown_fields)]
 pub enum WorkPathEnv {
@@ -147,7 +150,8 @@ pub enum WorkPathEnv {
 
 /// Something the harness plants in the sandbox before the backend runs, to set a trap or to
 /// stand for what other processes left there. Paths are relative to the sandbox.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(tag = "step", rename_all = "lowercase", deny_unknown_fields)]
 pub enum SetupStep {
@@ -188,7 +192,8 @@ impl SetupStep {
 /// Scenario of the weights capability: load a model whose root graph holds `constants`, then,
 /// when `unload` is set, unload it. Every path is relative to the sandbox directory the harness
 /// gives the backend.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct WeightsScenario {
@@ -220,7 +225,8 @@ pub struct WeightsScenario {
 }
 
 /// A file the backend wrote, as found in the sandbox.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct WrittenFile {
@@ -233,7 +239,8 @@ pub struct WrittenFile {
 }
 
 /// What became of one constant node.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct NodeConversion {
@@ -254,7 +261,8 @@ pub struct NodeConversion {
 }
 
 /// Observation of the weights capability.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(deny_unknown_fields)]
 pub struct WeightsObservation {
