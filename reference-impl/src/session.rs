@@ -676,3 +676,27 @@ pub fn run(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObserv
     obs.errors.dedup();
     Ok(obs)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn upstream_blocks_go_to_pieces_that_fit_nowhere_and_take_memory() {
+        // Nothing held: each allocated piece with bytes gets a block; a piece of no bytes gets
+        // none (GE never calls the allocator for it), allocated or not.
+        assert_eq!(
+            upstream_pool_blocks(&[], &[(64, true), (0, true)]),
+            vec![64]
+        );
+        assert!(upstream_pool_blocks(&[], &[(0, true), (0, false)]).is_empty());
+        // A piece laid out but never allocated (the caller's buffers) takes room, no block.
+        assert!(upstream_pool_blocks(&[], &[(64, false)]).is_empty());
+        // A held block that fits the pieces takes them; a piece that does not fit gets its own.
+        assert!(upstream_pool_blocks(&[128], &[(64, true), (64, true)]).is_empty());
+        assert_eq!(
+            upstream_pool_blocks(&[64], &[(64, true), (32, true)]),
+            vec![32]
+        );
+    }
+}
