@@ -4,6 +4,11 @@
 //! returned, each located by a JSON Pointer (RFC 6901), so keys holding dots read unambiguously.
 //! `message` is never compared: patterns may not name it, and it is skipped where found.
 
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
 use serde_json::Value;
 
 use ge_spec::{Diagnostic, Level, Subject};
@@ -70,6 +75,150 @@ fn show(v: &Value) -> String {
     }
 }
 
+/// The elements of an array kept whole when [`observe`] cuts it short: enough for the first
+/// 200 characters [`show`] prints of it (each element takes two at least, with its comma).
+const KEPT_WHOLE: usize = 128;
+
+/// An answer as matching reads it ([`observe`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observed {
+    /// The answer as JSON, with only what the pattern can look at.
+    pub value: Value,
+    /// The true length of each array cut short, by JSON Pointer.
+    lengths: BTreeMap<String, usize>,
+}
+
+/// Reads `answer` as JSON for matching against `pattern`, keeping only what matching can look
+/// at: of an object the pattern names as an object, the keys it names (at the top, a
+/// diagnostic list whole); of an array the pattern names as an array of `n`, the first
+/// `max(n, 128) + 1` elements, the first 128 whole, and its true length. Everything else is
+/// kept whole. So an answer of 200,000 trace entries against a pattern of two costs 129
+/// entries, not 200,000 maps (126 MB measured), and every mismatch reads as it would on the
+/// whole answer.
+pub fn observe<T: serde::Serialize>(pattern: &Value, answer: &T) -> Result<Observed, String> {
+    let bytes = serde_json::to_vec(answer).map_err(|e| e.to_string())?;
+    let mut lengths = BTreeMap::new();
+    let mut de = serde_json::Deserializer::from_slice(&bytes);
+    let value = Prune {
+        pattern: Some(pattern),
+        path: String::new(),
+        top: true,
+        lengths: &mut lengths,
+    }
+    .deserialize(&mut de)
+    .map_err(|e| e.to_string())?;
+    Ok(Observed { value, lengths })
+}
+
+/// Reads one value for [`observe`], pruned by `pattern` (`None`: kept whole).
+struct Prune<'p, 'l> {
+    pattern: Option<&'p Value>,
+    /// Its JSON Pointer.
+    path: String,
+    /// True for the answer itself, whose diagnostic lists are matched as sets, so kept whole.
+    top: bool,
+    lengths: &'l mut BTreeMap<String, usize>,
+}
+
+impl<'de> DeserializeSeed<'de> for Prune<'_, '_> {
+    type Value = Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        match self.pattern {
+            Some(Value::Object(_) | Value::Array(_)) => d.deserialize_any(self),
+            _ => Value::deserialize(d),
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for Prune<'_, '_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let Some(Value::Object(pattern)) = self.pattern else {
+            // Only an object pattern prunes; anything else read here is kept whole.
+            return Value::deserialize(de::value::MapAccessDeserializer::new(map));
+        };
+        let mut out = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let Some(inner) = pattern.get(&key) else {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            };
+            let whole = self.top && (key == "errors" || key == "warnings");
+            let value = map.next_value_seed(Prune {
+                pattern: (!whole).then_some(inner),
+                path: format!("{}/{}", self.path, pointer_token(&key)),
+                top: false,
+                lengths: self.lengths,
+            })?;
+            out.insert(key, value);
+        }
+        Ok(Value::Object(out))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let Some(Value::Array(pattern)) = self.pattern else {
+            return Value::deserialize(de::value::SeqAccessDeserializer::new(seq));
+        };
+        let keep = pattern.len().max(KEPT_WHOLE) + 1;
+        let mut out = Vec::new();
+        while out.len() < keep {
+            let i = out.len();
+            let element = if i < KEPT_WHOLE {
+                seq.next_element::<Value>()?
+            } else {
+                seq.next_element_seed(Prune {
+                    pattern: pattern.get(i),
+                    path: format!("{}/{i}", self.path),
+                    top: false,
+                    lengths: self.lengths,
+                })?
+            };
+            match element {
+                Some(element) => out.push(element),
+                None => return Ok(Value::Array(out)),
+            }
+        }
+        let mut length = out.len();
+        while seq.next_element::<IgnoredAny>()?.is_some() {
+            length += 1;
+        }
+        if length > out.len() {
+            self.lengths.insert(self.path, length);
+        }
+        Ok(Value::Array(out))
+    }
+}
+
 /// One reference token of a JSON Pointer (`~` as `~0`, `/` as `~1`).
 pub fn pointer_token(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
@@ -78,6 +227,16 @@ pub fn pointer_token(key: &str) -> String {
 /// Matches `actual` against `pattern`: the diagnostic lists named at the top are set aside
 /// for set matching, everything else is walked.
 pub fn check(pattern: &Value, actual: &Value) -> Matched {
+    check_with(pattern, actual, &BTreeMap::new())
+}
+
+/// [`check`] on what [`observe`] read of an answer.
+pub fn check_observed(pattern: &Value, observed: &Observed) -> Matched {
+    check_with(pattern, &observed.value, &observed.lengths)
+}
+
+/// [`check`], with the true lengths of the arrays [`observe`] cut short, by path.
+fn check_with(pattern: &Value, actual: &Value, lengths: &BTreeMap<String, usize>) -> Matched {
     let mut out = Matched::default();
     match (pattern, actual) {
         (Value::Object(p), Value::Object(a)) => {
@@ -91,7 +250,7 @@ pub fn check(pattern: &Value, actual: &Value) -> Matched {
                     continue;
                 }
                 match a.get(key) {
-                    Some(av) => walk(pv, av, &mut path.clone(), &mut out.mismatches),
+                    Some(av) => walk(pv, av, &mut path.clone(), lengths, &mut out.mismatches),
                     None if pv.is_null() => {}
                     None => out.mismatches.push(Mismatch {
                         path,
@@ -101,7 +260,13 @@ pub fn check(pattern: &Value, actual: &Value) -> Matched {
                 }
             }
         }
-        _ => walk(pattern, actual, &mut String::new(), &mut out.mismatches),
+        _ => walk(
+            pattern,
+            actual,
+            &mut String::new(),
+            lengths,
+            &mut out.mismatches,
+        ),
     }
     out
 }
@@ -177,7 +342,13 @@ fn expected_of(item: &Value) -> Result<Expected, String> {
     })
 }
 
-fn walk(pattern: &Value, actual: &Value, path: &mut String, out: &mut Vec<Mismatch>) {
+fn walk(
+    pattern: &Value,
+    actual: &Value,
+    path: &mut String,
+    lengths: &BTreeMap<String, usize>,
+    out: &mut Vec<Mismatch>,
+) {
     let mismatch = |path: &str, expected: String, found: String| Mismatch {
         path: path.to_owned(),
         expected,
@@ -193,7 +364,7 @@ fn walk(pattern: &Value, actual: &Value, path: &mut String, out: &mut Vec<Mismat
                 path.push('/');
                 path.push_str(&pointer_token(key));
                 match a.get(key) {
-                    Some(av) => walk(pv, av, path, out),
+                    Some(av) => walk(pv, av, path, lengths, out),
                     None if pv.is_null() => {}
                     None => out.push(mismatch(path, show(pv), "nothing".into())),
                 }
@@ -202,17 +373,19 @@ fn walk(pattern: &Value, actual: &Value, path: &mut String, out: &mut Vec<Mismat
         }
         (Value::Array(p), Value::Array(a)) => {
             if p.len() != a.len() {
+                // An array `observe` cut short still differs in length, and says its own.
+                let found = lengths.get(path.as_str()).copied().unwrap_or(a.len());
                 out.push(mismatch(
                     path,
                     format!("{} element(s) {}", p.len(), show(pattern)),
-                    format!("{} element(s) {}", a.len(), show(actual)),
+                    format!("{found} element(s) {}", show(actual)),
                 ));
                 return;
             }
             for (i, (pv, av)) in p.iter().zip(a).enumerate() {
                 let len = path.len();
                 path.push_str(&format!("/{i}"));
-                walk(pv, av, path, out);
+                walk(pv, av, path, lengths, out);
                 path.truncate(len);
             }
         }
@@ -302,5 +475,82 @@ mod tests {
             json!({"t": {"message": "y"}})
         )
         .is_empty());
+    }
+
+    /// What matching the whole answer finds, and what matching what `observe` kept finds.
+    fn both_ways(pattern: &Value, answer: &Value) -> (Matched, Matched) {
+        let observed = observe(pattern, answer).expect("a value reads back");
+        (check(pattern, answer), check_observed(pattern, &observed))
+    }
+
+    #[test]
+    fn a_huge_list_is_read_as_far_as_its_pattern_can_look() {
+        let entry = json!({"action": "alloc", "pool": "graph-1/feature", "bytes": 64, "step": 0});
+        let answer = json!({
+            "trace": vec![entry.clone(); 200_000],
+            "refreshes": vec![json!({"ok": true}); 1000],
+            "warnings": vec![json!({"clause": "SES-001", "level": "warning"}); 300],
+        });
+        let pattern = json!({"trace": [entry.clone(), entry], "warnings": []});
+        let observed = observe(&pattern, &answer).unwrap();
+        assert_eq!(
+            observed.value["trace"].as_array().unwrap().len(),
+            KEPT_WHOLE + 1
+        );
+        assert!(observed.value.get("refreshes").is_none());
+        // Diagnostic lists are matched as sets: kept whole.
+        assert_eq!(observed.value["warnings"].as_array().unwrap().len(), 300);
+        let (whole, kept) = both_ways(&pattern, &answer);
+        assert_eq!(whole, kept);
+        assert!(kept.mismatches[0].found.starts_with("200000 element(s) [{"));
+    }
+
+    #[test]
+    fn lists_at_and_around_the_cut_read_the_same() {
+        for n in [0, 1, 2, 127, 128, 129, 130, 131, 300] {
+            for m in [0, 1, 2, 127, 128, 129, 130, 131, 300] {
+                let answer =
+                    json!({"a": (0..m).map(|i| json!({"i": i, "x": [i]})).collect::<Vec<_>>()});
+                let pattern =
+                    json!({"a": (0..n).map(|i| json!({"i": i % 7, "x": [i]})).collect::<Vec<_>>()});
+                let (whole, kept) = both_ways(&pattern, &answer);
+                assert_eq!(whole, kept, "pattern of {n}, answer of {m}");
+            }
+        }
+    }
+
+    /// Small JSON values, from an alphabet small enough that patterns and answers overlap.
+    fn small_json() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            (0u64..4).prop_map(Value::from),
+            (-2i64..0).prop_map(Value::from),
+            prop::sample::select(vec!["a", "b", "message"]).prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 64, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::btree_map(
+                    prop::sample::select(vec!["a", "b", "errors", "warnings", "message", "x/y"]),
+                    inner,
+                    0..5,
+                )
+                .prop_map(|m| Value::Object(
+                    m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+                )),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        /// Whatever the pattern and the answer, matching what `observe` kept finds what
+        /// matching the whole answer does.
+        #[test]
+        fn observing_never_changes_what_matching_finds(pattern in small_json(), answer in small_json()) {
+            let (whole, kept) = both_ways(&pattern, &answer);
+            proptest::prop_assert_eq!(whole, kept);
+        }
     }
 }

@@ -234,8 +234,18 @@ pub fn judge_observation(
         .map(|v| Problem::weighed(judging, vec![v.clause], v.message))
         .collect();
     if let Some(expect) = &case.case.expect {
-        match serde_json::to_value(&observation) {
-            Ok(actual) => problems.extend(pattern_problems(judging, case, expect, actual, &blame)),
+        let mut expect = expect.clone();
+        if judging.profile == ge_spec::Profile::Upstream
+            && case.capability() == ge_spec::Capability::Weights
+        {
+            leave_out_meta(&mut expect, &mut observation);
+        }
+        // Read for the pattern only as far as it can look (`pattern::observe`): a hostile
+        // answer's huge list costs what its pattern's list does.
+        match pattern::observe(&expect, &observation) {
+            Ok(actual) => {
+                problems.extend(pattern_problems(judging, case, &expect, &actual, &blame))
+            }
             Err(e) => problems.push(Problem::broke(&format!(
                 "observation cannot be serialised: {e}"
             ))),
@@ -306,17 +316,11 @@ fn pattern_problems(
     judging: &Judging,
     case: &TableCase,
     expect: &serde_json::Value,
-    mut actual: serde_json::Value,
+    actual: &pattern::Observed,
     blame: &Blame,
 ) -> Vec<Problem> {
     let spec = ge_spec::Spec::embedded();
-    let mut expect = expect.clone();
-    if judging.profile == ge_spec::Profile::Upstream
-        && case.capability() == ge_spec::Capability::Weights
-    {
-        leave_out_meta(&mut expect, &mut actual);
-    }
-    let matched = pattern::check(&expect, &actual);
+    let matched = pattern::check_observed(expect, actual);
     let session = case.capability() == ge_spec::Capability::Session;
     let mut problems = Vec::new();
     for list in &matched.diagnostics {
@@ -388,25 +392,22 @@ const FIELDS_JUDGED_WHOLE: &[(ge_spec::Capability, &str, &str)] = &[
 /// mode's clause and in `files` under WGT-005 (the vocabulary's), and judges nothing but its
 /// presence. The table comparison leaves it to the oracle, so that a file unlisted is charged
 /// to the listing, never to the clause the case cites.
-fn leave_out_meta(pattern: &mut serde_json::Value, actual: &mut serde_json::Value) {
-    let Some(dir) = actual.get("dir").and_then(serde_json::Value::as_str) else {
+fn leave_out_meta(pattern: &mut serde_json::Value, observation: &mut Observation) {
+    let Observation::Weights(o) = observation else {
         return;
     };
-    let meta = match dir {
+    let meta = match o.dir.as_str() {
         "" => return,
         "." => "meta.json".to_owned(),
         dir => format!("{dir}/meta.json"),
     };
-    for value in [pattern, actual] {
-        if let Some(files) = value
-            .get_mut("files")
-            .and_then(serde_json::Value::as_array_mut)
-        {
-            files.retain(|f| {
-                f.get("path").and_then(serde_json::Value::as_str) != Some(meta.as_str())
-            });
-        }
+    if let Some(files) = pattern
+        .get_mut("files")
+        .and_then(serde_json::Value::as_array_mut)
+    {
+        files.retain(|f| f.get("path").and_then(serde_json::Value::as_str) != Some(meta.as_str()));
     }
+    o.files.retain(|f| f.path != meta);
 }
 
 /// The checks that need a second answer of the same backend, its twin. DRM-015: when
