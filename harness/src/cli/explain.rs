@@ -159,7 +159,7 @@ fn checks(spec: &Spec, id: &str) {
             (Kind::Table(phase), Some(s)) => {
                 (s, format!("{} oracle, table of {phase}", check.capability))
             }
-            (Kind::Called, Some(s)) => (s, format!("{} oracle, called directly", check.capability)),
+            (Kind::Called(by), Some(s)) => (s, format!("{} oracle, called {by}", check.capability)),
             (_, None) => continue,
         };
         let by_number = named

@@ -569,7 +569,7 @@ pub(super) fn phases() -> Vec<Phase> {
     vec![
         Phase::of("a plan that places every tensor", PLACED),
         Phase::of("a plan whose tensors end within 2^64", LAID),
-        Phase::called(CALLED),
+        Phase::called("by the driver", CALLED),
     ]
 }
 

@@ -74,10 +74,11 @@ impl Phase {
         }
     }
 
-    /// The checks the driver calls itself.
-    pub(crate) fn called(table: &[Called]) -> Phase {
+    /// The checks called directly, by the driver or by what it calls (`name`: where, "by the
+    /// driver").
+    pub(crate) fn called(name: &'static str, table: &[Called]) -> Phase {
         Phase {
-            name: "called by the driver",
+            name,
             tabled: false,
             checks: table.iter().map(|e| (e.clauses, e.name)).collect(),
         }

@@ -1689,9 +1689,9 @@ pub fn judge_reading(
 }
 
 /// The checks the driver calls itself, key by key (what one reports decides whether the next
-/// runs), and the functions of the reading that charge an option's clause by its number
-/// (`clause(key, N)`): each lists literally every clause it can charge (the registry's tests
-/// hold the lists to what `clause` makes of the keys each applies to).
+/// runs). Those that charge an option's clause by its number (`clause(key, N)`), here and in
+/// [`READING`], list literally every clause they can charge (the registry's tests hold the
+/// lists to what `clause` makes of the keys each applies to).
 const CALLED: &[Called] = &[
     Entry {
         clauses: &["OPT-005", "OPT-006"],
@@ -1727,6 +1727,11 @@ const CALLED: &[Called] = &[
         name: "documented_rule",
         run: (),
     },
+];
+
+/// The functions of the reading of the options that name a clause its diagnostics or choices
+/// charge: what they make is what the checks compare the answer with.
+const READING: &[Called] = &[
     Entry {
         clauses: &[
             "ACP-001", "DRM-001", "EXW-001", "FBR-001", "IBC-001", "RZC-001", "SMP-001",
@@ -1822,7 +1827,8 @@ const CALLED: &[Called] = &[
 pub(super) fn phases() -> Vec<Phase> {
     vec![
         Phase::of("the answer as a whole, after each key's", ANSWER),
-        Phase::called(CALLED),
+        Phase::called("by the driver, key by key", CALLED),
+        Phase::called("by the reading of the options", READING),
     ]
 }
 

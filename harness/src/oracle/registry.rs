@@ -18,9 +18,10 @@ pub enum Kind {
     /// By its oracle's driver, in the table of the phase named ("a plan's fusion
     /// (documented)").
     Table(&'static str),
-    /// By its oracle's driver (or its reading of the options) directly: a check that computes
-    /// what the phases after it read, stops its phase, or runs under a reading of the options.
-    Called,
+    /// Directly, where named ("by the driver", "by the reading of the options"): a check that
+    /// computes what the phases after it read, stops its phase, or runs under a reading of the
+    /// options.
+    Called(&'static str),
     /// By no function: its cases' `expect` patterns and the comparison with the reference
     /// judge the clause, for the reason given.
     Patterns(&'static str),
@@ -158,7 +159,7 @@ pub fn all() -> impl Iterator<Item = Check> {
             let kind = if phase.tabled {
                 Kind::Table(phase.name)
             } else {
-                Kind::Called
+                Kind::Called(phase.name)
             };
             phase.checks.into_iter().map(move |(clauses, name)| Check {
                 clauses,

@@ -1245,7 +1245,7 @@ pub(super) fn phases() -> Vec<Phase> {
         Phase::of("a script a rejected option stops", STOPPED),
         Phase::of("the trace's hygiene", HYGIENE),
         Phase::of("the answer against the replay", REPLAYED),
-        Phase::called(CALLED),
+        Phase::called("by the driver", CALLED),
     ]
 }
 

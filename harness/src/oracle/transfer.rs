@@ -285,7 +285,7 @@ pub(super) fn phases() -> Vec<Phase> {
         Phase::of("a plan", PLAN),
         Phase::of("a plan's fusion (documented)", FUSION),
         Phase::of("a plan's batch copy (documented)", BATCH_COPY),
-        Phase::called(CALLED),
+        Phase::called("by the driver", CALLED),
     ]
 }
 

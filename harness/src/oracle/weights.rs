@@ -910,7 +910,7 @@ pub(super) fn phases() -> Vec<Phase> {
         Phase::of("a load in mode 0", MODE0),
         Phase::of("a load that wrote its weights", WROTE),
         Phase::of("the sandbox after the answer (check_sandbox)", DISK),
-        Phase::called(CALLED),
+        Phase::called("by the driver", CALLED),
     ]
 }
 
