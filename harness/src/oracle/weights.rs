@@ -909,6 +909,14 @@ pub(super) fn phases() -> Vec<Phase> {
         Phase::of("a failed load", FAILED),
         Phase::of("a load in mode 0", MODE0),
         Phase::of("a load that wrote its weights", WROTE),
+        Phase::of(
+            "each converted constant in mode 1 (judge_mode1)",
+            MODE1_CONSTANT,
+        ),
+        Phase::of(
+            "each converted constant in mode 2 (judge_mode2)",
+            MODE2_CONSTANT,
+        ),
         Phase::of("the sandbox after the answer (check_sandbox)", DISK),
         Phase::called("by the driver", CALLED),
     ]
@@ -1207,14 +1215,97 @@ fn judge_mode1(cx: &Loaded, files: &Written, dir: &str) -> Vec<Violation> {
     let mut holder: BTreeMap<String, &[u8]> = BTreeMap::new();
     for (&(name, _, bytes), path) in files.converted.iter().zip(&paths) {
         let n = cx.node_of(name);
-        v.extend(mode1_file_constant(name, &n));
-        v.extend(alone_at_zero(name, bytes, &n));
-        v.extend(mode1_file_name(dir, path, name, &n));
-        v.extend(own_file(&mut holder, bytes, &n));
+        let one = Converted {
+            name,
+            bytes,
+            n: &n,
+            dir,
+            path,
+            at: 0,
+            seen: &holder,
+            stored: &BTreeMap::new(),
+        };
+        super::run_table(MODE1_CONSTANT, &one, &mut v);
+        if let Some(f) = n.file.clone() {
+            holder.entry(f).or_insert(bytes);
+        }
     }
     v.extend(one_file_per_weight(files, &paths));
     v
 }
+
+/// What the checks of one converted constant read: its name, bytes and node, the directory
+/// and the file (mode 1: its own file's path; mode 2: the combined file's) and offset (mode 2)
+/// the suite's layout gives it, and what the constants before it left: the bytes each file
+/// holds (mode 1) and where each content is stored (mode 2).
+struct Converted<'c, 'b> {
+    name: &'c str,
+    bytes: &'b [u8],
+    n: &'c NodeConversion,
+    dir: &'c str,
+    path: &'c str,
+    at: u64,
+    seen: &'c BTreeMap<String, &'b [u8]>,
+    stored: &'c BTreeMap<&'b [u8], Option<u64>>,
+}
+
+/// A check of one converted constant.
+type ConvertedCheck = Check<fn(&Converted<'_, '_>) -> Vec<Violation>>;
+
+/// Mode 1's checks of each converted constant, in order.
+const MODE1_CONSTANT: &[ConvertedCheck] = &[
+    Check {
+        clauses: &["EXW-011"],
+        name: "mode1_file_constant",
+        run: |c| mode1_file_constant(c.name, c.n).into_iter().collect(),
+    },
+    Check {
+        clauses: &["WGT-011", "EXW-013"],
+        name: "alone_at_zero",
+        run: |c| alone_at_zero(c.name, c.bytes, c.n).into_iter().collect(),
+    },
+    Check {
+        clauses: &["EXW-012", "EXW-011"],
+        name: "mode1_file_name",
+        run: |c| {
+            mode1_file_name(c.dir, c.path, c.name, c.n)
+                .into_iter()
+                .collect()
+        },
+    },
+    Check {
+        clauses: &["EXW-011"],
+        name: "own_file",
+        run: |c| own_file(c.seen, c.bytes, c.n).into_iter().collect(),
+    },
+];
+
+/// Mode 2's checks of each converted constant, in order.
+const MODE2_CONSTANT: &[ConvertedCheck] = &[
+    Check {
+        clauses: &["EXW-020"],
+        name: "stored_once",
+        run: |c| {
+            stored_once(c.stored, c.name, c.bytes, c.n)
+                .into_iter()
+                .collect()
+        },
+    },
+    Check {
+        clauses: &["EXW-014"],
+        name: "in_combined_file",
+        run: |c| in_combined_file(c.name, c.path, c.n).into_iter().collect(),
+    },
+    Check {
+        clauses: &["WGT-011", "EXW-015"],
+        name: "at_its_offset",
+        run: |c| {
+            at_its_offset(c.name, c.bytes, c.at, c.n)
+                .into_iter()
+                .collect()
+        },
+    },
+];
 
 /// EXW-011: in mode 1 a converted constant becomes a FileConstant.
 fn mode1_file_constant(name: &str, n: &NodeConversion) -> Option<Violation> {
@@ -1256,10 +1347,10 @@ fn mode1_file_name(dir: &str, path: &str, name: &str, n: &NodeConversion) -> Opt
 }
 
 /// EXW-011: in mode 1 each weight has its own file: no file is two different weights' (`holder`:
-/// the bytes of the first weight seen in each file, filled as the constants are checked).
-fn own_file<'b>(
-    holder: &mut BTreeMap<String, &'b [u8]>,
-    bytes: &'b [u8],
+/// the bytes of the first weight seen in each file, which `judge_mode1` fills as it goes).
+fn own_file(
+    holder: &BTreeMap<String, &[u8]>,
+    bytes: &[u8],
     n: &NodeConversion,
 ) -> Option<Violation> {
     let f = n.file.clone()?;
@@ -1268,10 +1359,7 @@ fn own_file<'b>(
             "EXW-011",
             format!("{f} is the file of two different weights; each weight has its own"),
         )),
-        _ => {
-            holder.insert(f, bytes);
-            None
-        }
+        _ => None,
     }
 }
 
@@ -1319,9 +1407,18 @@ fn judge_mode2(cx: &Loaded, files: &Written, dir: &str) -> Vec<Violation> {
     let mut engine_at: BTreeMap<&[u8], Option<u64>> = BTreeMap::new();
     for &((name, _, bytes), at) in &layout.placed {
         let n = cx.node_of(name);
-        v.extend(stored_once(&mut engine_at, name, bytes, &n));
-        v.extend(in_combined_file(name, &path, &n));
-        v.extend(at_its_offset(name, bytes, at, &n));
+        let one = Converted {
+            name,
+            bytes,
+            n: &n,
+            dir,
+            path: &path,
+            at,
+            seen: &BTreeMap::new(),
+            stored: &engine_at,
+        };
+        super::run_table(MODE2_CONSTANT, &one, &mut v);
+        engine_at.entry(bytes).or_insert(n.offset);
     }
     if !files.converted.is_empty() {
         v.extend(combined_file_holds(files, &path, &layout));
@@ -1390,11 +1487,11 @@ impl<'a> Layout<'a> {
 
 /// EXW-020: in mode 2 the same bytes are stored once: a constant holding the bytes of one
 /// checked before sits where that one does (`engine_at`: where the engine put each content,
-/// filled as the constants are checked).
-fn stored_once<'b>(
-    engine_at: &mut BTreeMap<&'b [u8], Option<u64>>,
+/// which `judge_mode2` fills as it goes).
+fn stored_once(
+    engine_at: &BTreeMap<&[u8], Option<u64>>,
     name: &str,
-    bytes: &'b [u8],
+    bytes: &[u8],
     n: &NodeConversion,
 ) -> Option<Violation> {
     match engine_at.get(bytes) {
@@ -1402,11 +1499,7 @@ fn stored_once<'b>(
             "EXW-020",
             format!("{name} holds the same bytes as another weight, stored again at {:?}, not at {seen:?}", n.offset),
         )),
-        Some(_) => None,
-        None => {
-            engine_at.insert(bytes, n.offset);
-            None
-        }
+        _ => None,
     }
 }
 
