@@ -175,14 +175,21 @@ fn checks(spec: &Spec, id: &str) {
     }
     let helpers: Vec<_> = named
         .iter()
-        .filter(|s| !s.function.is_empty() && !shown.contains(&(s.file, s.function)))
+        // The registry's own tables name every clause outside any function: left out.
+        .filter(|s| !(s.function.is_empty() && s.file.starts_with("harness/src/oracle/")))
+        .filter(|s| !shown.contains(&(s.file, s.function)))
         .collect();
     if !helpers.is_empty() {
         out!("  also named in:");
     }
     for s in helpers {
         let how = if s.by_number { " (by its number)" } else { "" };
-        out!("    {}  {}{how}", s.location(), s.function);
+        let function = if s.function.is_empty() {
+            "(outside any function)"
+        } else {
+            s.function
+        };
+        out!("    {}  {function}{how}", s.location());
     }
     if spec.cases_for(id).next().is_some() {
         let cases = sites::generic(Generic::Cases);
