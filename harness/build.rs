@@ -2,7 +2,8 @@
 //! every function of `src/` (the command line and unit tests left out) that names a clause ID
 //! in code, and in the options oracle the functions that charge an option's clause by its
 //! number (`clause(key, 4)`, `value_clause(key)`). Written to `$OUT_DIR/check_sites.rs` as
-//! (clause or `@N`, file in the repository, line of the function, function name).
+//! (clause or `@N`, file in the repository, line of the function, function name), with every
+//! function of the oracles (file, line, name), where the registry's checks are looked up.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -102,6 +103,7 @@ fn main() {
     collect(&src, &src, &mut files);
     let mut sites = BTreeSet::new();
     let mut generic = BTreeSet::new();
+    let mut functions = BTreeSet::new();
     for file in files {
         let rel = file
             .strip_prefix(&src)
@@ -127,6 +129,9 @@ fn main() {
                 continue;
             }
             if let Some(name) = defined_fn(line) {
+                if rel.starts_with("oracle/") {
+                    functions.insert((format!("harness/src/{rel}"), i + 1, name.to_owned()));
+                }
                 if let Some((key, ..)) = GENERIC.iter().find(|(_, f, n)| *f == rel && *n == name) {
                     generic.insert((
                         key.to_string(),
@@ -168,6 +173,15 @@ fn main() {
     );
     for (id, file, line, name) in sites {
         code.push_str(&format!("    ({id:?}, {file:?}, {line}, {name:?}),\n"));
+    }
+    code.push_str("];\n");
+    code.push_str(
+        "/// Every function of the oracles (file in the repository, line, name), where the\n\
+         /// registry's checks are found by name.\n\
+         pub(crate) static FUNCTIONS: &[(&str, u32, &str)] = &[\n",
+    );
+    for (file, line, name) in functions {
+        code.push_str(&format!("    ({file:?}, {line}, {name:?}),\n"));
     }
     code.push_str("];\n");
     let out =

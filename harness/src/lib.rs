@@ -18,8 +18,11 @@
 //! | 6 routes | `libtest` | the `cargo test` route (the command line, `src/main.rs` and `src/cli/`, sits above it) |
 //!
 //! A new clause needs a row in its table, a case and a check: the check is a function of the
-//! oracle of its capability (`oracle/<capability>.rs`) that names the clause's ID, and
-//! `ge-conformance explain <ID>` prints where it is.
+//! oracle of its capability (`oracle/<capability>.rs`) whose doc comment starts with the
+//! clause's ID, and it goes into that oracle's table of the phase it judges, an entry that
+//! lists the clause's ID literally (the registry keyed by clause ID, `oracle::registry`, gathers
+//! the tables; `oracle::judge` runs them). `ge-conformance explain <ID>` prints where it is. A
+//! clause no function can judge is listed in the registry with why its cases' patterns do.
 #![deny(missing_docs)]
 
 pub mod backends;

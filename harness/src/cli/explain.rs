@@ -135,19 +135,61 @@ fn properties(clause: &Clause) {
     }
 }
 
-/// Where the harness judges the clause: every function that names it (or, in the options
-/// oracle, charges it by its number), and the judges its cases and properties go through.
+/// Where the harness judges the clause: the checks of the registry that charge it (each with
+/// its function's place, its oracle and the phase whose table runs it, or why its cases'
+/// patterns judge it instead), the other functions that name it (the helpers those checks
+/// call), and the judges its cases and properties go through.
 fn checks(spec: &Spec, id: &str) {
+    use ge_conformance::oracle::registry::{self, Kind};
     use ge_conformance::oracle::sites::{self, Generic};
     let named = sites::of(id);
-    if named.is_empty() {
-        out!("\nChecked in: no oracle names it; its cases' `expect` patterns and the comparison with the reference judge it");
-    } else {
-        out!("\nChecked in:");
-        for s in named {
-            let how = if s.by_number { " (by its number)" } else { "" };
-            out!("  {}  {}{how}", s.location(), s.function);
-        }
+    let registered = registry::of(id);
+    let mut shown = Vec::new();
+    out!("\nChecked in:");
+    if registered.is_empty() && named.is_empty() {
+        out!("  no oracle names it; its cases' `expect` patterns and the comparison with the reference judge it");
+    }
+    for check in &registered {
+        let site = check.site();
+        let (at, how) = match (check.kind, site) {
+            (Kind::Patterns(why), _) => {
+                out!("  no check function: its cases' `expect` patterns and the comparison with the reference judge it ({why})");
+                continue;
+            }
+            (Kind::Table(phase), Some(s)) => {
+                (s, format!("{} oracle, table of {phase}", check.capability))
+            }
+            (Kind::Called(by), Some(s)) => (s, format!("{} oracle, called {by}", check.capability)),
+            (_, None) => continue,
+        };
+        let by_number = named
+            .iter()
+            .any(|s| s.by_number && s.file == at.file && s.function == at.function);
+        let how = if by_number {
+            format!("{how}; by its number")
+        } else {
+            how
+        };
+        out!("  {}  {}  ({how})", at.location(), check.name);
+        shown.push((at.file, at.function));
+    }
+    let helpers: Vec<_> = named
+        .iter()
+        // The registry's own tables name every clause outside any function: left out.
+        .filter(|s| !(s.function.is_empty() && s.file.starts_with("harness/src/oracle/")))
+        .filter(|s| !shown.contains(&(s.file, s.function)))
+        .collect();
+    if !helpers.is_empty() {
+        out!("  also named in:");
+    }
+    for s in helpers {
+        let how = if s.by_number { " (by its number)" } else { "" };
+        let function = if s.function.is_empty() {
+            "(outside any function)"
+        } else {
+            s.function
+        };
+        out!("    {}  {function}{how}", s.location());
     }
     if spec.cases_for(id).next().is_some() {
         let cases = sites::generic(Generic::Cases);

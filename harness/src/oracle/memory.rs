@@ -34,7 +34,7 @@ use ge_spec::{Diagnostic, OptionKey, Profile, Spec, Subject};
 
 use super::diagnostics::{self, Expected};
 use super::options::{Context, Reading, Values};
-use super::Violation;
+use super::{Called, Entry, Phase, Violation};
 use crate::judging::Judging;
 
 /// At most this many byte-sharing violations are reported (the first ones say enough).
@@ -459,6 +459,120 @@ fn kept(
     }
 }
 
+/// What the checks of a complete plan read: the plan, every tensor's offset, and once no
+/// tensor overflows ([`Plan::ends`]), their ends and which share bytes ([`Plan::sharing`]).
+struct Placed<'p, 'a> {
+    plan: &'p Plan<'a>,
+    offsets: Vec<u64>,
+    ends: Vec<u64>,
+    shared: Vec<bool>,
+}
+
+/// A check of a complete plan.
+type PlanCheck = Entry<fn(&Placed<'_, '_>) -> Vec<Violation>>;
+
+/// Runs a check that adds to a list.
+fn collect(check: impl FnOnce(&mut Vec<Violation>)) -> Vec<Violation> {
+    let mut out = Vec::new();
+    check(&mut out);
+    out
+}
+
+/// The checks of a plan that places every tensor, in order; the plan's ends follow them.
+const PLACED: &[PlanCheck] = &[
+    Entry {
+        clauses: &["MEM-003"],
+        name: "check_alignment",
+        run: |cx| collect(|out| cx.plan.check_alignment(&cx.offsets, out)),
+    },
+    Entry {
+        clauses: &["MEM-004"],
+        name: "check_peak",
+        run: |cx| collect(|out| cx.plan.check_peak(&cx.offsets, out)),
+    },
+];
+
+/// The checks of a plan whose tensors all end within 2^64, in order.
+const LAID: &[PlanCheck] = &[
+    Entry {
+        clauses: &[
+            "DRM-010", "DRM-011", "DRM-012", "DRM-013", "IRM-010", "IRM-012", "ORM-010", "ORM-012",
+            "ORI-010", "ACP-010", "ACP-011", "ACP-012", "ACP-013",
+        ],
+        name: "check_sharing",
+        run: |cx| cx.plan.check_sharing(&cx.offsets, &cx.ends),
+    },
+    Entry {
+        clauses: &["DRM-014", "IRM-013", "ORM-013"],
+        name: "check_reuse_used",
+        run: |cx| collect(|out| cx.plan.check_reuse_used(&cx.shared, out)),
+    },
+    Entry {
+        clauses: &["DRM-016"],
+        name: "check_lower_bound",
+        run: |cx| collect(|out| cx.plan.check_lower_bound(out)),
+    },
+    Entry {
+        clauses: &["IRM-012", "ORM-012"],
+        name: "check_reports",
+        run: |cx| collect(|out| cx.plan.check_reports(&cx.shared, out)),
+    },
+    Entry {
+        clauses: &["ORI-001", "ORI-010"],
+        name: "check_aliases",
+        run: |cx| collect(|out| cx.plan.check_aliases(&cx.offsets, out)),
+    },
+    Entry {
+        clauses: &["ACP-010", "ACP-011"],
+        name: "check_cleanup",
+        run: |cx| collect(|out| cx.plan.check_cleanup(&cx.offsets, &cx.ends, out)),
+    },
+];
+
+/// The checks the drivers call themselves: those of a scenario or options that stop the plan,
+/// those that compute what the plan's checks read, and a refused plan's.
+const CALLED: &[Called] = &[
+    Entry {
+        clauses: &["MEM-002"],
+        name: "require_no_plan",
+        run: (),
+    },
+    Entry {
+        clauses: &["IRM-011", "ORM-011"],
+        name: "misaligned_reuse",
+        run: (),
+    },
+    Entry {
+        clauses: &["ORI-011"],
+        name: "run_mismatches",
+        run: (),
+    },
+    Entry {
+        clauses: &["MEM-002"],
+        name: "placed_offsets",
+        run: (),
+    },
+    Entry {
+        clauses: &["DRM-014", "IRM-013", "ORM-013"],
+        name: "check_reuse_used",
+        run: (),
+    },
+    Entry {
+        clauses: &["DRM-015"],
+        name: "judge_twin",
+        run: (),
+    },
+];
+
+/// The checks of the memory oracle, by phase, for the registry.
+pub(super) fn phases() -> Vec<Phase> {
+    vec![
+        Phase::of("a plan that places every tensor", PLACED),
+        Phase::of("a plan whose tensors end within 2^64", LAID),
+        Phase::called("by the driver", CALLED),
+    ]
+}
+
 impl<'a> Plan<'a> {
     fn new(
         profile: Profile,
@@ -506,16 +620,32 @@ impl<'a> Plan<'a> {
             return;
         }
         let offsets: Vec<u64> = self.offsets.iter().map(|o| o.unwrap_or(0)).collect();
-        self.check_alignment(&offsets, out);
-        let Some(ends) = self.check_peak(&offsets, out) else {
+        let placed = Placed {
+            plan: self,
+            offsets,
+            ends: Vec::new(),
+            shared: Vec::new(),
+        };
+        super::run_table(PLACED, &placed, out);
+        let Some(ends) = self.ends(&placed.offsets) else {
             return;
         };
-        let shared = self.check_sharing(&offsets, &ends, out);
-        self.check_reuse_used(&shared, out);
-        self.check_lower_bound(out);
-        self.check_reports(&shared, out);
-        self.check_aliases(&offsets, out);
-        self.check_cleanup(&offsets, &ends, out);
+        let shared = self.sharing(&placed.offsets, &ends).0;
+        let laid = Placed {
+            ends,
+            shared,
+            ..placed
+        };
+        super::run_table(LAID, &laid, out);
+    }
+
+    /// The end of every tensor (its offset plus its size), when none overflows.
+    fn ends(&self, offsets: &[u64]) -> Option<Vec<u64>> {
+        self.tensors
+            .iter()
+            .zip(offsets)
+            .map(|(t, &o)| o.checked_add(t.size))
+            .collect()
     }
 
     /// MEM-003.
@@ -533,19 +663,22 @@ impl<'a> Plan<'a> {
         }
     }
 
-    /// MEM-004; returns the end of every tensor when none overflows.
-    fn check_peak(&self, offsets: &[u64], out: &mut Vec<Violation>) -> Option<Vec<u64>> {
-        let mut ends = Vec::with_capacity(offsets.len());
-        for (t, &o) in self.tensors.iter().zip(offsets) {
-            let Some(e) = o.checked_add(t.size) else {
+    /// MEM-004: no tensor ends beyond 2^64 - 1, and the peak is where the highest one ends.
+    fn check_peak(&self, offsets: &[u64], out: &mut Vec<Violation>) {
+        let Some(ends) = self.ends(offsets) else {
+            let overflow = self
+                .tensors
+                .iter()
+                .zip(offsets)
+                .find(|(t, &o)| o.checked_add(t.size).is_none());
+            if let Some((t, o)) = overflow {
                 out.push(Violation::new(
                     "MEM-004",
                     format!("tensor `{}` at offset {o} ends beyond 2^64 - 1", t.name),
                 ));
-                return None;
-            };
-            ends.push(e);
-        }
+            }
+            return;
+        };
         let peak = ends.iter().copied().max().unwrap_or(0);
         if self.obs.peak_bytes != peak {
             out.push(Violation::new(
@@ -556,13 +689,12 @@ impl<'a> Plan<'a> {
                 ),
             ));
         }
-        Some(ends)
     }
 
-    /// DRM-010, DRM-011, IRM-010, IRM-012, ORM-010, ORM-012, ORI-010, ACP-010, ACP-011: no two
-    /// tensors share a byte unless allowed. Returns, per tensor, whether some tensor other than its
-    /// alias partner shares one of its bytes.
-    fn check_sharing(&self, offsets: &[u64], ends: &[u64], out: &mut Vec<Violation>) -> Vec<bool> {
+    /// Which tensors share bytes: per tensor, whether some tensor other than its alias partner
+    /// shares one of its bytes, and the pairs that may not ([`Plan::check_sharing`]).
+    fn sharing(&self, offsets: &[u64], ends: &[u64]) -> (Vec<bool>, Vec<Violation>) {
+        let mut out = Vec::new();
         let mut order: Vec<usize> = (0..self.tensors.len())
             .filter(|&k| self.tensors[k].size > 0)
             .collect();
@@ -604,7 +736,13 @@ impl<'a> Plan<'a> {
                 ),
             ));
         }
-        shared
+        (shared, out)
+    }
+
+    /// DRM-010, DRM-011, IRM-010, IRM-012, ORM-010, ORM-012, ORI-010, ACP-010, ACP-011: no two
+    /// tensors share a byte unless allowed ([`Plan::sharing`]).
+    fn check_sharing(&self, offsets: &[u64], ends: &[u64]) -> Vec<Violation> {
+        self.sharing(offsets, ends).1
     }
 
     /// The clause two tensors that share a byte break, if any: first what the text says (two

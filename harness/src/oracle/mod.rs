@@ -18,10 +18,72 @@ pub use crate::judging::Violation;
 pub mod diagnostics;
 pub mod memory;
 pub mod options;
+pub mod registry;
 pub mod session;
 pub mod sites;
 pub mod transfer;
 pub mod weights;
+
+/// One check of an oracle's phase table: the clauses it charges (literally, so that `grep`
+/// finds it), the function that judges them (where `explain` points), and how to run it on the
+/// context of its phase. A driver runs a phase's table in order ([`run_table`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Entry<F> {
+    /// The clause IDs the check charges.
+    pub clauses: &'static [&'static str],
+    /// The function that judges them.
+    pub name: &'static str,
+    /// Runs the check on the phase's context.
+    pub run: F,
+}
+
+/// A check of a phase whose context is `C`.
+pub(crate) type Check<C> = Entry<fn(&C) -> Vec<Violation>>;
+
+/// Runs the checks of `table` on `cx` in order, adding what each finds to `out`.
+pub(crate) fn run_table<C>(table: &[Check<C>], cx: &C, out: &mut Vec<Violation>) {
+    for check in table {
+        out.extend((check.run)(cx));
+    }
+}
+
+/// A check the driver calls itself rather than through a table (one that computes what the
+/// phases after it read, or runs under a reading of the options): listed all the same, so that
+/// the registry holds every check.
+pub(crate) type Called = Entry<()>;
+
+/// A phase of an oracle as the registry lists it: what the phase judges, whether its driver
+/// runs it as a table (or calls its checks itself), and each check's clauses and function.
+#[derive(Debug, Clone)]
+pub(crate) struct Phase {
+    /// What the phase judges ("a plan's fusion (documented)").
+    pub name: &'static str,
+    /// True when the driver runs the phase's table; false for [`Called`] checks.
+    pub tabled: bool,
+    /// Each check's clauses and function.
+    pub checks: Vec<(&'static [&'static str], &'static str)>,
+}
+
+impl Phase {
+    /// The phase `name`, run as `table`.
+    pub(crate) fn of<F>(name: &'static str, table: &[Entry<F>]) -> Phase {
+        Phase {
+            name,
+            tabled: true,
+            checks: table.iter().map(|e| (e.clauses, e.name)).collect(),
+        }
+    }
+
+    /// The checks called directly, by the driver or by what it calls (`name`: where, "by the
+    /// driver").
+    pub(crate) fn called(name: &'static str, table: &[Called]) -> Phase {
+        Phase {
+            name,
+            tabled: false,
+            checks: table.iter().map(|e| (e.clauses, e.name)).collect(),
+        }
+    }
+}
 
 /// Judges `observation` as an answer to `scenario` with the oracle of its capability. An
 /// observation of another capability than the scenario's is itself a violation.

@@ -25,7 +25,7 @@ use ge_spec::{
 };
 
 use super::diagnostics::{self, Expected};
-use super::Violation;
+use super::{Called, Entry, Phase, Violation};
 
 /// What the options layer knows of the graph and the run. Counts a capability does not know are
 /// `None`, and the range checks that need them are skipped.
@@ -344,7 +344,7 @@ fn allowed(row: &OptionSpec, m: &Meaning) -> bool {
 }
 
 /// The clause of `key` numbered `n` (`IFS-001`).
-fn clause(key: OptionKey, n: u32) -> String {
+pub(super) fn clause(key: OptionKey, n: u32) -> String {
     format!("{}-{n:03}", key.clause_prefix())
 }
 
@@ -1684,11 +1684,181 @@ pub fn judge_reading(
         };
         judge_outcome(reading, maps, k, row, &got, &mut out);
     }
-    check_first_failure(reading, obs, &mut out);
-    check_diagnostics(spec, reading, obs, &mut out);
-    check_passthrough(reading, obs, &mut out);
+    super::run_table(ANSWER, &Answer { reading, obs }, &mut out);
     out
 }
+
+/// The checks the driver calls itself, key by key (what one reports decides whether the next
+/// runs). Those that charge an option's clause by its number (`clause(key, N)`), here and in
+/// [`READING`], list literally every clause they can charge (the registry's tests hold the
+/// lists to what `clause` makes of the keys each applies to).
+const CALLED: &[Called] = &[
+    Entry {
+        clauses: &["OPT-005", "OPT-006"],
+        name: "reported_outcome",
+        run: (),
+    },
+    Entry {
+        clauses: &[
+            "ACP-001", "DRM-001", "EWD-001", "EXW-001", "FBR-001", "IBC-001", "IFS-001", "IRM-001",
+            "ORI-001", "ORM-001", "RZC-001", "SMP-001",
+        ],
+        name: "read_effective",
+        run: (),
+    },
+    Entry {
+        clauses: &["OPT-007"],
+        name: "check_canonical",
+        run: (),
+    },
+    Entry {
+        clauses: &["OPT-001", "OPT-002", "OPT-005", "OPT-008"],
+        name: "judge_outcome",
+        run: (),
+    },
+    Entry {
+        clauses: &[
+            "ACP-001", "ACP-002", "DRM-001", "DRM-002", "EWD-001", "EWD-002", "EWD-003", "EWD-004",
+            "EXW-001", "EXW-002", "FBR-001", "FBR-002", "IBC-001", "IBC-002", "IBC-003", "IBC-004",
+            "IBC-005", "IFS-001", "IFS-002", "IRM-001", "IRM-002", "IRM-003", "IRM-004", "IRM-005",
+            "OPT-006", "ORI-001", "ORI-002", "ORI-003", "ORI-004", "ORI-005", "ORI-006", "ORM-001",
+            "ORM-002", "ORM-003", "ORM-004", "ORM-005", "RZC-001", "RZC-002", "SMP-001", "SMP-002",
+        ],
+        name: "documented_rule",
+        run: (),
+    },
+];
+
+/// The functions of the reading of the options that name a clause its diagnostics or choices
+/// charge: what they make is what the checks compare the answer with.
+const READING: &[Called] = &[
+    Entry {
+        clauses: &[
+            "ACP-001", "DRM-001", "EXW-001", "FBR-001", "IBC-001", "RZC-001", "SMP-001",
+        ],
+        name: "strict_enumeration",
+        run: (),
+    },
+    Entry {
+        clauses: &["IFS-001", "OPT-003"],
+        name: "strict_range",
+        run: (),
+    },
+    Entry {
+        clauses: &["IRM-003", "IRM-004", "ORM-003", "ORM-004"],
+        name: "strict_indexes",
+        run: (),
+    },
+    Entry {
+        clauses: &["IRM-003", "IRM-004", "ORM-003", "ORM-004"],
+        name: "upstream_indexes",
+        run: (),
+    },
+    Entry {
+        clauses: &["IRM-005", "OPT-005", "ORM-005"],
+        name: "valid",
+        run: (),
+    },
+    Entry {
+        clauses: &["OPT-003", "EWD-004"],
+        name: "classify",
+        run: (),
+    },
+    Entry {
+        clauses: &["OPT-003", "IRM-004", "ORM-004"],
+        name: "classify_indexes",
+        run: (),
+    },
+    Entry {
+        clauses: &["OPT-003", "ORI-004", "ORI-005", "ORI-006"],
+        name: "classify_pairs",
+        run: (),
+    },
+    Entry {
+        clauses: &["OPT-003"],
+        name: "parse_strict",
+        run: (),
+    },
+    Entry {
+        clauses: &["ORI-004", "ORI-005"],
+        name: "strict_pairs",
+        run: (),
+    },
+    Entry {
+        clauses: &["ORI-003", "ORI-006"],
+        name: "strict_pair",
+        run: (),
+    },
+    Entry {
+        clauses: &["EWD-004"],
+        name: "strict_path",
+        run: (),
+    },
+    Entry {
+        clauses: &["ACP-001", "DRM-001", "EXW-001", "IFS-001", "OPT-003"],
+        name: "parse_upstream",
+        run: (),
+    },
+    Entry {
+        clauses: &["ORI-003", "ORI-006"],
+        name: "upstream_pairs",
+        run: (),
+    },
+    Entry {
+        clauses: &["OPT-002"],
+        name: "level_warning",
+        run: (),
+    },
+    Entry {
+        clauses: &["IBC-006"],
+        name: "batch_copy_advice",
+        run: (),
+    },
+    Entry {
+        clauses: &[
+            "IFS-003", "IFS-004", "IBC-003", "IBC-004", "IBC-005", "FBR-003", "EWD-003",
+        ],
+        name: "restriction_clause",
+        run: (),
+    },
+];
+
+/// The checks of the options oracle, by phase, for the registry.
+pub(super) fn phases() -> Vec<Phase> {
+    vec![
+        Phase::of("the answer as a whole, after each key's", ANSWER),
+        Phase::called("by the driver, key by key", CALLED),
+        Phase::called("by the reading of the options", READING),
+    ]
+}
+
+/// What the checks of the answer as a whole read: the reading and the observation.
+struct Answer<'a> {
+    reading: &'a Reading,
+    obs: &'a OptionsObservation,
+}
+
+/// A check of the phases whose context is [`Answer`].
+type AnswerCheck = Entry<fn(&Answer<'_>) -> Vec<Violation>>;
+
+/// The checks of the answer as a whole, after each key's, in order.
+const ANSWER: &[AnswerCheck] = &[
+    Entry {
+        clauses: &["OPT-011"],
+        name: "check_first_failure",
+        run: |cx| check_first_failure(cx.reading, cx.obs),
+    },
+    Entry {
+        clauses: &["OPT-012"],
+        name: "check_diagnostics",
+        run: |cx| check_diagnostics(Spec::embedded(), cx.reading, cx.obs),
+    },
+    Entry {
+        clauses: &["OPT-004"],
+        name: "check_passthrough",
+        run: |cx| check_passthrough(cx.reading, cx.obs),
+    },
+];
 
 /// OPT-005 and OPT-006: what the engine reports of `k`'s key is one outcome, never both in
 /// force and rejected (then read as rejected), never neither (`None`: nothing to judge further).
@@ -1803,7 +1973,8 @@ fn judge_outcome(
 
 /// OPT-011 upstream: which refusal GE gives is a fact of its check order. An engine that
 /// reports refusals, none of them the first GE makes, stops where GE does not.
-fn check_first_failure(reading: &Reading, obs: &OptionsObservation, out: &mut Vec<Violation>) {
+fn check_first_failure(reading: &Reading, obs: &OptionsObservation) -> Vec<Violation> {
+    let mut out = Vec::new();
     if let (Profile::Upstream, Some(first), false) = (
         reading.profile,
         reading.errors.first(),
@@ -1822,23 +1993,19 @@ fn check_first_failure(reading: &Reading, obs: &OptionsObservation, out: &mut Ve
             ));
         }
     }
+    out
 }
 
 /// OPT-012 and each diagnostic's own clause: the errors and warnings are the strict lists,
 /// with the MAY-permitted ones optional.
-fn check_diagnostics(
-    spec: &Spec,
-    reading: &Reading,
-    obs: &OptionsObservation,
-    out: &mut Vec<Violation>,
-) {
-    out.extend(diagnostics::compare_reports(
+fn check_diagnostics(spec: &Spec, reading: &Reading, obs: &OptionsObservation) -> Vec<Violation> {
+    let mut out = diagnostics::compare_reports(
         spec,
         "errors",
         &reading.expected_errors(),
         &obs.errors,
         false,
-    ));
+    );
     out.extend(diagnostics::compare(
         spec,
         "warnings",
@@ -1846,10 +2013,12 @@ fn check_diagnostics(
         &obs.warnings,
         false,
     ));
+    out
 }
 
 /// OPT-004: the keys outside the twelve pass through, each once.
-fn check_passthrough(reading: &Reading, obs: &OptionsObservation, out: &mut Vec<Violation>) {
+fn check_passthrough(reading: &Reading, obs: &OptionsObservation) -> Vec<Violation> {
+    let mut out = Vec::new();
     let mut passthrough = obs.passthrough.clone();
     passthrough.sort();
     passthrough.dedup();
@@ -1862,6 +2031,7 @@ fn check_passthrough(reading: &Reading, obs: &OptionsObservation, out: &mut Vec<
             ),
         ));
     }
+    out
 }
 
 fn show(o: &Outcome) -> String {

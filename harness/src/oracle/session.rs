@@ -28,7 +28,7 @@ use ge_spec::{Diagnostic, OptionKey, OptionMaps, Profile, ShapeKind, Spec, Subje
 
 use super::diagnostics::{self, Expected};
 use super::options::{ge_step, Alternative, Context, Reading, Values};
-use super::Violation;
+use super::{Called, Entry, Phase, Violation};
 use crate::judging::Judging;
 
 /// What a block name designates.
@@ -698,20 +698,53 @@ fn option_diagnostics(
     )
 }
 
+/// What trace hygiene reads: the profile, the observation and the step of the script's end.
+struct Traced<'a> {
+    profile: Profile,
+    obs: &'a SessionObservation,
+    end: u64,
+}
+
+/// A check of the phases whose context is [`Traced`].
+type TracedCheck = Entry<fn(&Traced<'_>) -> Vec<Violation>>;
+
 /// Trace hygiene that holds whatever the script: names, sizes, steps, balance, entry by entry,
 /// then what is left at the end. Every name holds at most one block at a time, except
 /// `static-pool` under the upstream profile, which may hold several, each freed with its own
 /// bytes (SES-010's upstream entry).
-fn hygiene(
-    profile: Profile,
-    scenario: &SessionScenario,
-    obs: &SessionObservation,
-    out: &mut Vec<Violation>,
-) {
-    let end = scenario.events.len() as u64;
+const HYGIENE: &[TracedCheck] = &[
+    Entry {
+        clauses: &["SES-014", "SES-015", "SES-013", "SES-010"],
+        name: "check_trace_entries",
+        run: check_trace_entries,
+    },
+    Entry {
+        clauses: &["SES-011"],
+        name: "check_nothing_held",
+        run: |cx| {
+            let mut out = Vec::new();
+            check_nothing_held(held_at_end(cx), &mut out);
+            out
+        },
+    },
+    Entry {
+        clauses: &["SES-011"],
+        name: "check_unload_order",
+        run: |cx| {
+            let mut out = Vec::new();
+            check_unload_order(cx.obs, cx.end, &mut out);
+            out
+        },
+    },
+];
+
+/// SES-014, SES-015, SES-013, SES-010: each trace entry in turn names a block of the contract,
+/// of some bytes, at a step in order, and keeps its name's balance.
+fn check_trace_entries(cx: &Traced<'_>) -> Vec<Violation> {
+    let mut out = Vec::new();
     let mut last = 0u32;
     let mut held: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
-    for (i, e) in obs.trace.iter().enumerate() {
+    for (i, e) in cx.obs.trace.iter().enumerate() {
         let what = format!(
             "trace entry {i} ({} {} {} bytes at step {})",
             action_text(e.action),
@@ -721,11 +754,19 @@ fn hygiene(
         );
         out.extend(check_block_name(&what, e));
         out.extend(check_block_size(&what, e));
-        check_step_order(&what, e, end, &mut last, out);
-        out.extend(check_balance(profile, &what, e, &mut held));
+        check_step_order(&what, e, cx.end, &mut last, &mut out);
+        out.extend(check_balance(cx.profile, &what, e, &mut held));
     }
-    check_nothing_held(held, out);
-    check_unload_order(obs, end, out);
+    out
+}
+
+/// What each block name holds after the last trace entry ([`check_balance`]'s bookkeeping).
+fn held_at_end<'o>(cx: &Traced<'o>) -> BTreeMap<&'o str, Vec<u64>> {
+    let mut held = BTreeMap::new();
+    for e in &cx.obs.trace {
+        let _ = check_balance(cx.profile, "", e, &mut held);
+    }
+    held
 }
 
 /// Whether the block name `name` may hold several blocks at once (the upstream static pool,
@@ -1057,32 +1098,155 @@ fn judge_with(
 ) -> Vec<Violation> {
     let mut out = Vec::new();
     if scenario.events.len() as u64 > MAX_SCRIPT || scenario.executions() > MAX_SCRIPT {
-        check_size_limit(obs, &mut out);
+        super::run_table(OVER_LIMIT, obs, &mut out);
         return out;
     }
     let Some(chosen @ (session, loads, session_alt, load_alts)) = chosen else {
         return out;
     };
-    let spec = Spec::embedded();
-    let (option_errors, warnings) = option_diagnostics(scenario, session, loads);
-    out.extend(check_option_warnings(spec, &warnings, obs));
+    let (errors, warnings) = option_diagnostics(scenario, session, loads);
+    let opts = Optioned {
+        obs,
+        errors: &errors,
+        warnings: &warnings,
+    };
+    super::run_table(WARNINGS, &opts, &mut out);
     let per_graph = refused_per_graph(profile, session);
     if !per_graph && (session_alt.rejected || load_alts.iter().flatten().any(|a| a.rejected)) {
-        check_options_stop(spec, &option_errors, obs, &mut out);
+        super::run_table(STOPPED, &opts, &mut out);
         return out;
     }
-
-    hygiene(profile, scenario, obs, &mut out);
-
+    let end = scenario.events.len() as u64;
+    super::run_table(HYGIENE, &Traced { profile, obs, end }, &mut out);
     let replay = Replay::run(profile, scenario, obs, chosen, per_graph);
-    out.extend(check_nothing_ran(&replay, obs));
-    check_entries(&replay, obs, &mut out);
-    match check_refresh_order(&replay, obs) {
-        Some(v) => out.push(v),
-        None => check_refresh_decisions(&replay, obs, &mut out),
-    }
-    out.extend(check_refusals(spec, &replay, obs));
+    super::run_table(REPLAYED, &Replayed { replay, obs }, &mut out);
     out
+}
+
+/// A check of the phases whose context is [`SessionObservation`].
+type ObservationCheck = Entry<fn(&SessionObservation) -> Vec<Violation>>;
+
+/// The check of a script over the size limit.
+const OVER_LIMIT: &[ObservationCheck] = &[Entry {
+    clauses: &["SES-020"],
+    name: "check_size_limit",
+    run: |obs| {
+        let mut out = Vec::new();
+        check_size_limit(obs, &mut out);
+        out
+    },
+}];
+
+/// What the checks of the options read: the observation and the options' errors and warnings
+/// ([`option_diagnostics`]).
+struct Optioned<'a> {
+    obs: &'a SessionObservation,
+    errors: &'a [Expected],
+    warnings: &'a [Expected],
+}
+
+/// A check of the options.
+type OptionCheck = Entry<fn(&Optioned<'_>) -> Vec<Violation>>;
+
+/// The check of the options' warnings, first of any script within the limit.
+const WARNINGS: &[OptionCheck] = &[Entry {
+    clauses: &["SES-017"],
+    name: "check_option_warnings",
+    run: |cx| check_option_warnings(Spec::embedded(), cx.warnings, cx.obs),
+}];
+
+/// The check of a script a rejected option stops.
+const STOPPED: &[OptionCheck] = &[Entry {
+    clauses: &["SES-017"],
+    name: "check_options_stop",
+    run: |cx| {
+        let mut out = Vec::new();
+        check_options_stop(Spec::embedded(), cx.errors, cx.obs, &mut out);
+        out
+    },
+}];
+
+/// What the checks of the answer against the replay read.
+struct Replayed<'a> {
+    replay: Replay<'a>,
+    obs: &'a SessionObservation,
+}
+
+/// A check of the phases whose context is [`Replayed`].
+type ReplayedCheck = Entry<fn(&Replayed<'_>) -> Vec<Violation>>;
+
+/// The checks of the answer against the replay of the script under the clauses, in order.
+const REPLAYED: &[ReplayedCheck] = &[
+    Entry {
+        clauses: &["SES-017"],
+        name: "check_nothing_ran",
+        run: |cx| check_nothing_ran(&cx.replay, cx.obs).into_iter().collect(),
+    },
+    Entry {
+        clauses: &[
+            "SES-010", "SES-011", "SES-012", "SES-013", "SES-014", "SES-017", "SES-018", "SMP-010",
+            "SMP-011", "SMP-012", "SMP-013", "SMP-014", "SMP-015", "SMP-016", "RZC-010", "RZC-011",
+            "RZC-012", "RZC-013",
+        ],
+        name: "check_entries",
+        run: |cx| {
+            let mut out = Vec::new();
+            check_entries(&cx.replay, cx.obs, &mut out);
+            out
+        },
+    },
+    Entry {
+        clauses: &["SES-019"],
+        name: "check_refresh_order",
+        run: |cx| {
+            check_refresh_order(&cx.replay, cx.obs)
+                .into_iter()
+                .collect()
+        },
+    },
+    Entry {
+        clauses: &[
+            "SES-012", "FBR-010", "FBR-011", "FBR-012", "FBR-013", "FBR-014",
+        ],
+        name: "check_refresh_decisions",
+        run: |cx| {
+            let mut out = Vec::new();
+            check_refresh_decisions(&cx.replay, cx.obs, &mut out);
+            out
+        },
+    },
+    Entry {
+        clauses: &["SES-012", "FBR-011", "FBR-013", "FBR-014", "SES-017"],
+        name: "check_refusals",
+        run: |cx| check_refusals(Spec::embedded(), &cx.replay, cx.obs),
+    },
+];
+
+/// The checks the drivers call themselves: the twin comparison of FBR-003, and what the
+/// replay decides (the clauses its checks charge come from it).
+const CALLED: &[Called] = &[
+    Entry {
+        clauses: &["FBR-003"],
+        name: "judge_refresh_twin",
+        run: (),
+    },
+    Entry {
+        clauses: &["FBR-010", "FBR-011", "FBR-012", "FBR-013", "FBR-014"],
+        name: "refresh_decision",
+        run: (),
+    },
+];
+
+/// The checks of the session oracle, by phase, for the registry.
+pub(super) fn phases() -> Vec<Phase> {
+    vec![
+        Phase::of("a script over the size limit", OVER_LIMIT),
+        Phase::of("the options' warnings", WARNINGS),
+        Phase::of("a script a rejected option stops", STOPPED),
+        Phase::of("the trace's hygiene", HYGIENE),
+        Phase::of("the answer against the replay", REPLAYED),
+        Phase::called("by the driver", CALLED),
+    ]
 }
 
 /// A violation of `clause` when the observation ran any of a script that stops (`why`).
@@ -1574,6 +1738,10 @@ fn check_refresh_decisions(
     obs: &SessionObservation,
     out: &mut Vec<Violation>,
 ) {
+    if check_refresh_order(replay, obs).is_some() {
+        // Results out of order ([`check_refresh_order`]) are not matched with the events.
+        return;
+    }
     for (r, (step, graph, ok, clause)) in obs.refreshes.iter().zip(&replay.refreshes) {
         if r.ok != *ok {
             out.push(Violation::new(

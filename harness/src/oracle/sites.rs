@@ -58,6 +58,20 @@ pub fn of(clause: &str) -> Vec<Site> {
         .collect()
 }
 
+/// Where the function `name` of the oracle file `file` (`harness/src/oracle/weights.rs`) is
+/// defined, if it is one (the first of that name in the file).
+pub fn function(file: &str, name: &str) -> Option<Site> {
+    FUNCTIONS
+        .iter()
+        .find(|(f, _, n)| *f == file && *n == name)
+        .map(|(file, line, function)| Site {
+            file,
+            line: *line,
+            function,
+            by_number: false,
+        })
+}
+
 /// A judge that charges whatever clause a case or a comparison names, rather than clauses of
 /// its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,7 +12,7 @@ use ge_spec::{Diagnostic, OptionKey, Profile, RunMode, ShapeKind, Spec, Subject}
 
 use super::diagnostics::{self, Expected};
 use super::options::{Context, Reading, Values};
-use super::Violation;
+use super::{Called, Entry, Phase, Violation};
 use crate::judging::Judging;
 
 mod upstream;
@@ -109,14 +109,15 @@ fn judge_under(
     let mut out = diagnostics::compare(spec, "errors", &wanted_errors, &obs.errors, false);
     let mut warnings = reading.expected_warnings();
     if !wanted_errors.is_empty() || !obs.errors.is_empty() {
-        out.extend(check_warnings(spec, &warnings, obs));
-        out.extend(check_nothing_planned(obs));
+        let cx = Stopped {
+            obs,
+            warnings: &warnings,
+        };
+        super::run_table(STOPPED, &cx, &mut out);
         return out;
     }
     let cx = Judged::new(scenario, obs, values);
-    check_partition(&cx, &mut out);
-    out.extend(check_all_planned(&cx));
-    out.extend(check_device_inputs(&cx));
+    super::run_table(PLAN, &cx, &mut out);
     if profile == Profile::Upstream {
         // GE's plan is one answer: compare the groups, the span and the run's warnings.
         let (violations, run_warnings) = upstream::judge(scenario, obs, values);
@@ -125,10 +126,186 @@ fn judge_under(
         out.extend(check_warnings(spec, &warnings, obs));
         return out;
     }
-    check_fusion(&cx, spec, &mut out);
-    check_batch_copy(&cx, spec, &mut out);
+    super::run_table(FUSION, &cx, &mut out);
+    super::run_table(BATCH_COPY, &cx, &mut out);
     out.extend(check_warnings(spec, &warnings, obs));
     out
+}
+
+/// A check of the plan ([`Judged`]).
+type PlanCheck = Entry<fn(&Judged<'_>) -> Vec<Violation>>;
+
+/// What the checks of an observation with errors read: it, and the warnings it must carry.
+struct Stopped<'a> {
+    obs: &'a TransferObservation,
+    warnings: &'a [Expected],
+}
+
+/// A check of the phases whose context is [`Stopped`].
+type StoppedCheck = Entry<fn(&Stopped<'_>) -> Vec<Violation>>;
+
+/// The checks of an observation with errors, in order.
+const STOPPED: &[StoppedCheck] = &[
+    Entry {
+        clauses: &["TRF-004"],
+        name: "check_warnings",
+        run: |cx| check_warnings(Spec::embedded(), cx.warnings, cx.obs),
+    },
+    Entry {
+        clauses: &["TRF-001"],
+        name: "check_nothing_planned",
+        run: |cx| check_nothing_planned(cx.obs).into_iter().collect(),
+    },
+];
+
+/// The checks of a plan under both profiles, in order.
+const PLAN: &[PlanCheck] = &[
+    Entry {
+        clauses: &["TRF-001", "IBC-012"],
+        name: "check_partition",
+        run: check_partition,
+    },
+    Entry {
+        clauses: &["TRF-001"],
+        name: "check_all_planned",
+        run: |cx| check_all_planned(cx).into_iter().collect(),
+    },
+    Entry {
+        clauses: &["TRF-003"],
+        name: "check_device_inputs",
+        run: |cx| check_device_inputs(cx).into_iter().collect(),
+    },
+];
+
+/// The fusion checks, in order (documented profile).
+const FUSION: &[PlanCheck] = &[
+    Entry {
+        clauses: &["IFS-003"],
+        name: "check_sync_fusion",
+        run: |cx| check_sync_fusion(cx).into_iter().collect(),
+    },
+    Entry {
+        clauses: &["IFS-004"],
+        name: "check_dynamic_fusion",
+        run: |cx| check_dynamic_fusion(cx).into_iter().collect(),
+    },
+    Entry {
+        clauses: &["IFS-012"],
+        name: "check_fusion_off",
+        run: |cx| check_fusion_off(cx).into_iter().collect(),
+    },
+    Entry {
+        clauses: &["IFS-011"],
+        name: "check_fused_within_threshold",
+        run: |cx| check_fused_within_threshold(cx).into_iter().collect(),
+    },
+    Entry {
+        clauses: &["IFS-016"],
+        name: "check_lone_fused",
+        run: |cx| check_lone_fused(cx).into_iter().collect(),
+    },
+    Entry {
+        clauses: &["IFS-010"],
+        name: "check_all_fused",
+        run: |cx| check_all_fused(cx, Spec::embedded()).into_iter().collect(),
+    },
+    Entry {
+        clauses: &["IFS-018"],
+        name: "check_fused_bytes",
+        run: |cx| check_fused_bytes(cx).into_iter().collect(),
+    },
+];
+
+/// The batch-copy checks, in order (documented profile).
+const BATCH_COPY: &[PlanCheck] = &[
+    Entry {
+        clauses: &["IBC-013"],
+        name: "check_lone_batch",
+        run: |cx| check_lone_batch(cx).into_iter().collect(),
+    },
+    Entry {
+        clauses: &["IBC-010"],
+        name: "check_batch_enabled",
+        run: |cx| check_batch_enabled(cx).into_iter().collect(),
+    },
+    Entry {
+        clauses: &["IBC-004"],
+        name: "check_batch_product",
+        run: |cx| check_batch_product(cx, ibc()).into_iter().collect(),
+    },
+    Entry {
+        clauses: &["IBC-005"],
+        name: "check_batch_async",
+        run: |cx| check_batch_async(cx).into_iter().collect(),
+    },
+    Entry {
+        clauses: &["IBC-003"],
+        name: "check_batch_inputs",
+        run: |cx| check_batch_inputs(cx).into_iter().collect(),
+    },
+    Entry {
+        clauses: &["IBC-011", "IBC-015"],
+        name: "check_batch_applied",
+        run: |cx| check_batch_applied(cx).into_iter().collect(),
+    },
+    Entry {
+        clauses: &["IBC-013"],
+        name: "check_lone_left",
+        run: |cx| check_lone_left(cx).into_iter().collect(),
+    },
+];
+
+/// The checks the driver calls itself: the errors called for, and upstream, the comparison
+/// with GE's one plan.
+const CALLED: &[Called] = &[
+    Entry {
+        clauses: &["TRF-002", "TRF-004"],
+        name: "wanted_errors",
+        run: (),
+    },
+    Entry {
+        clauses: &[
+            "TRF-003", "IFS-016", "IFS-017", "IFS-018", "IBC-003", "IBC-004", "IBC-005", "IBC-011",
+            "IBC-013",
+        ],
+        name: "upstream::judge",
+        run: (),
+    },
+    Entry {
+        clauses: &["TRF-004"],
+        name: "check_warnings",
+        run: (),
+    },
+];
+
+/// The checks of the transfer oracle, by phase, for the registry.
+pub(super) fn phases() -> Vec<Phase> {
+    vec![
+        Phase::of("an observation with errors", STOPPED),
+        Phase::of("a plan", PLAN),
+        Phase::of("a plan's fusion (documented)", FUSION),
+        Phase::of("a plan's batch copy (documented)", BATCH_COPY),
+        Phase::called("by the driver", CALLED),
+    ]
+}
+
+/// The input batch-copy option's row.
+fn ibc() -> &'static OptionSpec {
+    Spec::embedded().option(OptionKey::InputBatchCpy)
+}
+
+/// Whether batch copy applies to the scenario: enabled, on a product of its list, within the
+/// option's restrictions.
+fn batch_on(cx: &Judged<'_>) -> bool {
+    let (scenario, ibc) = (cx.scenario, ibc());
+    cx.values.batch_copy
+        && ibc.restrictions.products.contains(&scenario.product)
+        && restrictions_met(
+            ibc,
+            scenario.run_mode,
+            scenario.shape,
+            scenario.inputs.len(),
+        )
 }
 
 /// TRF-002, TRF-004: the errors the observation must carry: the options' when one is rejected
@@ -240,7 +417,8 @@ impl<'a> Judged<'a> {
 
 /// TRF-001, IBC-012: every planned index is an input of the scenario, planned in one group only
 /// (fused and batch-copied both: IBC-012).
-fn check_partition(cx: &Judged<'_>, out: &mut Vec<Violation>) {
+fn check_partition(cx: &Judged<'_>) -> Vec<Violation> {
+    let mut out = Vec::new();
     for (index, groups) in &cx.groups_of {
         if !cx.sizes.contains_key(index) {
             out.push(Violation::new(
@@ -264,6 +442,7 @@ fn check_partition(cx: &Judged<'_>, out: &mut Vec<Violation>) {
             ));
         }
     }
+    out
 }
 
 /// TRF-001: every input of the scenario is in some group of the plan.
@@ -303,17 +482,6 @@ fn check_device_inputs(cx: &Judged<'_>) -> Option<Violation> {
             list(&wrong)
         ),
     ))
-}
-
-/// The fusion checks, in order (documented profile).
-fn check_fusion(cx: &Judged<'_>, spec: &Spec, out: &mut Vec<Violation>) {
-    out.extend(check_sync_fusion(cx));
-    out.extend(check_dynamic_fusion(cx));
-    out.extend(check_fusion_off(cx));
-    out.extend(check_fused_within_threshold(cx));
-    out.extend(check_lone_fused(cx));
-    out.extend(check_all_fused(cx, spec));
-    out.extend(check_fused_bytes(cx));
 }
 
 /// IFS-003: a synchronous run fuses nothing.
@@ -438,30 +606,6 @@ fn check_fused_bytes(cx: &Judged<'_>) -> Option<Violation> {
     })
 }
 
-/// The batch-copy checks, in order (documented profile).
-fn check_batch_copy(cx: &Judged<'_>, spec: &Spec, out: &mut Vec<Violation>) {
-    out.extend(check_lone_batch(cx));
-    let ibc = spec.option(OptionKey::InputBatchCpy);
-    out.extend(check_batch_enabled(cx));
-    out.extend(check_batch_product(cx, ibc));
-    out.extend(check_batch_async(cx));
-    out.extend(check_batch_inputs(cx));
-    let scenario = cx.scenario;
-    let batch_on = cx.values.batch_copy
-        && ibc.restrictions.products.contains(&scenario.product)
-        && restrictions_met(
-            ibc,
-            scenario.run_mode,
-            scenario.shape,
-            scenario.inputs.len(),
-        );
-    if batch_on {
-        let left = left_after_fusion(cx);
-        out.extend(check_batch_applied(cx, &left));
-        out.extend(check_lone_left(cx, &left));
-    }
-}
-
 /// IBC-013: a batch copy holds more than one input.
 fn check_lone_batch(cx: &Judged<'_>) -> Option<Violation> {
     (cx.obs.batched.len() == 1).then(|| {
@@ -533,7 +677,11 @@ fn left_after_fusion(cx: &Judged<'_>) -> Vec<u32> {
 
 /// IBC-011 (IBC-015 on a dynamic-shape graph): where batch copy applies and two or more inputs
 /// are left after fusion, none goes directly.
-fn check_batch_applied(cx: &Judged<'_>, left: &[u32]) -> Option<Violation> {
+fn check_batch_applied(cx: &Judged<'_>) -> Option<Violation> {
+    if !batch_on(cx) {
+        return None;
+    }
+    let left: &[u32] = &left_after_fusion(cx);
     let (scenario, obs) = (cx.scenario, cx.obs);
     if left.len() < 2 || obs.direct.is_empty() {
         return None;
@@ -555,7 +703,11 @@ fn check_batch_applied(cx: &Judged<'_>, left: &[u32]) -> Option<Violation> {
 }
 
 /// IBC-013: where batch copy applies, the one input left after fusion is copied on its own.
-fn check_lone_left(cx: &Judged<'_>, left: &[u32]) -> Option<Violation> {
+fn check_lone_left(cx: &Judged<'_>) -> Option<Violation> {
+    if !batch_on(cx) {
+        return None;
+    }
+    let left: &[u32] = &left_after_fusion(cx);
     (left.len() == 1 && cx.obs.direct != left).then(|| {
         Violation::new(
             "IBC-013",

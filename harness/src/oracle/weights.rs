@@ -20,7 +20,7 @@ use sha2::{Digest, Sha256};
 
 use super::diagnostics;
 use super::options::{self, Context, Outcome, Reading, Values};
-use super::Violation;
+use super::{Called, Entry as Check, Phase, Violation};
 use crate::judging::{Judging, SANDBOX_RULE};
 use crate::sandbox::Entry;
 
@@ -651,11 +651,25 @@ fn judge_expected(
 ) -> Vec<Violation> {
     let (e, rejected_keys) = expected;
     let o = observation;
+    let mut v = Vec::new();
     if e.refused {
-        return judge_refused(e, rejected_keys, o);
+        let cx = Refusal {
+            e,
+            rejected_keys,
+            o,
+        };
+        super::run_table(REFUSED, &cx, &mut v);
+        return v;
     }
     if !o.errors.is_empty() {
-        return judge_failed(profile, scenario, e, o);
+        let cx = Failure {
+            profile,
+            scenario,
+            e,
+            o,
+        };
+        super::run_table(FAILED, &cx, &mut v);
+        return v;
     }
     if let Some(missing) = work_path_missing(e) {
         return vec![missing];
@@ -672,26 +686,240 @@ fn judge_expected(
         by_weight,
     };
     if e.mode == 0 {
-        return mode0_leaves_all(&cx);
+        super::run_table(MODE0, &cx, &mut v);
+        return v;
     }
     let (Some(dir), Some(tier)) = (e.dir.as_deref(), e.tier) else {
-        return Vec::new();
+        return v;
     };
     if o.dir != dir {
         return vec![wrong_dir(scenario, tier, dir, &o.dir)];
     }
-    let mut v = empty_tensors_stay(&cx);
     let files = Written::of(&cx);
-    v.extend(index_listed(&files, o));
-    v.extend(read_back_reported(&cx, &files));
-    v.extend(idle_files(&files));
-    if e.mode == 1 {
-        v.extend(judge_mode1(&cx, &files, dir));
-    } else {
-        v.extend(judge_mode2(&cx, &files, dir));
-    }
-    v.extend(judge_removal(&cx, &files, dir, tier));
+    let wrote = Wrote {
+        cx: &cx,
+        files: &files,
+        dir,
+        tier,
+    };
+    super::run_table(WROTE, &wrote, &mut v);
     v
+}
+
+/// What the checks of a refused load read.
+struct Refusal<'a> {
+    e: &'a Expected,
+    rejected_keys: &'a [OptionKey],
+    o: &'a WeightsObservation,
+}
+
+/// A check of the phases whose context is [`Refusal`].
+type RefusalCheck = Check<fn(&Refusal<'_>) -> Vec<Violation>>;
+
+/// A load the reading refuses: the checks of a refusal, in order.
+const REFUSED: &[RefusalCheck] = &[
+    Check {
+        clauses: &["EXW-001", "EWD-001"],
+        name: "rejected_value_acted_on",
+        run: |cx| rejected_value_acted_on(cx.rejected_keys, cx.o),
+    },
+    Check {
+        clauses: &["WGT-001", "WGT-002", "WGT-009"],
+        name: "refused_with_error",
+        run: |cx| refused_with_error(cx.e, cx.o).into_iter().collect(),
+    },
+    Check {
+        clauses: &["WGT-001", "WGT-002", "WGT-009"],
+        name: "refused_leaves_nothing",
+        run: |cx| refused_leaves_nothing(cx.e, cx.o).into_iter().collect(),
+    },
+];
+
+/// What the checks of a failed load read.
+struct Failure<'a> {
+    profile: Profile,
+    scenario: &'a WeightsScenario,
+    e: &'a Expected,
+    o: &'a WeightsObservation,
+}
+
+/// A check of the phases whose context is [`Failure`].
+type FailureCheck = Check<fn(&Failure<'_>) -> Vec<Violation>>;
+
+/// A load that failed where the reading lets it go ahead: the checks of a failure, in order.
+const FAILED: &[FailureCheck] = &[
+    Check {
+        clauses: &["WGT-008"],
+        name: "failed_converts_nothing",
+        run: |cx| failed_converts_nothing(cx.o).into_iter().collect(),
+    },
+    Check {
+        clauses: &["EXW-011", "EXW-014"],
+        name: "nothing_in_the_way",
+        run: |cx| {
+            nothing_in_the_way(cx.profile, cx.scenario, cx.e)
+                .into_iter()
+                .collect()
+        },
+    },
+    Check {
+        clauses: &[
+            "EWD-010", "EWD-011", "EXW-016", "EXW-017", "EXW-018", "EXW-022",
+        ],
+        name: "failed_dir_named",
+        run: |cx| {
+            failed_dir_named(cx.scenario, cx.e, cx.o)
+                .into_iter()
+                .collect()
+        },
+    },
+];
+
+/// A check of the phases whose context is [`Loaded`].
+type LoadedCheck = Check<fn(&Loaded<'_>) -> Vec<Violation>>;
+
+/// The check of a load in mode 0.
+const MODE0: &[LoadedCheck] = &[Check {
+    clauses: &["EXW-010"],
+    name: "mode0_leaves_all",
+    run: mode0_leaves_all,
+}];
+
+/// What the checks of a load that wrote its weights read: the load, its files, the directory
+/// and the tier it was chosen by.
+struct Wrote<'c, 'a> {
+    cx: &'c Loaded<'a>,
+    files: &'c Written<'a>,
+    dir: &'c str,
+    tier: Tier,
+}
+
+/// A check of the phases whose context is [`Wrote`].
+type WroteCheck = Check<fn(&Wrote<'_, '_>) -> Vec<Violation>>;
+
+/// The checks of a load in mode 1 or 2 in the right directory, in order.
+const WROTE: &[WroteCheck] = &[
+    Check {
+        clauses: &["EXW-011", "EXW-014"],
+        name: "empty_tensors_stay",
+        run: |w| empty_tensors_stay(w.cx),
+    },
+    Check {
+        clauses: &["WGT-005"],
+        name: "index_listed",
+        run: |w| index_listed(w.files, w.cx.o).into_iter().collect(),
+    },
+    Check {
+        clauses: &["WGT-011"],
+        name: "read_back_reported",
+        run: |w| read_back_reported(w.cx, w.files),
+    },
+    Check {
+        clauses: &["WGT-011"],
+        name: "idle_files",
+        run: |w| idle_files(w.files).into_iter().collect(),
+    },
+    Check {
+        clauses: &["EXW-011", "EXW-012", "EXW-013", "WGT-011"],
+        name: "judge_mode1",
+        run: |w| match w.cx.e.mode {
+            1 => judge_mode1(w.cx, w.files, w.dir),
+            _ => Vec::new(),
+        },
+    },
+    Check {
+        clauses: &["EXW-014", "EXW-015", "EXW-020", "WGT-011"],
+        name: "judge_mode2",
+        run: |w| match w.cx.e.mode {
+            1 => Vec::new(),
+            _ => judge_mode2(w.cx, w.files, w.dir),
+        },
+    },
+    Check {
+        clauses: &["WGT-010", "EWD-013"],
+        name: "nothing_removed",
+        run: |w| match removes(w) {
+            Some(temporary) => nothing_removed(w.cx.o, temporary).into_iter().collect(),
+            None => Vec::new(),
+        },
+    },
+    // That the directory is gone is judged on the disk (EXW-019, `check_sandbox`); here only
+    // the report of it (WGT-010).
+    Check {
+        clauses: &["WGT-010"],
+        name: "unload_reports_removed",
+        run: |w| match removes(w) {
+            Some(_) => Vec::new(),
+            None => unload_reports_removed(w.cx.o, w.files, w.dir),
+        },
+    },
+    Check {
+        clauses: &["WGT-007"],
+        name: "unload_removes_inside",
+        run: |w| match removes(w) {
+            Some(_) => Vec::new(),
+            None => unload_removes_inside(w.cx.o, w.dir),
+        },
+    },
+];
+
+/// `None` when unload removes the temporary directory the load wrote in; otherwise whether the
+/// directory is a temporary one (which unload then keeps).
+fn removes(w: &Wrote) -> Option<bool> {
+    let temporary = w.tier != Tier::User;
+    (!unload_removes(w.cx.profile, w.cx.scenario) || !temporary).then_some(temporary)
+}
+
+/// The checks the drivers call themselves: the options' diagnostics (under each reading), the
+/// boundaries of a load that went ahead, and the check beside the sandbox ([`beside`]).
+const CALLED: &[Called] = &[
+    Check {
+        clauses: &["WGT-009"],
+        name: "option_diagnostics",
+        run: (),
+    },
+    Check {
+        clauses: &["EXW-022"],
+        name: "work_path_missing",
+        run: (),
+    },
+    Check {
+        clauses: &["EXW-010", "EXW-011", "EXW-014"],
+        name: "match_nodes",
+        run: (),
+    },
+    Check {
+        clauses: &[
+            "EWD-010", "EWD-011", "EXW-016", "EXW-017", "EXW-018", "EXW-022",
+        ],
+        name: "wrong_dir",
+        run: (),
+    },
+    Check {
+        clauses: &["WGT-007"],
+        name: "beside",
+        run: (),
+    },
+];
+
+/// The checks of the weights oracle, by phase, for the registry.
+pub(super) fn phases() -> Vec<Phase> {
+    vec![
+        Phase::of("a refused load", REFUSED),
+        Phase::of("a failed load", FAILED),
+        Phase::of("a load in mode 0", MODE0),
+        Phase::of("a load that wrote its weights", WROTE),
+        Phase::of(
+            "each converted constant in mode 1 (judge_mode1)",
+            MODE1_CONSTANT,
+        ),
+        Phase::of(
+            "each converted constant in mode 2 (judge_mode2)",
+            MODE2_CONSTANT,
+        ),
+        Phase::of("the sandbox after the answer (check_sandbox)", DISK),
+        Phase::called("by the driver", CALLED),
+    ]
 }
 
 /// What the checks of a load that went ahead read: the scenario, what the reading makes of it,
@@ -733,18 +961,6 @@ fn altered(n: &NodeConversion, ty: NodeType) -> bool {
     n.node_type != ty || n.file.is_some() || n.offset.is_some() || n.length.is_some()
 }
 
-/// A load the reading refuses: the checks of a refusal, in order.
-fn judge_refused(
-    e: &Expected,
-    rejected_keys: &[OptionKey],
-    o: &WeightsObservation,
-) -> Vec<Violation> {
-    let mut v = rejected_value_acted_on(rejected_keys, o);
-    v.extend(refused_with_error(e, o));
-    v.extend(refused_leaves_nothing(e, o));
-    v
-}
-
 /// EXW-001, EWD-001 (each option's value clause): not refused, and acting on the options: under
 /// this reading the rejected value took effect, which its option's value clause rules out.
 /// (Another reading the text allows, such as the default in force, is tried next.)
@@ -783,19 +999,6 @@ fn refused_leaves_nothing(e: &Expected, o: &WeightsObservation) -> Option<Violat
             "a refused load writes, converts and removes nothing",
         )
     })
-}
-
-/// A load that failed where the reading lets it go ahead: the checks of a failure, in order.
-fn judge_failed(
-    profile: Profile,
-    scenario: &WeightsScenario,
-    e: &Expected,
-    o: &WeightsObservation,
-) -> Vec<Violation> {
-    let mut v: Vec<Violation> = failed_converts_nothing(o).into_iter().collect();
-    v.extend(nothing_in_the_way(profile, scenario, e));
-    v.extend(failed_dir_named(scenario, e, o));
-    v
 }
 
 /// WGT-008: a failed load converts no node.
@@ -1012,14 +1215,97 @@ fn judge_mode1(cx: &Loaded, files: &Written, dir: &str) -> Vec<Violation> {
     let mut holder: BTreeMap<String, &[u8]> = BTreeMap::new();
     for (&(name, _, bytes), path) in files.converted.iter().zip(&paths) {
         let n = cx.node_of(name);
-        v.extend(mode1_file_constant(name, &n));
-        v.extend(alone_at_zero(name, bytes, &n));
-        v.extend(mode1_file_name(dir, path, name, &n));
-        v.extend(own_file(&mut holder, bytes, &n));
+        let one = Converted {
+            name,
+            bytes,
+            n: &n,
+            dir,
+            path,
+            at: 0,
+            seen: &holder,
+            stored: &BTreeMap::new(),
+        };
+        super::run_table(MODE1_CONSTANT, &one, &mut v);
+        if let Some(f) = n.file.clone() {
+            holder.entry(f).or_insert(bytes);
+        }
     }
     v.extend(one_file_per_weight(files, &paths));
     v
 }
+
+/// What the checks of one converted constant read: its name, bytes and node, the directory
+/// and the file (mode 1: its own file's path; mode 2: the combined file's) and offset (mode 2)
+/// the suite's layout gives it, and what the constants before it left: the bytes each file
+/// holds (mode 1) and where each content is stored (mode 2).
+struct Converted<'c, 'b> {
+    name: &'c str,
+    bytes: &'b [u8],
+    n: &'c NodeConversion,
+    dir: &'c str,
+    path: &'c str,
+    at: u64,
+    seen: &'c BTreeMap<String, &'b [u8]>,
+    stored: &'c BTreeMap<&'b [u8], Option<u64>>,
+}
+
+/// A check of one converted constant.
+type ConvertedCheck = Check<fn(&Converted<'_, '_>) -> Vec<Violation>>;
+
+/// Mode 1's checks of each converted constant, in order.
+const MODE1_CONSTANT: &[ConvertedCheck] = &[
+    Check {
+        clauses: &["EXW-011"],
+        name: "mode1_file_constant",
+        run: |c| mode1_file_constant(c.name, c.n).into_iter().collect(),
+    },
+    Check {
+        clauses: &["WGT-011", "EXW-013"],
+        name: "alone_at_zero",
+        run: |c| alone_at_zero(c.name, c.bytes, c.n).into_iter().collect(),
+    },
+    Check {
+        clauses: &["EXW-012", "EXW-011"],
+        name: "mode1_file_name",
+        run: |c| {
+            mode1_file_name(c.dir, c.path, c.name, c.n)
+                .into_iter()
+                .collect()
+        },
+    },
+    Check {
+        clauses: &["EXW-011"],
+        name: "own_file",
+        run: |c| own_file(c.seen, c.bytes, c.n).into_iter().collect(),
+    },
+];
+
+/// Mode 2's checks of each converted constant, in order.
+const MODE2_CONSTANT: &[ConvertedCheck] = &[
+    Check {
+        clauses: &["EXW-020"],
+        name: "stored_once",
+        run: |c| {
+            stored_once(c.stored, c.name, c.bytes, c.n)
+                .into_iter()
+                .collect()
+        },
+    },
+    Check {
+        clauses: &["EXW-014"],
+        name: "in_combined_file",
+        run: |c| in_combined_file(c.name, c.path, c.n).into_iter().collect(),
+    },
+    Check {
+        clauses: &["WGT-011", "EXW-015"],
+        name: "at_its_offset",
+        run: |c| {
+            at_its_offset(c.name, c.bytes, c.at, c.n)
+                .into_iter()
+                .collect()
+        },
+    },
+];
 
 /// EXW-011: in mode 1 a converted constant becomes a FileConstant.
 fn mode1_file_constant(name: &str, n: &NodeConversion) -> Option<Violation> {
@@ -1061,10 +1347,10 @@ fn mode1_file_name(dir: &str, path: &str, name: &str, n: &NodeConversion) -> Opt
 }
 
 /// EXW-011: in mode 1 each weight has its own file: no file is two different weights' (`holder`:
-/// the bytes of the first weight seen in each file, filled as the constants are checked).
-fn own_file<'b>(
-    holder: &mut BTreeMap<String, &'b [u8]>,
-    bytes: &'b [u8],
+/// the bytes of the first weight seen in each file, which `judge_mode1` fills as it goes).
+fn own_file(
+    holder: &BTreeMap<String, &[u8]>,
+    bytes: &[u8],
     n: &NodeConversion,
 ) -> Option<Violation> {
     let f = n.file.clone()?;
@@ -1073,10 +1359,7 @@ fn own_file<'b>(
             "EXW-011",
             format!("{f} is the file of two different weights; each weight has its own"),
         )),
-        _ => {
-            holder.insert(f, bytes);
-            None
-        }
+        _ => None,
     }
 }
 
@@ -1124,9 +1407,18 @@ fn judge_mode2(cx: &Loaded, files: &Written, dir: &str) -> Vec<Violation> {
     let mut engine_at: BTreeMap<&[u8], Option<u64>> = BTreeMap::new();
     for &((name, _, bytes), at) in &layout.placed {
         let n = cx.node_of(name);
-        v.extend(stored_once(&mut engine_at, name, bytes, &n));
-        v.extend(in_combined_file(name, &path, &n));
-        v.extend(at_its_offset(name, bytes, at, &n));
+        let one = Converted {
+            name,
+            bytes,
+            n: &n,
+            dir,
+            path: &path,
+            at,
+            seen: &BTreeMap::new(),
+            stored: &engine_at,
+        };
+        super::run_table(MODE2_CONSTANT, &one, &mut v);
+        engine_at.entry(bytes).or_insert(n.offset);
     }
     if !files.converted.is_empty() {
         v.extend(combined_file_holds(files, &path, &layout));
@@ -1195,11 +1487,11 @@ impl<'a> Layout<'a> {
 
 /// EXW-020: in mode 2 the same bytes are stored once: a constant holding the bytes of one
 /// checked before sits where that one does (`engine_at`: where the engine put each content,
-/// filled as the constants are checked).
-fn stored_once<'b>(
-    engine_at: &mut BTreeMap<&'b [u8], Option<u64>>,
+/// which `judge_mode2` fills as it goes).
+fn stored_once(
+    engine_at: &BTreeMap<&[u8], Option<u64>>,
     name: &str,
-    bytes: &'b [u8],
+    bytes: &[u8],
     n: &NodeConversion,
 ) -> Option<Violation> {
     match engine_at.get(bytes) {
@@ -1207,11 +1499,7 @@ fn stored_once<'b>(
             "EXW-020",
             format!("{name} holds the same bytes as another weight, stored again at {:?}, not at {seen:?}", n.offset),
         )),
-        Some(_) => None,
-        None => {
-            engine_at.insert(bytes, n.offset);
-            None
-        }
+        _ => None,
     }
 }
 
@@ -1264,19 +1552,6 @@ fn combined_file_holds(files: &Written, path: &str, layout: &Layout) -> Option<V
         }
         Some(_) => None,
     }
-}
-
-/// The checks of what the load removed from its directory `dir`, chosen by `tier`.
-fn judge_removal(cx: &Loaded, files: &Written, dir: &str, tier: Tier) -> Vec<Violation> {
-    let temporary = tier != Tier::User;
-    if !unload_removes(cx.profile, cx.scenario) || !temporary {
-        return nothing_removed(cx.o, temporary).into_iter().collect();
-    }
-    // That the directory is gone is judged on the disk (EXW-019, `check_sandbox`); here only
-    // the report of it (WGT-010).
-    let mut v = unload_reports_removed(cx.o, files, dir);
-    v.extend(unload_removes_inside(cx.o, dir));
-    v
 }
 
 /// WGT-010, EWD-013: nothing may be removed where unload does not remove the directory, nor
@@ -1562,20 +1837,81 @@ pub fn check_sandbox(
     sandbox: &Path,
 ) -> Vec<Violation> {
     let cx = Disk::new(judging.profile, scenario, observation, sandbox);
-    let mut v = reported_files_on_disk(&cx);
-    v.extend(files_read_back(&cx));
-    v.extend(index_on_disk(&cx));
+    let mut v = Vec::new();
+    super::run_table(DISK, &cx, &mut v);
+    v
+}
+
+/// A check of the phases whose context is [`Disk`].
+type DiskCheck = Check<fn(&Disk<'_>) -> Vec<Violation>>;
+
+/// The checks of the sandbox after a weights backend answered, in order.
+const DISK: &[DiskCheck] = &[
+    Check {
+        clauses: &["WGT-005", "EWD-013"],
+        name: "reported_files_on_disk",
+        run: reported_files_on_disk,
+    },
+    Check {
+        clauses: &["WGT-011"],
+        name: "files_read_back",
+        run: files_read_back,
+    },
+    Check {
+        clauses: &["EXW-011", "EXW-014"],
+        name: "index_on_disk",
+        run: |cx| index_on_disk(cx).into_iter().collect(),
+    },
+    Check {
+        clauses: &[
+            "WGT-004", "WGT-005", "WGT-007", "EXW-011", "EXW-015", "EXW-019", "EXW-021",
+        ],
+        name: "unplanted_entries",
+        run: unplanted_entries,
+    },
+    Check {
+        clauses: &[
+            "WGT-006", "WGT-007", "WGT-010", "EWD-013", "EXW-019", "EXW-021",
+        ],
+        name: "planted_entries",
+        run: planted_entries,
+    },
+    Check {
+        clauses: &["WGT-007", "WGT-010"],
+        name: "removals",
+        run: removals,
+    },
+];
+
+/// WGT-004, WGT-005, WGT-007, EXW-011, EXW-015, EXW-019, EXW-021: each entry found in the
+/// sandbox that the setup did not plant ([`unplanted_entry`]).
+fn unplanted_entries(cx: &Disk) -> Vec<Violation> {
+    let mut v = Vec::new();
     for (path, entry) in &cx.found {
         if !cx.plants.contains_key(path) {
-            v.extend(unplanted_entry(&cx, path, entry));
+            v.extend(unplanted_entry(cx, path, entry));
         }
     }
+    v
+}
+
+/// WGT-006, WGT-007, WGT-010, EWD-013, EXW-019, EXW-021: each entry the setup planted
+/// ([`planted_entry`]).
+fn planted_entries(cx: &Disk) -> Vec<Violation> {
+    let mut v = Vec::new();
     for (path, plant) in &cx.plants {
-        v.extend(planted_entry(&cx, path, plant));
+        v.extend(planted_entry(cx, path, plant));
     }
-    for r in &observation.removed {
-        v.extend(removed_still_there(&cx, r));
-        v.extend(removed_outside_temporary(&cx, r));
+    v
+}
+
+/// WGT-010, WGT-007: each path unload says it removed is gone, and was inside the temporary
+/// directory.
+fn removals(cx: &Disk) -> Vec<Violation> {
+    let mut v = Vec::new();
+    for r in &cx.o.removed {
+        v.extend(removed_still_there(cx, r));
+        v.extend(removed_outside_temporary(cx, r));
     }
     v
 }
