@@ -17,6 +17,11 @@ with open(sys.argv[2] + ".tmp", "w") as f:
 os.rename(sys.argv[2] + ".tmp", sys.argv[2])
 time.sleep(3600)
 ' "$how" "$pidfile" &
-# Served once the helper is out of the group, so that the run cannot end before it escapes.
-while [ ! -s "$pidfile" ]; do sleep 0.05; done
+# Served once the helper is out of the group, so that the run cannot end before it escapes
+# (or after five seconds, when it could not record its pid).
+tries=0
+while [ ! -s "$pidfile" ] && [ "$tries" -lt 100 ]; do
+    sleep 0.05
+    tries=$((tries + 1))
+done
 exec "$@"
