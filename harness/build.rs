@@ -4,6 +4,7 @@
 //! number (`clause(key, 4)`, `value_clause(key)`). Written to `$OUT_DIR/check_sites.rs` as
 //! (clause or `@N`, file in the repository, line of the function, function name), with every
 //! function of the oracles (file, line, name), where the registry's checks are looked up.
+//! It also has the linker export the binary's no-op coverage callbacks (`src/cli/sancov.rs`).
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -95,7 +96,20 @@ const GENERIC: [(&str, &str, &str); 3] = [
     ("#reference", "certify.rs", "compare"),
 ];
 
+/// Has the linker export the command line's no-op coverage callbacks (`src/cli/sancov.rs`) from
+/// the binary, where an engine built with clang's `-fsanitize=fuzzer-no-link` and opened by
+/// `certify --backend dylib:` or `serve-dylib` finds them. Linux only, as are the callbacks.
+fn export_coverage_callbacks() {
+    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() != Ok("linux") {
+        return;
+    }
+    for symbol in ["__sanitizer_cov_*", "__sancov_lowest_stack"] {
+        println!("cargo::rustc-link-arg-bin=ge-conformance=-Wl,--export-dynamic-symbol={symbol}");
+    }
+}
+
 fn main() {
+    export_coverage_callbacks();
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets this"));
     let src = root.join("src");
     println!("cargo::rerun-if-changed=src");

@@ -59,6 +59,15 @@ pub enum LoadError {
         /// The loader's reason.
         source: libloading::Error,
     },
+    /// The library was built with clang's `-fsanitize=fuzzer-no-link` and needs libFuzzer's
+    /// coverage callbacks, which only a fuzz executable and the `ge-conformance` binary provide.
+    #[error("cannot load `{path}`: it was built for fuzzing (-fsanitize=fuzzer-no-link) and needs libFuzzer's coverage callbacks, which this program does not provide; certify it with the ge-conformance binary (`certify --backend dylib:...` or `exec:ge-conformance serve-dylib ...`), which does ({source})")]
+    FuzzingBuild {
+        /// The library.
+        path: PathBuf,
+        /// The loader's reason.
+        source: libloading::Error,
+    },
     /// One of the four functions of the header is not exported.
     #[error("`{path}` does not export `{symbol}` (see include/ge_conformance.h): {source}")]
     MissingSymbol {
@@ -169,11 +178,15 @@ impl Engine {
         // SAFETY: loading a library runs its initialisers; the user named this library as the
         // engine to certify, and trusting it is the point of the in-process route (the header
         // documents that a misbehaving engine takes the process down).
-        let library =
-            unsafe { libloading::Library::new(&path) }.map_err(|source| LoadError::Open {
-                path: path.clone(),
-                source,
-            })?;
+        let library = unsafe { libloading::Library::new(&path) }.map_err(|source| {
+            let path = path.clone();
+            let text = source.to_string();
+            if text.contains("__sanitizer_cov_") || text.contains("__sancov_") {
+                LoadError::FuzzingBuild { path, source }
+            } else {
+                LoadError::Open { path, source }
+            }
+        })?;
         let abi_version: AbiVersionFn = symbol(&library, &path, "ge_conformance_abi_version")?;
         let hello: HelloFn = symbol(&library, &path, "ge_conformance_hello")?;
         let answer: AnswerFn = symbol(&library, &path, "ge_conformance_answer")?;

@@ -24,6 +24,7 @@
 //! the tables; `oracle::judge` runs them). `ge-conformance explain <ID>` prints where it is. A
 //! clause no function can judge is listed in the registry with why its cases' patterns do.
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod backends;
 pub mod bundle;

@@ -37,6 +37,7 @@ pub mod divergence;
 pub mod eval;
 pub mod explain;
 pub mod promote;
+pub mod sancov;
 pub mod serve;
 pub mod spec;
 pub mod verify;

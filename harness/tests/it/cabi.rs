@@ -5,8 +5,11 @@
 //! wrong (malformed JSON, a missing symbol, another ABI version, a null buffer, a bad hello) is
 //! a typed error or a failed trial, never a panic.
 //!
-//! The engines are compiled here (`make` for the C++ engine, `cc` for the C one); without a
-//! compiler each test prints why and returns.
+//! A build of the C++ engine for the `cabi` fuzz target (clang's `-fsanitize=fuzzer-no-link`)
+//! certifies through the command line too.
+//!
+//! The engines are compiled here (`make` for the C++ engine, `cc` for the C one, clang++ for the
+//! fuzzing build); without a compiler each test prints why and returns.
 
 use crate::common;
 
@@ -48,28 +51,52 @@ fn cpp_engine() -> Option<&'static (PathBuf, PathBuf)> {
     BUILT
         .get_or_init(|| {
             let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_owned());
-            if !have(&cxx) || !have("make") {
-                eprintln!(
-                    "skipped: no C++ compiler (`{cxx}`) or no make to build examples/cpp-engine"
-                );
-                return None;
-            }
-            let out = scratch().join("cpp-engine");
-            let status = Command::new("make")
-                .arg("-s")
-                .arg("-C")
-                .arg(repo().join("examples/cpp-engine"))
-                .arg(format!("OUT={}", out.display()))
-                .arg(format!("CXX={cxx}"))
-                .status()
-                .expect("make starts");
-            assert!(status.success(), "examples/cpp-engine does not build");
-            Some((
-                out.join("libcpp_engine.so"),
-                out.join("libcpp_engine_planted.so"),
-            ))
+            make_cpp_engine(&cxx, "cpp-engine", "")
         })
         .as_ref()
+}
+
+/// The same two libraries built as the `cabi` fuzz target needs them: clang++ with
+/// `-fsanitize=fuzzer-no-link` (coverage callbacks left for the program to provide); `None`
+/// (with the reason printed) without clang++.
+fn cpp_engine_for_fuzzing() -> Option<&'static (PathBuf, PathBuf)> {
+    static BUILT: OnceLock<Option<(PathBuf, PathBuf)>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            make_cpp_engine(
+                "clang++",
+                "cpp-engine-fuzz",
+                "EXTRA_CXXFLAGS=-fsanitize=fuzzer-no-link",
+            )
+        })
+        .as_ref()
+}
+
+/// examples/cpp-engine built by `make` with `cxx` into the scratch directory `dir` (`extra`: one
+/// more make variable, or empty); `None` without the compiler or make.
+fn make_cpp_engine(cxx: &str, dir: &str, extra: &str) -> Option<(PathBuf, PathBuf)> {
+    if !have(cxx) || !have("make") {
+        eprintln!("skipped: no C++ compiler (`{cxx}`) or no make to build examples/cpp-engine");
+        return None;
+    }
+    let out = scratch().join(dir);
+    let status = Command::new("make")
+        .arg("-s")
+        .arg("-C")
+        .arg(repo().join("examples/cpp-engine"))
+        .arg(format!("OUT={}", out.display()))
+        .arg(format!("CXX={cxx}"))
+        .args((!extra.is_empty()).then_some(extra))
+        .status()
+        .expect("make starts");
+    assert!(
+        status.success(),
+        "examples/cpp-engine does not build with {cxx} {extra}"
+    );
+    Some((
+        out.join("libcpp_engine.so"),
+        out.join("libcpp_engine_planted.so"),
+    ))
 }
 
 /// `harness/tests/cabi/engine.c` built with `-D<variant>`, once per test binary (tests run in
@@ -171,6 +198,32 @@ fn planted_integer_width_bug_fails_both_routes() {
         let text = r.to_string();
         assert!(text.contains("4294967296"), "{backend}: the bug's index");
     }
+}
+
+/// One build for both routes: the C++ engine built for the `cabi` fuzz target certifies through
+/// the command line in-process and isolated (the binary exports no-op coverage callbacks), and
+/// its planted bug still fails. A program without those callbacks, such as this test binary,
+/// cannot load it, and says why.
+#[test]
+fn a_library_built_for_fuzzing_certifies_through_the_command_line() {
+    let Some((engine, planted)) = cpp_engine_for_fuzzing() else {
+        return;
+    };
+    match open(engine) {
+        Err(e @ DylibError::Load(ge_dylib::LoadError::FuzzingBuild { .. })) => {
+            assert!(e.to_string().contains("ge-conformance binary"), "{e}")
+        }
+        other => panic!("expected a fuzzing build this program cannot load, got {other:?}"),
+    }
+    for backend in [in_process(engine), isolated(engine)] {
+        let out = certify(&backend, &[]);
+        let r = report(&out);
+        assert_eq!(r["verdict"], "certified", "{backend}: {}", r["totals"]);
+        assert!(out.status.success(), "{backend}: exit {:?}", out.status);
+    }
+    let out = certify(&in_process(planted), &[]);
+    assert_eq!(report(&out)["verdict"], "not-certified");
+    assert_eq!(out.status.code(), Some(1));
 }
 
 /// The trials of a report by name: (outcome, message).
