@@ -66,6 +66,10 @@ pub struct CertifyArgs {
     /// every remaining trial fails at once with that reason (0: never give up).
     #[arg(long, default_value_t = ge_conformance::protocol::DEFAULT_GIVE_UP_AFTER)]
     give_up_after: u32,
+    /// Requests in a row that crash an `exec:` backend (it exits, or answers out of step, and is
+    /// restarted), after which it is declared dead in the same way (0: never give up).
+    #[arg(long, default_value_t = ge_conformance::protocol::DEFAULT_GIVE_UP_AFTER_CRASHES)]
+    give_up_after_crashes: u32,
     /// Run an `exec:` backend with the harness's own environment and no write restriction
     /// (see docs/protocol.md, "Confinement"); writes outside the sandbox then go unseen.
     #[arg(long)]
@@ -107,7 +111,8 @@ pub fn run(args: CertifyArgs) -> Result<ExitCode, Usage> {
     };
     // Usage first: a run that could judge nothing never starts the backend.
     certify::check(&cfg).map_err(|e| Usage(e.to_string()))?;
-    let exec = Exec::new(args.timeout_ms, args.no_confine).giving_up_after(args.give_up_after);
+    let exec = Exec::new(args.timeout_ms, args.no_confine)
+        .giving_up_after(args.give_up_after, args.give_up_after_crashes);
     let handle = open_backend(&args.backend, exec, judging.profile)?;
     let mut progress = Progress::new();
     let mut report = certify::certify(handle.backend(), &cfg, &mut |done, total, r| {

@@ -101,12 +101,13 @@ pub fn judging(profile: ProfileArg, level: LevelArg) -> Judging {
 /// The default of `--timeout-ms`.
 pub const DEFAULT_TIMEOUT_MS: u64 = protocol::DEFAULT_TIMEOUT.as_millis() as u64;
 
-/// How an `exec:` backend is run: `--timeout-ms`, `--no-confine` and `--give-up-after`.
+/// How an `exec:` backend is run: `--timeout-ms`, `--no-confine`, `--give-up-after` and
+/// `--give-up-after-crashes`.
 #[derive(Debug, Clone, Copy)]
 pub struct Exec {
     timeout: std::time::Duration,
     confine: Confine,
-    give_up_after: u32,
+    give_up: backends::GiveUp,
 }
 
 impl Exec {
@@ -119,14 +120,15 @@ impl Exec {
             } else {
                 Confine::On
             },
-            give_up_after: protocol::DEFAULT_GIVE_UP_AFTER,
+            give_up: backends::GiveUp::default(),
         }
     }
 
-    /// Declares the backend dead after `n` requests in a row that timed out.
-    pub fn giving_up_after(self, n: u32) -> Exec {
+    /// Declares the backend dead after `timeouts` requests in a row that timed out, or
+    /// `crashes` in a row that crashed it (0: never).
+    pub fn giving_up_after(self, timeouts: u32, crashes: u32) -> Exec {
         Exec {
-            give_up_after: n,
+            give_up: backends::GiveUp { timeouts, crashes },
             ..self
         }
     }
@@ -134,8 +136,7 @@ impl Exec {
 
 /// Starts the backend a `--backend` argument names.
 pub fn open_backend(arg: &str, exec: Exec, profile: Profile) -> Result<BackendHandle, Usage> {
-    backends::open_giving_up(arg, exec.timeout, profile, exec.confine, exec.give_up_after)
-        .map_err(Usage)
+    backends::open_giving_up(arg, exec.timeout, profile, exec.confine, exec.give_up).map_err(Usage)
 }
 
 /// The vendor's case tables of a `--cases-dir`, when there is one.

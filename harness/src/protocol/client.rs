@@ -29,10 +29,16 @@ pub const MAX_HANDSHAKE_FAILURES: u32 = 3;
 /// Requests in a row that cost the whole timeout (no answer, or a request it would not take),
 /// after which the backend is declared dead: it is not restarted, and every further request
 /// fails at once with the reason. A backend that never answers costs this many timeouts, not
-/// one per trial ([`ExecBackend::give_up_after`] changes it; 0 never gives up). A crash is not
-/// counted: it costs a restart, milliseconds, and an engine that crashes on one kind of input
-/// still answers the others.
+/// one per trial ([`ExecBackend::give_up_after`] changes it; 0 never gives up).
 pub const DEFAULT_GIVE_UP_AFTER: u32 = 5;
+
+/// Requests in a row that crash the backend (it exits, or its answer is out of step, and it
+/// must be restarted), after which it is declared dead as after [`DEFAULT_GIVE_UP_AFTER`]
+/// timeouts ([`ExecBackend::give_up_after_crashes`] changes it; 0 never gives up). Higher than
+/// the timeouts' limit: a crash costs a restart, not a timeout, and an engine that crashes on
+/// one kind of input still answers the others, so only a long streak says it answers nothing.
+/// A backend that crashes on every request costs this many restarts, not one per trial.
+pub const DEFAULT_GIVE_UP_AFTER_CRASHES: u32 = 20;
 
 /// The longest line read from a backend; a longer one is a protocol failure.
 pub const MAX_LINE: usize = crate::input::MAX_SCENARIO as usize;
@@ -262,6 +268,8 @@ struct State {
     handshake_failures: u32,
     /// Requests in a row that cost the whole timeout.
     timeouts: u32,
+    /// Requests in a row that crashed the backend, quicker than the timeout.
+    crashes: u32,
     given_up: Option<String>,
 }
 
@@ -288,6 +296,7 @@ pub struct ExecBackend {
     command_line: String,
     timeout: Duration,
     give_up_after: u32,
+    give_up_after_crashes: u32,
     identity: OnceLock<Identity>,
     state: Mutex<State>,
     log: StderrLog,
@@ -351,6 +360,7 @@ impl ExecBackend {
             command_line: command_line.to_owned(),
             timeout,
             give_up_after: DEFAULT_GIVE_UP_AFTER,
+            give_up_after_crashes: DEFAULT_GIVE_UP_AFTER_CRASHES,
             identity: OnceLock::new(),
             state: Mutex::new(State::default()),
             log,
@@ -368,6 +378,13 @@ impl ExecBackend {
     /// (0: never), instead of [`DEFAULT_GIVE_UP_AFTER`].
     pub fn give_up_after(mut self, n: u32) -> Self {
         self.give_up_after = n;
+        self
+    }
+
+    /// Declares the backend dead after `n` requests in a row that crashed it (0: never),
+    /// instead of [`DEFAULT_GIVE_UP_AFTER_CRASHES`].
+    pub fn give_up_after_crashes(mut self, n: u32) -> Self {
+        self.give_up_after_crashes = n;
         self
     }
 
@@ -583,6 +600,21 @@ impl ExecBackend {
         }
     }
 
+    /// The streak that declares the backend dead, if one reached its limit: how many requests
+    /// in a row, and what they did.
+    fn dead_after(&self, state: &State) -> Option<(u32, &'static str)> {
+        if self.give_up_after > 0 && state.timeouts >= self.give_up_after {
+            Some((state.timeouts, "timed out"))
+        } else if self.give_up_after_crashes > 0 && state.crashes >= self.give_up_after_crashes {
+            Some((
+                state.crashes,
+                "crashed the backend (it exited, or answered out of step, and was restarted)",
+            ))
+        } else {
+            None
+        }
+    }
+
     /// Sends one request and waits for its answer.
     fn exchange(&self, scenario: &Scenario, sandbox: &Path) -> Result<Answer<Observation>, String> {
         let mut state = self.lock();
@@ -624,11 +656,16 @@ impl ExecBackend {
             let left = crate::confine::left_behind(&before, &area.listing());
             crate::sandbox::note_outside(sandbox, left);
         }
-        // A request that cost the whole timeout counts toward declaring the backend dead; any
-        // other outcome, an answer or a quick crash, ends the streak.
-        let timed_out =
-            matches!(result, Err(Failure::Restart(_))) && began.elapsed() >= self.timeout;
+        // A request that cost the whole timeout counts toward declaring the backend dead, and
+        // so does one that crashed it; each streak ends with any other outcome.
+        let restart = matches!(result, Err(Failure::Restart(_)));
+        let timed_out = restart && began.elapsed() >= self.timeout;
         state.timeouts = if timed_out { state.timeouts + 1 } else { 0 };
+        state.crashes = if restart && !timed_out {
+            state.crashes + 1
+        } else {
+            0
+        };
         match result {
             Ok(answer) => Ok(answer),
             Err(Failure::Keep(why)) => Err(format!("request {id}: {why}")),
@@ -636,10 +673,9 @@ impl ExecBackend {
                 if let Some(mut running) = state.running.take() {
                     stop(&mut running);
                 }
-                let why = if self.give_up_after > 0 && state.timeouts >= self.give_up_after {
+                let why = if let Some((n, what)) = self.dead_after(&state) {
                     let dead = format!(
-                        "declared dead after {} requests in a row that timed out (the last: request {id}: {why})",
-                        state.timeouts
+                        "declared dead after {n} requests in a row that {what} (the last: request {id}: {why})"
                     );
                     state.given_up = Some(dead.clone());
                     format!(

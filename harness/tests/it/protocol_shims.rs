@@ -262,3 +262,42 @@ fn a_hung_backend_behind_a_shell_is_stopped_with_it() {
     }
     assert!(left.is_empty(), "still running after the run: {left:?}");
 }
+
+#[test]
+fn a_backend_that_crashes_on_every_request_is_declared_dead_after_a_streak() {
+    // Every request crashes the backend: a restart each would cost one per trial; the streak
+    // of DEFAULT_GIVE_UP_AFTER_CRASHES ends it, and every later trial fails at once.
+    let command = format!(
+        "python3 {} crash request -- {}",
+        shim("misbehave.py"),
+        reference_server()
+    );
+    let (report, stderr) = certify_cases(&command, Duration::from_millis(2000));
+    let streak = ge_conformance::protocol::DEFAULT_GIVE_UP_AFTER_CRASHES as usize;
+    let said = |t: &ge_conformance::report::TrialResult, what: &str| {
+        t.message.as_deref().unwrap_or("").contains(what)
+    };
+    let crashed = report
+        .trials
+        .iter()
+        .filter(|t| said(t, "(it exited: status 3)") && !said(t, "declared dead"))
+        .count();
+    let dead = report
+        .trials
+        .iter()
+        .filter(|t| said(t, "declared dead after") || said(t, "not started any more"))
+        .count();
+    assert!(report.trials.len() > streak * 2, "{}", report.trials.len());
+    assert!(
+        report.trials.iter().all(|t| t.outcome == Outcome::Fail),
+        "every trial fails"
+    );
+    assert_eq!(crashed, streak - 1, "restarted before the streak ended");
+    assert_eq!(dead, report.trials.len() - crashed, "the rest fail as dead");
+    assert!(
+        stderr.contains(&format!(
+            "declared dead after {streak} requests in a row that crashed the backend"
+        )),
+        "{stderr}"
+    );
+}
