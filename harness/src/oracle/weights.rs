@@ -1491,15 +1491,22 @@ fn next_offset(base: u64, at: u64, len: u64) -> Option<u64> {
 /// [`store_order`]), after `base` (what a file planted at its path held, upstream:
 /// [`combined_base`]): each content at its offset, zeros between, the file ending where the
 /// last content stored does, upstream padded to a multiple of [`ALIGN`] from the base
-/// (EXW-015's upstream entry). `None` when an offset is missing or puts a content past what a
-/// sandbox file may hold.
+/// (EXW-015's upstream entry). `None` when an offset is missing or puts a content past the
+/// end a file laid out by the rules could reach (the base and each distinct content rounded up
+/// to [`ALIGN`]): such a placement already broke EXW-015 at that offset, and the bytes built
+/// stay within what the scenario holds, whatever offsets a backend reports.
 fn implied_file(
     profile: Profile,
     base: Vec<u8>,
     placed: &[(&[u8], Option<u64>)],
 ) -> Option<Vec<u8>> {
-    let cap = crate::sandbox::MAX_SANDBOX_FILE;
     let start = base.len() as u64;
+    let cap = placed
+        .iter()
+        .try_fold(start, |end, (bytes, _)| {
+            end.checked_add((bytes.len() as u64).div_ceil(ALIGN).checked_mul(ALIGN)?)
+        })?
+        .min(crate::sandbox::MAX_SANDBOX_FILE);
     let mut buffer = base;
     let mut end = start;
     for &(bytes, at) in placed {
@@ -2351,6 +2358,24 @@ fn removed_outside_temporary(cx: &Disk, r: &str) -> Option<Violation> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_implied_combined_file_stays_within_what_the_rules_could_lay_out() {
+        let (a, b): (&[u8], &[u8]) = (b"abc", b"de");
+        let doc =
+            |placed: &[(&[u8], Option<u64>)]| implied_file(Profile::Documented, vec![], placed);
+        // Laid out by the rules: each content at the previous end rounded up to 512.
+        let laid = doc(&[(a, Some(0)), (b, Some(512))]).expect("within the rules");
+        assert_eq!((laid.len(), &laid[..3], &laid[512..]), (514, a, b));
+        // Upstream pads the end to 512 from the base, after what was planted.
+        let up = implied_file(Profile::Upstream, vec![7; 5], &[(a, Some(5))]).expect("padded");
+        assert_eq!((up.len(), &up[..5], &up[5..8]), (517, &[7u8; 5][..], a));
+        // An offset a backend reports far past any rule-made layout builds nothing (EXW-015 is
+        // charged at that offset): no buffer of the backend's choosing.
+        assert_eq!(doc(&[(a, Some(100 << 20))]), None);
+        assert_eq!(doc(&[(a, Some(0)), (b, Some(1024))]), None);
+        assert_eq!(doc(&[(a, None)]), None);
+    }
 
     fn parts(p: &str) -> Vec<String> {
         resolve_in_sandbox(&[], p).unwrap()
