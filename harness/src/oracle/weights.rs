@@ -2,8 +2,17 @@
 //! ([`judge`]), and the sandbox check that compares an observation with what is really on disk
 //! ([`check_sandbox`]). [`plant`] lays out a scenario's `setup` steps before the backend runs.
 //!
-//! The oracle works the expected directory, names and layout out on its own from the scenario
-//! and its own reading of the options ([`super::options`]), so a backend that merely agrees with
+//! The oracle holds no expected answer: each check applies its clause's rule to what was
+//! observed, calling small rule functions, each named after the clause it encodes, for the one
+//! fact it needs from the scenario and the oracle's own reading of the options
+//! ([`super::options`]): whether and why the load must be refused (`refusal`), the directory
+//! the flush-path priority names and its tier ([`flush_dir`]), where mode 2's combined file goes
+//! (`combined_file`), which constants a profile converts (`converts`), the hash a mode-1 file
+//! is named after (`weight_hash`), the order and base of the combined file (`store_order`,
+//! `combined_base`) and where its next content goes (`next_offset`). Mode 1's files are
+//! judged from the files the nodes read and what they hold; mode 2's offsets from the offsets
+//! observed, each against the one before it, and the combined file's length and hash against
+//! the bytes that placement implies (`implied_file`). So a backend that merely agrees with
 //! itself, or with the reference, is still judged against the clauses.
 
 use ge_spec::vocab::weights::resolve_in_sandbox;
@@ -34,25 +43,21 @@ const ALIGN: u64 = 512;
 /// WGT-011's upstream entries).
 const META: &str = "meta.json";
 
-/// Where upstream must leave its index file after a load of `e` that succeeded: at the top of
-/// the weight directory, whenever at least one constant is converted (in modes 1 and 2); `None`
-/// under the documented profile, in mode 0, and when nothing is converted.
-fn meta_path(profile: Profile, e: &Expected) -> Option<String> {
-    let converting = e.weights.iter().any(|w| converts(profile, &w.2));
-    match (&e.dir, profile) {
-        (Some(dir), Profile::Upstream) if !e.refused && e.mode != 0 && converting => {
-            Some(in_dir(dir, META))
-        }
-        _ => None,
-    }
+/// EXW-011's, EXW-014's and WGT-011's upstream entries: where upstream must leave its index
+/// file after a load in `mode` that succeeded in `dir`: at the top of the weight directory,
+/// whenever at least one constant is converted (`converting`, in modes 1 and 2); `None` under
+/// the documented profile, in mode 0, and when nothing is converted.
+fn meta_path(profile: Profile, dir: &str, mode: u8, converting: bool) -> Option<String> {
+    (profile == Profile::Upstream && mode != 0 && converting).then(|| in_dir(dir, META))
 }
 
-/// The mode-1 file name of `bytes` under `profile` (EXW-012 and its upstream entry: no
-/// zero-padding of each byte upstream).
-fn weight_name(profile: Profile, bytes: &[u8]) -> String {
+/// EXW-012 (and its upstream entry): the hash a mode-1 file holding `bytes` is named after,
+/// `weight_<hash>`: the SHA-256 of the bytes in zero-padded lowercase hex; upstream, each byte
+/// without zero-padding ([`upstream_sha`]).
+fn weight_hash(profile: Profile, bytes: &[u8]) -> String {
     match profile {
-        Profile::Documented => format!("weight_{}", sha(bytes)),
-        Profile::Upstream => format!("weight_{}", upstream_sha(bytes)),
+        Profile::Documented => sha(bytes),
+        Profile::Upstream => upstream_sha(bytes),
     }
 }
 
@@ -74,9 +79,9 @@ fn converted_name(profile: Profile, name: &str, bytes: &[u8]) -> String {
     }
 }
 
-/// Whether modes 1 and 2 convert a constant holding `bytes` under `profile`: upstream gives an
-/// empty-tensor weight (no bytes, in the vocabulary) no hash, so it is never converted and stays
-/// Const/Constant under its own name (EXW-011's and EXW-014's upstream entries).
+/// EXW-011, EXW-014 (and their upstream entries): whether modes 1 and 2 convert a constant
+/// holding `bytes` under `profile`: upstream gives an empty-tensor weight (no bytes, in the
+/// vocabulary) no hash, so it is never converted and stays Const/Constant under its own name.
 fn converts(profile: Profile, bytes: &[u8]) -> bool {
     profile == Profile::Documented || !bytes.is_empty()
 }
@@ -127,8 +132,9 @@ fn combined_name(profile: Profile, root_graph: &str) -> String {
     }
 }
 
-/// The sandbox-relative path of the mode-2 file of `root_graph` in `dir` under `profile`, or
-/// `None` when it would leave the sandbox. Upstream joins directory and name with a `/`, so a
+/// EXW-014 (WGT-002's upstream entry): where mode 2's combined file goes: the sandbox-relative
+/// path of the mode-2 file of `root_graph` in `dir` under `profile`, or `None` when it would
+/// leave the sandbox. Upstream joins directory and name with a `/`, so a
 /// `/` in the name separates components, `..` among them climbing (WGT-002's upstream entry);
 /// the documented name is one component.
 fn combined_file(profile: Profile, dir: &str, root_graph: &str) -> Option<String> {
@@ -255,112 +261,93 @@ impl Tier {
     }
 }
 
-/// What the clauses say a scenario must lead to, worked out from the scenario alone.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Expected {
-    /// True when the load must be refused (a rejected option or a scenario error).
-    pub refused: bool,
-    /// The clause a refusal rests on: WGT-009 (an option rejected), WGT-001 (a path leaving
-    /// the sandbox) or WGT-002 (a malformed model).
-    pub refusal: &'static str,
-    /// `ge.externalWeight` in force.
-    pub mode: u8,
-    /// The directory, sandbox-relative (mode 1 and 2 only).
-    pub dir: Option<String>,
-    /// The tier that chose it.
-    pub tier: Option<Tier>,
-    /// The constants: name, type, bytes, in graph order.
-    pub weights: Vec<(String, NodeType, Vec<u8>)>,
-    /// The combined file, sandbox-relative (mode 2, when a constant is converted).
-    pub combined: Option<String>,
+/// The options' reading of `ge.externalWeight`: the mode in force (EXW-010, EXW-011, EXW-014).
+fn mode_of(values: &Values) -> u8 {
+    u8::try_from(values.external_weight).unwrap_or(u8::MAX)
 }
 
-/// Works out [`Expected`] for `scenario` under `profile`, with the strict reading of its options.
-pub fn expected(profile: Profile, scenario: &WeightsScenario) -> Expected {
-    let reading = Reading::new(profile, &scenario.options, Context::plain());
-    expected_with(profile, scenario, &reading.values(), reading.rejected())
-}
-
-/// A constant as [`Expected`] holds it: name, type, bytes.
+/// A constant as the scenario holds it: name, type, bytes.
 type Weight = (String, NodeType, Vec<u8>);
 
-/// [`expected`] with the options read as `values` (`rejected`: some option is).
-fn expected_with(
+/// WGT-001, WGT-002, WGT-009: whether and why a load of `scenario` under `profile`, with the
+/// options read as `values` (`rejected`: some option is), must be refused: the clause of the
+/// first rule it breaks, in the order the load checks them: its paths (WGT-001), its model
+/// (WGT-002), its options (WGT-009); then, in modes 1 and 2, the root graph's name (WGT-002),
+/// the user's directory (WGT-001) and the combined file's path (WGT-001, WGT-002's upstream
+/// entry). `None` when the load goes ahead.
+fn refusal(
     profile: Profile,
     scenario: &WeightsScenario,
     values: &Values,
     rejected: bool,
-) -> Expected {
-    let mode = u8::try_from(values.external_weight).unwrap_or(u8::MAX);
+) -> Option<&'static str> {
+    let mode = mode_of(values);
     let mut weights = Vec::new();
-    match plan_load(profile, scenario, values, rejected, &mut weights) {
-        Err(refusal) => Expected {
-            refused: true,
-            refusal,
-            mode,
-            dir: None,
-            tier: None,
-            weights,
-            combined: None,
-        },
-        Ok(place) => {
-            let (dir, tier, combined) = match place {
-                Some((dir, tier, combined)) => (Some(dir), Some(tier), combined),
-                None => (None, None, None),
-            };
-            Expected {
-                refused: false,
-                // Unused when the load goes ahead: the last refusal checked, the model's.
-                refusal: "WGT-002",
-                mode,
-                dir,
-                tier,
-                weights,
-                combined,
+    paths_in_sandbox(scenario)
+        .err()
+        .or_else(|| well_formed_constants(scenario, &mut weights).err())
+        .or_else(|| options_accepted(rejected).err())
+        .or_else(|| match mode {
+            0 => None,
+            _ => usable_root_graph(profile, mode, &scenario.root_graph).err(),
+        })
+        .or_else(|| {
+            if mode == 0 {
+                return None;
             }
-        }
-    }
+            let Some((dir, _)) = flush_dir_with(profile, scenario, values) else {
+                return Some("WGT-001");
+            };
+            let converting = weights.iter().any(|w| converts(profile, &w.2));
+            combined_in_sandbox(profile, mode, converting, &dir, &scenario.root_graph).err()
+        })
 }
 
-/// Where a load that goes ahead flushes its weights: the directory (sandbox-relative), the tier
-/// that chose it, and the combined file (mode 2, when a constant is converted).
-type Place = (String, Tier, Option<String>);
+/// WGT-001, WGT-002: the model's constants as a load reads them (name, type, bytes), in graph
+/// order: none when its paths leave the sandbox (WGT-001, checked first), else those before the
+/// first malformed one (WGT-002); all of them when the load goes ahead.
+fn constants(scenario: &WeightsScenario) -> Vec<Weight> {
+    let mut weights = Vec::new();
+    if paths_in_sandbox(scenario).is_ok() {
+        let _ = well_formed_constants(scenario, &mut weights);
+    }
+    weights
+}
 
-/// The [`Place`] of a load that goes ahead (`None` in mode 0), or the clause the refusal rests
-/// on, from the first check that refuses the load. The model's constants are pushed to
-/// `weights` as they are checked.
-fn plan_load(
+/// EWD-010, EXW-016, EXW-017, EXW-018, EXW-022: the directory the flush-path priority names
+/// (sandbox-relative) and the tier that names it, for a load of `scenario` under `profile`
+/// with the strict reading of its options; `None` in mode 0 (EXW-010: no directory) and where
+/// the working directory or the user's directory leaves the sandbox (WGT-001).
+pub fn flush_dir(profile: Profile, scenario: &WeightsScenario) -> Option<(String, Tier)> {
+    let reading = Reading::new(profile, &scenario.options, Context::plain());
+    flush_dir_with(profile, scenario, &reading.values())
+}
+
+/// EWD-010, EXW-016, EXW-017, EXW-018, EXW-022: [`flush_dir`] with the options read as
+/// `values`.
+fn flush_dir_with(
     profile: Profile,
     scenario: &WeightsScenario,
     values: &Values,
-    rejected: bool,
-    weights: &mut Vec<Weight>,
-) -> Result<Option<Place>, &'static str> {
-    let mode = u8::try_from(values.external_weight).unwrap_or(u8::MAX);
-    let work = paths_in_sandbox(scenario)?;
-    well_formed_constants(scenario, weights)?;
-    options_accepted(rejected)?;
-    if mode == 0 {
-        return Ok(None);
+) -> Option<(String, Tier)> {
+    if mode_of(values) == 0 {
+        return None;
     }
-    usable_root_graph(profile, mode, &scenario.root_graph)?;
+    let work = resolve_in_sandbox(&[], &scenario.work_dir)?;
     let user = values
         .external_weight_dir
         .as_deref()
         .filter(|d| !d.is_empty());
-    let (parts, tier) = flush_dir(profile, scenario, user, &work)?;
-    let dir = rel(&parts);
-    let converting = weights.iter().any(|w| converts(profile, &w.2));
-    let combined = combined_in_sandbox(profile, mode, converting, &dir, &scenario.root_graph)?;
-    Ok(Some((dir, tier, combined)))
+    let (parts, tier) = flush_dir_parts(profile, scenario, user, &work).ok()?;
+    Some((rel(&parts), tier))
 }
 
 /// WGT-001: the working directory, ASCEND_WORK_PATH (when set, and not empty) and every setup
-/// step's path and link target stay inside the sandbox. The working directory's parts.
-fn paths_in_sandbox(scenario: &WeightsScenario) -> Result<Vec<String>, &'static str> {
-    let Some(work) = resolve_in_sandbox(&[], &scenario.work_dir) else {
+/// step's path and link target stay inside the sandbox.
+fn paths_in_sandbox(scenario: &WeightsScenario) -> Result<(), &'static str> {
+    if resolve_in_sandbox(&[], &scenario.work_dir).is_none() {
         return Err("WGT-001");
-    };
+    }
     let env_ok = match &scenario.ascend_work_path {
         WorkPathEnv::Set { path } => !path.is_empty() && resolve_in_sandbox(&[], path).is_some(),
         _ => true,
@@ -375,7 +362,7 @@ fn paths_in_sandbox(scenario: &WeightsScenario) -> Result<Vec<String>, &'static 
     if !env_ok || !setup_ok {
         return Err("WGT-001");
     }
-    Ok(work)
+    Ok(())
 }
 
 /// WGT-002: a well-formed model: at most [`MAX_CONSTANTS`] constants, each with a declared
@@ -433,12 +420,12 @@ fn usable_root_graph(profile: Profile, mode: u8, g: &str) -> Result<(), &'static
     Ok(())
 }
 
-/// EWD-010, EXW-016, EXW-017, EXW-018, EXW-022: the weight directory and the tier that chooses
-/// it: `ge.externalWeightDir` (`user`) resolved against the working directory `work`, else
-/// `tmp_weight_<pid>_<sessionid>` under ASCEND_WORK_PATH (kept or left per profile when it can
-/// be neither found nor created), else under the working directory. WGT-001 when the user's
+/// EWD-010, EXW-016, EXW-017, EXW-018, EXW-022: the weight directory's parts and the tier that
+/// chooses it: `ge.externalWeightDir` (`user`) resolved against the working directory `work`,
+/// else `tmp_weight_<pid>_<sessionid>` under ASCEND_WORK_PATH (kept or left per profile when it
+/// can be neither found nor created), else under the working directory. WGT-001 when the user's
 /// directory leaves the sandbox.
-fn flush_dir(
+fn flush_dir_parts(
     profile: Profile,
     scenario: &WeightsScenario,
     user: Option<&str>,
@@ -612,26 +599,32 @@ fn judge_named(
         .map(|(key, _)| *key)
         .collect();
     super::under_readings(judging, &reading, &KEYS, planned, |values, rejected| {
-        let e = expected_with(profile, scenario, values, rejected);
-        let mut v = option_diagnostics(&reading, &e, o);
-        v.extend(judge_expected(
+        let refused = refusal(profile, scenario, values, rejected);
+        let mut v = option_diagnostics(&reading, refused, o);
+        let load = Load {
             profile,
             naming,
             scenario,
-            (&e, &rejected_keys),
-            o,
-        ));
+            values,
+            refused,
+            rejected_keys: &rejected_keys,
+        };
+        v.extend(judge_load(&load, o));
         v
     })
 }
 
 /// The options' warnings, and their errors when the load is refused for a rejected option
-/// (WGT-009).
-fn option_diagnostics(reading: &Reading, e: &Expected, o: &WeightsObservation) -> Vec<Violation> {
+/// (WGT-009; `refused`: the clause the refusal rests on, [`refusal`]).
+fn option_diagnostics(
+    reading: &Reading,
+    refused: Option<&str>,
+    o: &WeightsObservation,
+) -> Vec<Violation> {
     let spec = Spec::embedded();
     let warnings = reading.expected_warnings();
     let mut v = diagnostics::compare(spec, "warnings", &warnings, &o.warnings, false);
-    if e.refused && e.refusal == "WGT-009" {
+    if refused == Some("WGT-009") {
         let errors = reading.expected_errors();
         // The refusal itself is judged on what the load did; these only report it.
         v.extend(diagnostics::compare_reports(
@@ -641,65 +634,75 @@ fn option_diagnostics(reading: &Reading, e: &Expected, o: &WeightsObservation) -
     v
 }
 
-/// `expected`: what the reading makes of the scenario, and the keys the strict reading rejects.
-fn judge_expected(
+/// A load under one reading of its options: the scenario, the options as read, whether and why
+/// the load must be refused ([`refusal`]), and the keys the strict reading rejects.
+struct Load<'a> {
     profile: Profile,
     naming: Naming,
-    scenario: &WeightsScenario,
-    expected: (&Expected, &[OptionKey]),
-    observation: &WeightsObservation,
-) -> Vec<Violation> {
-    let (e, rejected_keys) = expected;
-    let o = observation;
+    scenario: &'a WeightsScenario,
+    values: &'a Values,
+    refused: Option<&'static str>,
+    rejected_keys: &'a [OptionKey],
+}
+
+/// Runs the phases on the observation `o` of `load`, in order: a refused load, a failed one,
+/// then (the directory known) one in mode 0 or one that wrote its weights.
+fn judge_load(load: &Load, o: &WeightsObservation) -> Vec<Violation> {
+    let (profile, scenario) = (load.profile, load.scenario);
     let mut v = Vec::new();
-    if e.refused {
+    if let Some(clause) = load.refused {
         let cx = Refusal {
-            e,
-            rejected_keys,
+            clause,
+            rejected_keys: load.rejected_keys,
             o,
         };
         super::run_table(REFUSED, &cx, &mut v);
         return v;
     }
+    let weights = constants(scenario);
     if !o.errors.is_empty() {
         let cx = Failure {
             profile,
             scenario,
-            e,
+            values: load.values,
+            weights: &weights,
             o,
         };
         super::run_table(FAILED, &cx, &mut v);
         return v;
     }
-    if let Some(missing) = work_path_missing(e) {
+    let mode = mode_of(load.values);
+    let place = flush_dir_with(profile, scenario, load.values);
+    if let Some(missing) = work_path_missing(place.as_ref().map(|p| p.1)) {
         return vec![missing];
     }
-    let by_weight = match match_nodes(profile, naming, e, o) {
+    let by_weight = match match_nodes(profile, load.naming, mode, &weights, o) {
         Ok(by_weight) => by_weight,
         Err(unmatched) => return vec![unmatched],
     };
     let cx = Loaded {
         profile,
         scenario,
-        e,
+        mode,
+        weights: &weights,
         o,
         by_weight,
     };
-    if e.mode == 0 {
+    if mode == 0 {
         super::run_table(MODE0, &cx, &mut v);
         return v;
     }
-    let (Some(dir), Some(tier)) = (e.dir.as_deref(), e.tier) else {
+    let Some((dir, tier)) = place else {
         return v;
     };
     if o.dir != dir {
-        return vec![wrong_dir(scenario, tier, dir, &o.dir)];
+        return vec![wrong_dir(scenario, tier, &dir, &o.dir)];
     }
-    let files = Written::of(&cx);
+    let files = Written::of(&cx, &dir);
     let wrote = Wrote {
         cx: &cx,
         files: &files,
-        dir,
+        dir: &dir,
         tier,
     };
     super::run_table(WROTE, &wrote, &mut v);
@@ -708,7 +711,8 @@ fn judge_expected(
 
 /// What the checks of a refused load read.
 struct Refusal<'a> {
-    e: &'a Expected,
+    /// The clause the refusal rests on ([`refusal`]).
+    clause: &'static str,
     rejected_keys: &'a [OptionKey],
     o: &'a WeightsObservation,
 }
@@ -726,20 +730,25 @@ const REFUSED: &[RefusalCheck] = &[
     Check {
         clauses: &["WGT-001", "WGT-002", "WGT-009"],
         name: "refused_with_error",
-        run: |cx| refused_with_error(cx.e, cx.o).into_iter().collect(),
+        run: |cx| refused_with_error(cx.clause, cx.o).into_iter().collect(),
     },
     Check {
         clauses: &["WGT-001", "WGT-002", "WGT-009"],
         name: "refused_leaves_nothing",
-        run: |cx| refused_leaves_nothing(cx.e, cx.o).into_iter().collect(),
+        run: |cx| {
+            refused_leaves_nothing(cx.clause, cx.o)
+                .into_iter()
+                .collect()
+        },
     },
 ];
 
-/// What the checks of a failed load read.
+/// What the checks of a failed load read: the scenario, the options as read, its constants.
 struct Failure<'a> {
     profile: Profile,
     scenario: &'a WeightsScenario,
-    e: &'a Expected,
+    values: &'a Values,
+    weights: &'a [Weight],
     o: &'a WeightsObservation,
 }
 
@@ -756,22 +765,14 @@ const FAILED: &[FailureCheck] = &[
     Check {
         clauses: &["EXW-011", "EXW-014"],
         name: "nothing_in_the_way",
-        run: |cx| {
-            nothing_in_the_way(cx.profile, cx.scenario, cx.e)
-                .into_iter()
-                .collect()
-        },
+        run: |cx| nothing_in_the_way(cx).into_iter().collect(),
     },
     Check {
         clauses: &[
             "EWD-010", "EWD-011", "EXW-016", "EXW-017", "EXW-018", "EXW-022",
         ],
         name: "failed_dir_named",
-        run: |cx| {
-            failed_dir_named(cx.scenario, cx.e, cx.o)
-                .into_iter()
-                .collect()
-        },
+        run: |cx| failed_dir_named(cx).into_iter().collect(),
     },
 ];
 
@@ -822,7 +823,7 @@ const WROTE: &[WroteCheck] = &[
     Check {
         clauses: &["EXW-011", "EXW-012", "EXW-013", "WGT-011"],
         name: "judge_mode1",
-        run: |w| match w.cx.e.mode {
+        run: |w| match w.cx.mode {
             1 => judge_mode1(w.cx, w.files, w.dir),
             _ => Vec::new(),
         },
@@ -830,7 +831,7 @@ const WROTE: &[WroteCheck] = &[
     Check {
         clauses: &["EXW-014", "EXW-015", "EXW-020", "WGT-011"],
         name: "judge_mode2",
-        run: |w| match w.cx.e.mode {
+        run: |w| match w.cx.mode {
             1 => Vec::new(),
             _ => judge_mode2(w.cx, w.files, w.dir),
         },
@@ -922,12 +923,14 @@ pub(super) fn phases() -> Vec<Phase> {
     ]
 }
 
-/// What the checks of a load that went ahead read: the scenario, what the reading makes of it,
-/// the observation, and each constant's node, matched once ([`match_nodes`]).
+/// What the checks of a load that went ahead read: the scenario, the mode the reading puts in
+/// force, the model's constants, the observation, and each constant's node, matched once
+/// ([`match_nodes`]).
 struct Loaded<'a> {
     profile: Profile,
     scenario: &'a WeightsScenario,
-    e: &'a Expected,
+    mode: u8,
+    weights: &'a [Weight],
     o: &'a WeightsObservation,
     /// The index in `o.nodes` of each constant's node, by the constant's name.
     by_weight: BTreeMap<&'a str, usize>,
@@ -983,19 +986,20 @@ fn rejected_value_acted_on(rejected_keys: &[OptionKey], o: &WeightsObservation) 
         .collect()
 }
 
-/// WGT-001, WGT-002, WGT-009 (the refusal's clause): the load is refused with an error.
-fn refused_with_error(e: &Expected, o: &WeightsObservation) -> Option<Violation> {
+/// WGT-001, WGT-002, WGT-009 (the refusal's clause, `clause`: [`refusal`]): the load is
+/// refused with an error.
+fn refused_with_error(clause: &'static str, o: &WeightsObservation) -> Option<Violation> {
     o.errors
         .is_empty()
-        .then(|| Violation::new(e.refusal, "the load must be refused with an error"))
+        .then(|| Violation::new(clause, "the load must be refused with an error"))
 }
 
-/// WGT-001, WGT-002, WGT-009 (the refusal's clause): a refused load writes, converts and
-/// removes nothing.
-fn refused_leaves_nothing(e: &Expected, o: &WeightsObservation) -> Option<Violation> {
+/// WGT-001, WGT-002, WGT-009 (the refusal's clause, `clause`: [`refusal`]): a refused load
+/// writes, converts and removes nothing.
+fn refused_leaves_nothing(clause: &'static str, o: &WeightsObservation) -> Option<Violation> {
     (!o.files.is_empty() || !o.nodes.is_empty() || !o.removed.is_empty()).then(|| {
         Violation::new(
-            e.refusal,
+            clause,
             "a refused load writes, converts and removes nothing",
         )
     })
@@ -1007,24 +1011,22 @@ fn failed_converts_nothing(o: &WeightsObservation) -> Option<Violation> {
 }
 
 /// EWD-010, EWD-011, EXW-016, EXW-017, EXW-018, EXW-022 (the tier's clause, [`wrong_dir`]): a
-/// failed load may leave its directory unnamed, but one it names must be the right one.
-fn failed_dir_named(
-    scenario: &WeightsScenario,
-    e: &Expected,
-    o: &WeightsObservation,
-) -> Option<Violation> {
-    match (&e.dir, e.tier) {
-        (Some(dir), Some(tier)) if !o.dir.is_empty() && o.dir != *dir => {
-            Some(wrong_dir(scenario, tier, dir, &o.dir))
+/// failed load may leave its directory unnamed, but one it names must be the one the
+/// flush-path priority names ([`flush_dir`]).
+fn failed_dir_named(cx: &Failure) -> Option<Violation> {
+    let o = cx.o;
+    match flush_dir_with(cx.profile, cx.scenario, cx.values) {
+        Some((dir, tier)) if !o.dir.is_empty() && o.dir != dir => {
+            Some(wrong_dir(cx.scenario, tier, &dir, &o.dir))
         }
         _ => None,
     }
 }
 
-/// EXW-022: ASCEND_WORK_PATH can be neither found nor created (documented), so a load that
-/// went ahead breaks it.
-fn work_path_missing(e: &Expected) -> Option<Violation> {
-    (e.tier == Some(Tier::WorkPathMissing)).then(|| {
+/// EXW-022: ASCEND_WORK_PATH can be neither found nor created (documented: `tier`, the tier of
+/// the flush directory, [`flush_dir`]), so a load that went ahead breaks it.
+fn work_path_missing(tier: Option<Tier>) -> Option<Violation> {
+    (tier == Some(Tier::WorkPathMissing)).then(|| {
         Violation::new(
             "EXW-022",
             "ASCEND_WORK_PATH can be neither found nor created, so the load must fail",
@@ -1038,13 +1040,14 @@ fn work_path_missing(e: &Expected) -> Option<Violation> {
 fn match_nodes<'a>(
     profile: Profile,
     naming: Naming,
-    e: &'a Expected,
+    mode: u8,
+    weights: &'a [Weight],
     o: &WeightsObservation,
 ) -> Result<BTreeMap<&'a str, usize>, Violation> {
     let mut used = vec![false; o.nodes.len()];
-    let mut matched = Vec::with_capacity(e.weights.len());
-    for (name, _, bytes) in &e.weights {
-        let accepted = accepted_names(profile, naming, e.mode, name, bytes);
+    let mut matched = Vec::with_capacity(weights.len());
+    for (name, _, bytes) in weights {
+        let accepted = accepted_names(profile, naming, mode, name, bytes);
         let at = o
             .nodes
             .iter()
@@ -1057,19 +1060,18 @@ fn match_nodes<'a>(
     }
     if matched.iter().any(Option::is_none) || used.iter().any(|u| !u) {
         let names: Vec<&str> = o.nodes.iter().map(|n| n.name.as_str()).collect();
-        let want: Vec<String> = e
-            .weights
+        let want: Vec<String> = weights
             .iter()
-            .flat_map(|(name, _, bytes)| accepted_names(profile, naming, e.mode, name, bytes))
+            .flat_map(|(name, _, bytes)| accepted_names(profile, naming, mode, name, bytes))
             .collect();
         return Err(Violation::new(
-            mode_clause(e.mode),
+            mode_clause(mode),
             format!(
                 "every constant must be reported once, named one of {want:?}; found nodes {names:?}"
             ),
         ));
     }
-    Ok(e.weights
+    Ok(weights
         .iter()
         .zip(&matched)
         .filter_map(|(w, at)| at.map(|i| (w.0.as_str(), i)))
@@ -1087,7 +1089,7 @@ fn mode0_leaves_all(cx: &Loaded) -> Vec<Violation> {
             "mode 0 chooses no directory, writes and removes nothing",
         ));
     }
-    for (name, ty, _) in &cx.e.weights {
+    for (name, ty, _) in cx.weights {
         if cx.node(name).is_some_and(|n| altered(n, *ty)) {
             v.push(Violation::new(
                 "EXW-010",
@@ -1102,10 +1104,10 @@ fn mode0_leaves_all(cx: &Loaded) -> Vec<Violation> {
 /// empty tensors) keeps its type and has no file.
 fn empty_tensors_stay(cx: &Loaded) -> Vec<Violation> {
     let mut v = Vec::new();
-    for (name, ty, bytes) in &cx.e.weights {
+    for (name, ty, bytes) in cx.weights {
         if !converts(cx.profile, bytes) && cx.node(name).is_some_and(|n| altered(n, *ty)) {
             v.push(Violation::new(
-                mode_clause(cx.e.mode),
+                mode_clause(cx.mode),
                 format!("{name} holds an empty tensor, so it must stay a {ty:?} without a file"),
             ));
         }
@@ -1133,14 +1135,15 @@ struct Written<'a> {
 }
 
 impl<'a> Written<'a> {
-    fn of(cx: &Loaded<'a>) -> Self {
-        let (profile, e, o) = (cx.profile, cx.e, cx.o);
-        let converted: Vec<&Weight> = e
+    /// Sorts out the files of the load `cx` in its weight directory `dir`.
+    fn of(cx: &Loaded<'a>, dir: &str) -> Self {
+        let (profile, o) = (cx.profile, cx.o);
+        let converted: Vec<&Weight> = cx
             .weights
             .iter()
             .filter(|w| converts(profile, &w.2))
             .collect();
-        let meta = meta_path(profile, e);
+        let meta = meta_path(profile, dir, cx.mode, !converted.is_empty());
         let listed: Vec<&WrittenFile> = o
             .files
             .iter()
@@ -1199,61 +1202,50 @@ fn idle_files(files: &Written) -> Option<Violation> {
 
 // What the text states is judged under its documented clauses (EXW-011, EXW-014: the kind of
 // node, the file's directory and name pattern; WGT-011: the bytes read back, against the
-// reported hashes where the files are gone); the reference's own layout (the hash, sharing,
-// offsets and padding) only under the suite's clauses (EXW-012, EXW-013, EXW-015), compared as
-// contents so that one choice is not blamed under another.
+// reported hashes where the files are gone); the suite's rules of layout (the hash, sharing,
+// offsets and padding) only under the suite's clauses (EXW-012, EXW-013, EXW-015), applied to
+// what was observed and compared as contents so that one choice is not blamed under another.
 
 /// Mode 1's checks: each converted constant's in turn, then the files'.
 fn judge_mode1(cx: &Loaded, files: &Written, dir: &str) -> Vec<Violation> {
-    // Where the suite's layout puts each converted constant, in the order of `converted`.
-    let paths: Vec<String> = files
-        .converted
-        .iter()
-        .map(|w| in_dir(dir, &weight_name(cx.profile, &w.2)))
-        .collect();
     let mut v = Vec::new();
     let mut holder: BTreeMap<String, &[u8]> = BTreeMap::new();
-    for (&(name, _, bytes), path) in files.converted.iter().zip(&paths) {
+    for &(name, _, bytes) in &files.converted {
         let n = cx.node_of(name);
-        let one = Converted {
+        let one = OwnFile {
+            profile: cx.profile,
             name,
             bytes,
             n: &n,
             dir,
-            path,
-            at: 0,
             seen: &holder,
-            stored: &BTreeMap::new(),
         };
         super::run_table(MODE1_CONSTANT, &one, &mut v);
         if let Some(f) = n.file.clone() {
             holder.entry(f).or_insert(bytes);
         }
     }
-    v.extend(one_file_per_weight(files, &paths));
+    v.extend(one_file_per_weight(files));
     v
 }
 
-/// What the checks of one converted constant read: its name, bytes and node, the directory
-/// and the file (mode 1: its own file's path; mode 2: the combined file's) and offset (mode 2)
-/// the suite's layout gives it, and what the constants before it left: the bytes each file
-/// holds (mode 1) and where each content is stored (mode 2).
-struct Converted<'c, 'b> {
+/// What the checks of one converted constant in mode 1 read: its name, bytes and node, the
+/// profile and directory, and the bytes each file holds by what the constants before it say
+/// (`seen`).
+struct OwnFile<'c, 'b> {
+    profile: Profile,
     name: &'c str,
     bytes: &'b [u8],
     n: &'c NodeConversion,
     dir: &'c str,
-    path: &'c str,
-    at: u64,
     seen: &'c BTreeMap<String, &'b [u8]>,
-    stored: &'c BTreeMap<&'b [u8], Option<u64>>,
 }
 
-/// A check of one converted constant.
-type ConvertedCheck = Check<fn(&Converted<'_, '_>) -> Vec<Violation>>;
+/// A check of one converted constant in mode 1.
+type OwnFileCheck = Check<fn(&OwnFile<'_, '_>) -> Vec<Violation>>;
 
 /// Mode 1's checks of each converted constant, in order.
-const MODE1_CONSTANT: &[ConvertedCheck] = &[
+const MODE1_CONSTANT: &[OwnFileCheck] = &[
     Check {
         clauses: &["EXW-011"],
         name: "mode1_file_constant",
@@ -1267,11 +1259,7 @@ const MODE1_CONSTANT: &[ConvertedCheck] = &[
     Check {
         clauses: &["EXW-012", "EXW-011"],
         name: "mode1_file_name",
-        run: |c| {
-            mode1_file_name(c.dir, c.path, c.name, c.n)
-                .into_iter()
-                .collect()
-        },
+        run: |c| mode1_file_name(c).into_iter().collect(),
     },
     Check {
         clauses: &["EXW-011"],
@@ -1280,8 +1268,25 @@ const MODE1_CONSTANT: &[ConvertedCheck] = &[
     },
 ];
 
+/// What the checks of one converted constant in mode 2 read: its name, bytes and node, the
+/// combined file's path ([`combined_file`]), and what the constants stored before it say:
+/// where the engine put each content (`stored`), and so where this one must sit (`at`: the
+/// offset of its content if stored before, else where the content before it ends, rounded up
+/// ([`next_offset`]); `None` when an offset before it is missing, which is judged there).
+struct InCombined<'c, 'b> {
+    name: &'c str,
+    bytes: &'b [u8],
+    n: &'c NodeConversion,
+    path: &'c str,
+    at: Option<u64>,
+    stored: &'c BTreeMap<&'b [u8], Option<u64>>,
+}
+
+/// A check of one converted constant in mode 2.
+type InCombinedCheck = Check<fn(&InCombined<'_, '_>) -> Vec<Violation>>;
+
 /// Mode 2's checks of each converted constant, in order.
-const MODE2_CONSTANT: &[ConvertedCheck] = &[
+const MODE2_CONSTANT: &[InCombinedCheck] = &[
     Check {
         clauses: &["EXW-020"],
         name: "stored_once",
@@ -1330,15 +1335,25 @@ fn alone_at_zero(name: &str, bytes: &[u8], n: &NodeConversion) -> Option<Violati
     })
 }
 
-/// EXW-012, EXW-011: in mode 1 a constant's node points at `path`, named after the SHA-256 of
-/// its bytes (EXW-012), and at least at a file `weight_<hash>` of `dir` (EXW-011).
-fn mode1_file_name(dir: &str, path: &str, name: &str, n: &NodeConversion) -> Option<Violation> {
-    match n.file.as_deref() {
-        Some(f) if f == path => None,
-        Some(f) if is_weight_file(dir, f) => Some(Violation::new(
-            "EXW-012",
-            format!("{name} must point at {path} (the SHA-256 of its bytes), found {f}"),
-        )),
+/// EXW-011, EXW-012: in mode 1 the file a constant's node reads is a file `weight_<hash>` of
+/// the directory (EXW-011), the hash that of the bytes of the weight it holds, spelled per
+/// profile ([`weight_hash`], EXW-012).
+fn mode1_file_name(c: &OwnFile) -> Option<Violation> {
+    let (name, dir) = (c.name, c.dir);
+    let hash = weight_hash(c.profile, c.bytes);
+    match c.n.file.as_deref() {
+        Some(f) if is_weight_file(dir, f) => {
+            let found = f.strip_prefix(&in_dir(dir, "weight_")).unwrap_or_default();
+            (found != hash).then(|| {
+                Violation::new(
+                    "EXW-012",
+                    format!(
+                        "{name} must point at {} (the SHA-256 of its bytes), found {f}",
+                        in_dir(dir, &format!("weight_{hash}"))
+                    ),
+                )
+            })
+        }
         other => Some(Violation::new(
             "EXW-011",
             format!("{name} must point at a file weight_<hash> in {dir}, found {other:?}"),
@@ -1363,31 +1378,27 @@ fn own_file(
     }
 }
 
-/// EXW-013: one file per distinct weight in mode 1: the contents of the files read (`files.read`)
-/// are those of the suite's files, `paths` (one per converted constant), whatever their names.
-fn one_file_per_weight(files: &Written, paths: &[String]) -> Option<Violation> {
-    let expected: BTreeMap<&str, (u64, String)> = paths
-        .iter()
-        .zip(&files.converted)
-        .map(|(path, w)| (path.as_str(), (w.2.len() as u64, sha(&w.2))))
-        .collect();
-    let reported: BTreeMap<&str, (u64, String)> = files
+/// EXW-013: one file per distinct weight in mode 1: the files the nodes read (`files.read`),
+/// each listed once, hold between them each distinct weight the converted nodes hold, one
+/// each (compared as contents, length and SHA-256, whatever the files' names).
+fn one_file_per_weight(files: &Written) -> Option<Violation> {
+    let distinct: BTreeSet<&[u8]> = files.converted.iter().map(|w| w.2.as_slice()).collect();
+    let mut held: Vec<(u64, String)> = distinct.iter().map(|b| (b.len() as u64, sha(b))).collect();
+    held.sort();
+    let paths: BTreeSet<&str> = files.read.iter().map(|f| f.path.as_str()).collect();
+    let mut read: Vec<(u64, String)> = files
         .read
         .iter()
-        .map(|f| (f.path.as_str(), (f.len, f.sha256.clone())))
+        .map(|f| (f.len, f.sha256.clone()))
         .collect();
-    let contents = |m: &BTreeMap<&str, (u64, String)>| {
-        let mut c: Vec<(u64, String)> = m.values().cloned().collect();
-        c.sort();
-        c
-    };
-    (reported.len() != files.read.len() || contents(&reported) != contents(&expected)).then(|| {
+    read.sort();
+    (paths.len() != files.read.len() || read != held).then(|| {
         Violation::new(
             "EXW-013",
             format!(
                 "{} distinct weight(s) need {} file(s), one each; {} reported",
-                expected.len(),
-                expected.len(),
+                distinct.len(),
+                distinct.len(),
                 files.read.len()
             ),
         )
@@ -1395,94 +1406,123 @@ fn one_file_per_weight(files: &Written, paths: &[String]) -> Option<Violation> {
 }
 
 /// Mode 2's checks: each converted constant's in turn, in the order the combined file stores
-/// them, then the combined file's.
+/// them ([`store_order`]), each against where the engine put the ones before it, then the
+/// combined file's.
 fn judge_mode2(cx: &Loaded, files: &Written, dir: &str) -> Vec<Violation> {
-    let path =
-        cx.e.combined
-            .clone()
-            .unwrap_or_else(|| in_dir(dir, &combined_name(cx.profile, &cx.scenario.root_graph)));
-    let layout = Layout::of(cx, &files.converted, &path);
+    let root = &cx.scenario.root_graph;
+    let path = combined_file(cx.profile, dir, root)
+        .unwrap_or_else(|| in_dir(dir, &combined_name(cx.profile, root)));
+    let planted = combined_base(cx.profile, cx.scenario, &path);
+    let base = planted.len() as u64;
     let mut v = Vec::new();
-    // Where the engine put each distinct content (EXW-020: stored once).
+    // Where the engine put each distinct content (EXW-020: stored once); where each lies by
+    // what the engine says, in the order stored; where the next distinct content goes (EXW-015).
     let mut engine_at: BTreeMap<&[u8], Option<u64>> = BTreeMap::new();
-    for &((name, _, bytes), at) in &layout.placed {
+    let mut placed: Vec<(&[u8], Option<u64>)> = Vec::new();
+    let mut next = Some(base);
+    for (name, _, bytes) in store_order(cx.profile, &files.converted) {
+        let bytes = bytes.as_slice();
         let n = cx.node_of(name);
-        let one = Converted {
+        let at = match placed.iter().find(|p| p.0 == bytes) {
+            Some(p) => p.1,
+            None => next,
+        };
+        let one = InCombined {
             name,
             bytes,
             n: &n,
-            dir,
             path: &path,
             at,
-            seen: &BTreeMap::new(),
             stored: &engine_at,
         };
         super::run_table(MODE2_CONSTANT, &one, &mut v);
-        engine_at.entry(bytes).or_insert(n.offset);
+        if !engine_at.contains_key(bytes) {
+            engine_at.insert(bytes, n.offset);
+            // A node reading another length than its content's says nothing of where the
+            // content lies (WGT-011 judges it): the content is taken where the rules put it.
+            let lies = match wrong_length(name, bytes, &n) {
+                Some(_) => at,
+                None => n.offset,
+            };
+            placed.push((bytes, lies));
+            next = lies.and_then(|o| next_offset(base, o, bytes.len() as u64));
+        }
     }
     if !files.converted.is_empty() {
-        v.extend(combined_file_holds(files, &path, &layout));
+        let implied = implied_file(cx.profile, planted, &placed);
+        v.extend(combined_file_holds(files, &path, implied));
     }
     v
 }
 
-/// The suite's combined file (mode 2, EXW-015): the converted constants in graph order
-/// (upstream: in the order of the node names, bytewise, a stable sort; the names are unique),
-/// each distinct content once, at offsets aligned to [`ALIGN`]. Upstream opens the file for
-/// appending, so a file the setup planted at its path stays, and the first offset is its
-/// length; upstream pads every weight to a multiple of 512, the last one too.
-struct Layout<'a> {
-    /// Each converted constant, in the order stored, with its offset.
-    placed: Vec<(&'a Weight, u64)>,
-    /// The file's length.
-    end: u64,
-    /// The file's bytes.
-    buffer: Vec<u8>,
+/// EXW-015 (and its upstream entry): the order the combined file stores the converted
+/// constants in: graph order; upstream, by node name, bytewise (a stable sort; the names are
+/// unique).
+fn store_order<'a>(profile: Profile, converted: &[&'a Weight]) -> Vec<&'a Weight> {
+    let mut stored = converted.to_vec();
+    if profile == Profile::Upstream {
+        stored.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    }
+    stored
 }
 
-impl<'a> Layout<'a> {
-    fn of(cx: &Loaded, converted: &[&'a Weight], path: &str) -> Self {
-        let profile = cx.profile;
-        let mut stored = converted.to_vec();
-        if profile == Profile::Upstream {
-            stored.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+/// EXW-015's upstream entry: upstream opens the combined file `path` for appending, so a file
+/// the setup planted there (where the write lands, [`landing`]) stays, its bytes first and its
+/// length the base of every offset; documented, and where nothing is planted, nothing.
+fn combined_base(profile: Profile, scenario: &WeightsScenario, path: &str) -> Vec<u8> {
+    match profile {
+        Profile::Upstream => {
+            planted_file(scenario, &landing(profile, &scenario.setup, path)).unwrap_or_default()
         }
-        let mut buffer = match profile {
-            Profile::Upstream => {
-                planted_file(cx.scenario, &landing(profile, &cx.scenario.setup, path))
-                    .unwrap_or_default()
-            }
-            Profile::Documented => Vec::new(),
-        };
-        let base = buffer.len() as u64;
-        let mut first: BTreeMap<&[u8], u64> = BTreeMap::new();
-        let mut end = base;
-        let mut placed = Vec::with_capacity(stored.len());
-        for w in stored {
-            let bytes = w.2.as_slice();
-            let at = match first.get(bytes) {
-                Some(&at) => at,
-                None => {
-                    let at = base + (end - base).div_ceil(ALIGN) * ALIGN;
-                    end = at + bytes.len() as u64;
-                    first.insert(bytes, at);
-                    buffer.resize(at as usize, 0);
-                    buffer.extend_from_slice(bytes);
-                    at
-                }
-            };
-            placed.push((w, at));
-        }
-        if profile == Profile::Upstream {
-            end = base + (end - base).div_ceil(ALIGN) * ALIGN;
-            buffer.resize(end as usize, 0);
-        }
-        Layout {
-            placed,
-            end,
-            buffer,
-        }
+        Profile::Documented => Vec::new(),
     }
+}
+
+/// EXW-015: where the next distinct content goes in the combined file: the end of the content
+/// before it (stored at `at`, `len` bytes long) rounded up to a multiple of [`ALIGN`] from the
+/// base `base`; `None` past the offsets a file can have, or for content before the base.
+fn next_offset(base: u64, at: u64, len: u64) -> Option<u64> {
+    let end = at.checked_add(len)?;
+    base.checked_add(end.checked_sub(base)?.div_ceil(ALIGN).checked_mul(ALIGN)?)
+}
+
+/// Reads the observation: the bytes of the combined file that the placement observed implies,
+/// `placed` (each distinct content where the engine's nodes say it lies, in the order stored,
+/// [`store_order`]), after `base` (what a file planted at its path held, upstream:
+/// [`combined_base`]): each content at its offset, zeros between, the file ending where the
+/// last content stored does, upstream padded to a multiple of [`ALIGN`] from the base
+/// (EXW-015's upstream entry). `None` when an offset is missing or puts a content past the
+/// end a file laid out by the rules could reach (the base and each distinct content rounded up
+/// to [`ALIGN`]): such a placement already broke EXW-015 at that offset, and the bytes built
+/// stay within what the scenario holds, whatever offsets a backend reports.
+fn implied_file(
+    profile: Profile,
+    base: Vec<u8>,
+    placed: &[(&[u8], Option<u64>)],
+) -> Option<Vec<u8>> {
+    let start = base.len() as u64;
+    let cap = placed
+        .iter()
+        .try_fold(start, |end, (bytes, _)| {
+            end.checked_add((bytes.len() as u64).div_ceil(ALIGN).checked_mul(ALIGN)?)
+        })?
+        .min(crate::sandbox::MAX_SANDBOX_FILE);
+    let mut buffer = base;
+    let mut end = start;
+    for &(bytes, at) in placed {
+        let at = at?;
+        end = at.checked_add(bytes.len() as u64).filter(|&e| e <= cap)?;
+        if (buffer.len() as u64) < end {
+            buffer.resize(usize::try_from(end).ok()?, 0);
+        }
+        let from = usize::try_from(at).ok()?;
+        buffer[from..from + bytes.len()].copy_from_slice(bytes);
+    }
+    if profile == Profile::Upstream {
+        end = next_offset(start, end, 0).filter(|&e| e <= cap)?;
+    }
+    buffer.resize(usize::try_from(end).ok()?, 0);
+    Some(buffer)
 }
 
 /// EXW-020: in mode 2 the same bytes are stored once: a constant holding the bytes of one
@@ -1514,16 +1554,23 @@ fn in_combined_file(name: &str, path: &str, n: &NodeConversion) -> Option<Violat
 }
 
 /// WGT-011, EXW-015: in mode 2 a constant's FileConstant reads its bytes' length
-/// ([`wrong_length`]), at the offset `at` of the suite's layout.
-fn at_its_offset(name: &str, bytes: &[u8], at: u64, n: &NodeConversion) -> Option<Violation> {
+/// ([`wrong_length`]), at the offset `at` the rules give it after what the engine did before
+/// it (unchecked when that is unknown: the offset missing before it is judged there).
+fn at_its_offset(
+    name: &str,
+    bytes: &[u8],
+    at: Option<u64>,
+    n: &NodeConversion,
+) -> Option<Violation> {
     if let Some(wrong) = wrong_length(name, bytes, n) {
         return Some(wrong);
     }
-    (n.offset != Some(at) || n.length.is_none()).then(|| {
+    let misplaced = at.is_some_and(|at| n.offset != Some(at));
+    (misplaced || n.length.is_none()).then(|| {
         Violation::new(
             "EXW-015",
             format!(
-                "{name} must sit at offset {at}, length {}; found {:?}, {:?}",
+                "{name} must sit at offset {at:?}, length {}; found {:?}, {:?}",
                 bytes.len(),
                 n.offset,
                 n.length
@@ -1532,25 +1579,26 @@ fn at_its_offset(name: &str, bytes: &[u8], at: u64, n: &NodeConversion) -> Optio
     })
 }
 
-/// EXW-014, EXW-015: mode 2 reports the combined file `path` it writes (EXW-014), holding the
-/// suite's layout (EXW-015).
-fn combined_file_holds(files: &Written, path: &str, layout: &Layout) -> Option<Violation> {
-    let end = layout.end;
-    match files.by_path.get(path) {
-        None => Some(Violation::new(
+/// EXW-014, EXW-015: mode 2 reports the combined file `path` it writes (EXW-014), its length
+/// and SHA-256 those of `implied`, the bytes the placement observed implies ([`implied_file`],
+/// EXW-015).
+fn combined_file_holds(files: &Written, path: &str, implied: Option<Vec<u8>>) -> Option<Violation> {
+    let Some(f) = files.by_path.get(path) else {
+        return Some(Violation::new(
             "EXW-014",
             format!("mode 2 writes {path}, which is not reported"),
+        ));
+    };
+    match implied {
+        Some(b) if (f.len, f.sha256.as_str()) == (b.len() as u64, sha(&b).as_str()) => None,
+        _ => Some(Violation::new(
+            "EXW-015",
+            format!(
+                "{path} holds {} bytes, where the placement observed makes {:?}",
+                f.len,
+                implied.map(|b| b.len())
+            ),
         )),
-        Some(f) if (f.len, f.sha256.as_str()) != (end, sha(&layout.buffer).as_str()) => {
-            Some(Violation::new(
-                "EXW-015",
-                format!(
-                    "{path} holds {} bytes, where the suite's layout makes {end}",
-                    f.len
-                ),
-            ))
-        }
-        Some(_) => None,
     }
 }
 
@@ -1602,26 +1650,23 @@ fn unload_removes_inside(o: &WeightsObservation, dir: &str) -> Vec<Violation> {
 /// graph name. The text says such a load flushes its weights there (EXW-011, EXW-014), so
 /// refusing it breaks that, whatever the error cites. Anywhere else a refusal may stand on one
 /// of the suite's choices (a directory to create, a cap, a name) and is judged there.
-fn nothing_in_the_way(
-    profile: Profile,
-    scenario: &WeightsScenario,
-    e: &Expected,
-) -> Option<Violation> {
+fn nothing_in_the_way(cx: &Failure) -> Option<Violation> {
+    let (scenario, mode) = (cx.scenario, mode_of(cx.values));
+    let place = flush_dir_with(cx.profile, scenario, cx.values);
     let plain_name = |g: &str| !g.is_empty() && g != "." && g != ".." && !g.contains(['/', '\0']);
-    let clear = profile == Profile::Documented
-        && !e.refused
-        && e.tier == Some(Tier::WorkDir)
+    let clear = cx.profile == Profile::Documented
+        && place.as_ref().is_some_and(|p| p.1 == Tier::WorkDir)
         && scenario.work_dir.is_empty()
         && scenario.setup.is_empty()
-        && !e.weights.is_empty()
-        && (e.mode == 1 || (e.mode == 2 && plain_name(&scenario.root_graph)));
+        && !cx.weights.is_empty()
+        && (mode == 1 || (mode == 2 && plain_name(&scenario.root_graph)));
     clear.then(|| {
         Violation::new(
-            if e.mode == 1 { "EXW-011" } else { "EXW-014" },
+            if mode == 1 { "EXW-011" } else { "EXW-014" },
             format!(
                 "the load is refused, yet nothing stands in its way: mode {} flushes the weights to {}",
-                e.mode,
-                e.dir.as_deref().unwrap_or("its temporary directory")
+                mode,
+                place.map_or_else(|| "its temporary directory".to_owned(), |p| p.0)
             ),
         )
     })
@@ -1922,7 +1967,10 @@ struct Disk<'a> {
     profile: Profile,
     scenario: &'a WeightsScenario,
     o: &'a WeightsObservation,
-    e: Expected,
+    /// The mode in force, by the strict reading of the options.
+    mode: u8,
+    /// The model's constants, as the load reads them ([`constants`]).
+    weights: Vec<Weight>,
     /// What is on disk, walked without trusting it: links not followed, only regular files
     /// opened, no mount entered (crate::sandbox).
     found: BTreeMap<String, Entry>,
@@ -1954,11 +2002,21 @@ impl<'a> Disk<'a> {
         o: &'a WeightsObservation,
         sandbox: &Path,
     ) -> Self {
-        let e = expected(profile, scenario);
+        let reading = Reading::new(profile, &scenario.options, Context::plain());
+        let values = reading.values();
+        let mode = mode_of(&values);
+        // The directory of a load that goes ahead (in modes 1 and 2).
+        let place = match refusal(profile, scenario, &values, reading.rejected()) {
+            Some(_) => None,
+            None => flush_dir_with(profile, scenario, &values),
+        };
+        let (place_dir, tier) = (place.as_ref().map(|p| p.0.clone()), place.map(|p| p.1));
+        let weights = constants(scenario);
+        let converting = weights.iter().any(|w| converts(profile, &w.2));
         let plants = planted(scenario, sandbox);
-        let temporary = matches!(e.tier, Some(t) if t != Tier::User);
-        let user_dir = e.dir.clone().filter(|_| e.tier == Some(Tier::User));
-        let doomed = e.dir.clone().filter(|d| {
+        let temporary = matches!(tier, Some(t) if t != Tier::User);
+        let user_dir = place_dir.clone().filter(|_| tier == Some(Tier::User));
+        let doomed = place_dir.clone().filter(|d| {
             unload_removes(profile, scenario)
                 && temporary
                 && plants.get(d).is_none_or(|p| *p == Entry::Dir)
@@ -1976,23 +2034,20 @@ impl<'a> Disk<'a> {
         let land = |p: &str| landing(profile, &scenario.setup, p);
         let reported = o.files.iter().map(|f| (land(&f.path), f)).collect();
         let gone = |p: &str| doomed.as_deref().is_some_and(|d| under(p, d));
-        let meta = meta_path(profile, &e)
-            .filter(|m| o.errors.is_empty() && e.tier != Some(Tier::WorkPathMissing) && !gone(m));
-        let dir = e
-            .dir
-            .clone()
-            .filter(|_| !e.refused && e.mode != 0)
-            .map(|d| land(&d));
-        let nothing_converted = profile == Profile::Upstream
-            && o.errors.is_empty()
-            && !e.weights.iter().any(|w| converts(profile, &w.2));
+        let meta = place_dir
+            .as_deref()
+            .and_then(|d| meta_path(profile, d, mode, converting))
+            .filter(|m| o.errors.is_empty() && tier != Some(Tier::WorkPathMissing) && !gone(m));
+        let dir = place_dir.map(|d| land(&d));
+        let nothing_converted = profile == Profile::Upstream && o.errors.is_empty() && !converting;
         Disk {
             found: crate::sandbox::walk(sandbox),
             unloaded: unload_clause(o),
             profile,
             scenario,
             o,
-            e,
+            mode,
+            weights,
             plants,
             user_dir,
             doomed,
@@ -2072,7 +2127,7 @@ fn reported_files_on_disk(cx: &Disk) -> Vec<Violation> {
 /// WGT-011: after a load that succeeded, reading the files back gives every constant byte for
 /// byte.
 fn files_read_back(cx: &Disk) -> Vec<Violation> {
-    let (e, o) = (&cx.e, cx.o);
+    let o = cx.o;
     let mut v = Vec::new();
     if !o.errors.is_empty() {
         return v;
@@ -2085,8 +2140,8 @@ fn files_read_back(cx: &Disk) -> Vec<Violation> {
             continue;
         }
         // Either profile's name: the judge holds the names, this reads the bytes back.
-        let Some(w) = e.weights.iter().find(|w| {
-            accepted_names(cx.profile, Naming::EitherProfile, e.mode, &w.0, &w.2).contains(&n.name)
+        let Some(w) = cx.weights.iter().find(|w| {
+            accepted_names(cx.profile, Naming::EitherProfile, cx.mode, &w.0, &w.2).contains(&n.name)
         }) else {
             continue;
         };
@@ -2096,7 +2151,7 @@ fn files_read_back(cx: &Disk) -> Vec<Violation> {
                 bytes.get(a..b)
             }),
             // Gone after an unload: what may go is the unload's clauses' to judge (EXW-019,
-            // EWD-013), and the reported hashes stand in for the bytes (`judge_expected`).
+            // EWD-013), and the reported hashes stand in for the bytes (`read_back_reported`).
             None if cx.scenario.unload => continue,
             _ => None,
         };
@@ -2119,7 +2174,7 @@ fn index_on_disk(cx: &Disk) -> Option<Violation> {
     let meta = cx.meta.as_ref()?;
     (!matches!(cx.found.get(&cx.land(meta)), Some(Entry::File(_)))).then(|| {
         Violation::new(
-            if cx.e.mode == 1 { "EXW-011" } else { "EXW-014" },
+            if cx.mode == 1 { "EXW-011" } else { "EXW-014" },
             format!("{meta} is not a regular file in the sandbox: GE keeps its index there whenever it converts a constant"),
         )
     })
@@ -2168,7 +2223,7 @@ fn foreign_entry(cx: &Disk, path: &str, what: &str) -> Violation {
 fn dir_without_conversion(cx: &Disk, path: &str, allowed_dir: bool) -> Option<Violation> {
     (allowed_dir && cx.nothing_converted).then(|| {
         Violation::new(
-            if cx.e.mode == 1 { "EXW-011" } else { "EXW-015" },
+            if cx.mode == 1 { "EXW-011" } else { "EXW-015" },
             format!("{path} was created, but GE creates no directory when it converts no constant"),
         )
     })
@@ -2304,6 +2359,24 @@ fn removed_outside_temporary(cx: &Disk, r: &str) -> Option<Violation> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_implied_combined_file_stays_within_what_the_rules_could_lay_out() {
+        let (a, b): (&[u8], &[u8]) = (b"abc", b"de");
+        let doc =
+            |placed: &[(&[u8], Option<u64>)]| implied_file(Profile::Documented, vec![], placed);
+        // Laid out by the rules: each content at the previous end rounded up to 512.
+        let laid = doc(&[(a, Some(0)), (b, Some(512))]).expect("within the rules");
+        assert_eq!((laid.len(), &laid[..3], &laid[512..]), (514, a, b));
+        // Upstream pads the end to 512 from the base, after what was planted.
+        let up = implied_file(Profile::Upstream, vec![7; 5], &[(a, Some(5))]).expect("padded");
+        assert_eq!((up.len(), &up[..5], &up[5..8]), (517, &[7u8; 5][..], a));
+        // An offset a backend reports far past any rule-made layout builds nothing (EXW-015 is
+        // charged at that offset): no buffer of the backend's choosing.
+        assert_eq!(doc(&[(a, Some(100 << 20))]), None);
+        assert_eq!(doc(&[(a, Some(0)), (b, Some(1024))]), None);
+        assert_eq!(doc(&[(a, None)]), None);
+    }
+
     fn parts(p: &str) -> Vec<String> {
         resolve_in_sandbox(&[], p).unwrap()
     }
@@ -2369,17 +2442,23 @@ mod tests {
             path: "f/work".into(),
         };
         s.setup = vec![file("f")];
-        let doc = expected(Profile::Documented, &s);
-        assert_eq!(doc.dir.as_deref(), Some("f/work/tmp_weight_1_2"));
-        assert_eq!(doc.tier, Some(Tier::WorkPathMissing));
-        let up = expected(Profile::Upstream, &s);
-        assert_eq!(up.dir.as_deref(), Some("tmp_weight_1_2"));
-        assert_eq!(up.tier, Some(Tier::WorkPathFallback));
+        let doc = flush_dir(Profile::Documented, &s);
+        assert_eq!(
+            doc,
+            Some(("f/work/tmp_weight_1_2".to_owned(), Tier::WorkPathMissing))
+        );
+        let up = flush_dir(Profile::Upstream, &s);
+        assert_eq!(
+            up,
+            Some(("tmp_weight_1_2".to_owned(), Tier::WorkPathFallback))
+        );
         s.setup = vec![dir("f")];
         for profile in [Profile::Documented, Profile::Upstream] {
-            let e = expected(profile, &s);
-            assert_eq!(e.dir.as_deref(), Some("f/work/tmp_weight_1_2"));
-            assert_eq!(e.tier, Some(Tier::WorkPath));
+            let e = flush_dir(profile, &s);
+            assert_eq!(
+                e,
+                Some(("f/work/tmp_weight_1_2".to_owned(), Tier::WorkPath))
+            );
         }
     }
 
