@@ -12,9 +12,8 @@ use ge_reference::Reference;
 use ge_spec::{Backend, Profile};
 
 use crate::confine::Confine;
-use crate::protocol::{
-    ExecBackend, StderrLog, DEFAULT_GIVE_UP_AFTER, DEFAULT_GIVE_UP_AFTER_CRASHES,
-};
+pub use crate::protocol::GiveUp;
+use crate::protocol::{ExecBackend, StderrLog};
 
 /// A backend opened from a command-line name, with what it printed on standard error.
 pub struct BackendHandle {
@@ -72,26 +71,6 @@ pub fn open_confined(
     open_giving_up(arg, timeout, profile, confine, GiveUp::default())
 }
 
-/// When a subprocess backend is declared dead: after `timeouts` requests in a row that timed
-/// out, or `crashes` in a row that crashed it (0: never; [`ExecBackend::give_up_after`],
-/// [`ExecBackend::give_up_after_crashes`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct GiveUp {
-    /// Requests in a row that timed out.
-    pub timeouts: u32,
-    /// Requests in a row that crashed the backend.
-    pub crashes: u32,
-}
-
-impl Default for GiveUp {
-    fn default() -> Self {
-        GiveUp {
-            timeouts: DEFAULT_GIVE_UP_AFTER,
-            crashes: DEFAULT_GIVE_UP_AFTER_CRASHES,
-        }
-    }
-}
-
 /// [`open_confined`], with a subprocess backend declared dead as `give_up` says.
 pub fn open_giving_up(
     arg: &str,
@@ -103,8 +82,7 @@ pub fn open_giving_up(
     if let Some(command_line) = arg.strip_prefix("exec:") {
         let exec = ExecBackend::with_confinement(command_line, timeout, profile, confine)
             .map_err(|e| format!("backend `{arg}`: {e}"))?
-            .give_up_after(give_up.timeouts)
-            .give_up_after_crashes(give_up.crashes);
+            .giving_up(give_up);
         exec.greet().map_err(|e| {
             // The backend's own words, without the harness's notes on each start.
             let stderr: Vec<String> = exec

@@ -34,11 +34,30 @@ pub const DEFAULT_GIVE_UP_AFTER: u32 = 5;
 
 /// Requests in a row that crash the backend (it exits, or its answer is out of step, and it
 /// must be restarted), after which it is declared dead as after [`DEFAULT_GIVE_UP_AFTER`]
-/// timeouts ([`ExecBackend::give_up_after_crashes`] changes it; 0 never gives up). Higher than
+/// timeouts ([`ExecBackend::giving_up`] changes it; 0 never gives up). Higher than
 /// the timeouts' limit: a crash costs a restart, not a timeout, and an engine that crashes on
 /// one kind of input still answers the others, so only a long streak says it answers nothing.
 /// A backend that crashes on every request costs this many restarts, not one per trial.
 pub const DEFAULT_GIVE_UP_AFTER_CRASHES: u32 = 20;
+
+/// When a subprocess backend is declared dead: after `timeouts` requests in a row that timed
+/// out, or `crashes` in a row that crashed it (0: never).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GiveUp {
+    /// Requests in a row that timed out ([`DEFAULT_GIVE_UP_AFTER`]).
+    pub timeouts: u32,
+    /// Requests in a row that crashed the backend ([`DEFAULT_GIVE_UP_AFTER_CRASHES`]).
+    pub crashes: u32,
+}
+
+impl Default for GiveUp {
+    fn default() -> Self {
+        GiveUp {
+            timeouts: DEFAULT_GIVE_UP_AFTER,
+            crashes: DEFAULT_GIVE_UP_AFTER_CRASHES,
+        }
+    }
+}
 
 /// The longest line read from a backend; a longer one is a protocol failure.
 pub const MAX_LINE: usize = crate::input::MAX_SCENARIO as usize;
@@ -295,8 +314,7 @@ pub struct ExecBackend {
     argv: Vec<String>,
     command_line: String,
     timeout: Duration,
-    give_up_after: u32,
-    give_up_after_crashes: u32,
+    give_up: GiveUp,
     identity: OnceLock<Identity>,
     state: Mutex<State>,
     log: StderrLog,
@@ -359,8 +377,7 @@ impl ExecBackend {
             argv,
             command_line: command_line.to_owned(),
             timeout,
-            give_up_after: DEFAULT_GIVE_UP_AFTER,
-            give_up_after_crashes: DEFAULT_GIVE_UP_AFTER_CRASHES,
+            give_up: GiveUp::default(),
             identity: OnceLock::new(),
             state: Mutex::new(State::default()),
             log,
@@ -377,14 +394,13 @@ impl ExecBackend {
     /// Declares the backend dead after `n` requests in a row that cost the whole timeout
     /// (0: never), instead of [`DEFAULT_GIVE_UP_AFTER`].
     pub fn give_up_after(mut self, n: u32) -> Self {
-        self.give_up_after = n;
+        self.give_up.timeouts = n;
         self
     }
 
-    /// Declares the backend dead after `n` requests in a row that crashed it (0: never),
-    /// instead of [`DEFAULT_GIVE_UP_AFTER_CRASHES`].
-    pub fn give_up_after_crashes(mut self, n: u32) -> Self {
-        self.give_up_after_crashes = n;
+    /// Declares the backend dead as `give_up` says, instead of [`GiveUp::default`].
+    pub fn giving_up(mut self, give_up: GiveUp) -> Self {
+        self.give_up = give_up;
         self
     }
 
@@ -603,9 +619,10 @@ impl ExecBackend {
     /// The streak that declares the backend dead, if one reached its limit: how many requests
     /// in a row, and what they did.
     fn dead_after(&self, state: &State) -> Option<(u32, &'static str)> {
-        if self.give_up_after > 0 && state.timeouts >= self.give_up_after {
+        let GiveUp { timeouts, crashes } = self.give_up;
+        if timeouts > 0 && state.timeouts >= timeouts {
             Some((state.timeouts, "timed out"))
-        } else if self.give_up_after_crashes > 0 && state.crashes >= self.give_up_after_crashes {
+        } else if crashes > 0 && state.crashes >= crashes {
             Some((
                 state.crashes,
                 "crashed the backend (it exited, or answered out of step, and was restarted)",

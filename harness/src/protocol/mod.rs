@@ -12,7 +12,7 @@ mod serve;
 pub mod strays;
 
 pub use client::{
-    split_command_line, stop_all_backends, BrokenBackend, ExecBackend, StderrLog,
+    split_command_line, stop_all_backends, BrokenBackend, ExecBackend, GiveUp, StderrLog,
     DEFAULT_GIVE_UP_AFTER, DEFAULT_GIVE_UP_AFTER_CRASHES, DEFAULT_TIMEOUT, MAX_HANDSHAKE_FAILURES,
     MIN_HANDSHAKE_TIMEOUT,
 };
