@@ -145,6 +145,14 @@ pub struct Subject {
     pub part: Option<Part>,
 }
 
+/// A field's value as [`Subject::agrees_on`] compares it.
+#[derive(PartialEq)]
+enum FieldValue<'a> {
+    Number(u64),
+    Text(&'a str),
+    Part(Part),
+}
+
 /// The names of the fields of [`Subject`], as the clause tables list them.
 pub const SUBJECT_FIELDS: [&str; 12] = [
     "graph", "step", "index", "item", "pair", "input", "output", "tensor", "constant", "path",
@@ -258,6 +266,47 @@ impl Subject {
     pub fn in_graph(mut self, id: u32) -> Self {
         self.graph = Some(id);
         self
+    }
+
+    /// The value of the field called `name` (a name of [`SUBJECT_FIELDS`]), `None` when it is
+    /// not set or there is no such field.
+    fn field(&self, name: &str) -> Option<FieldValue<'_>> {
+        let num = |v: Option<u32>| v.map(|v| FieldValue::Number(u64::from(v)));
+        fn text(v: &Option<String>) -> Option<FieldValue<'_>> {
+            v.as_deref().map(FieldValue::Text)
+        }
+        match name {
+            "graph" => num(self.graph),
+            "step" => num(self.step),
+            "index" => self.index.map(FieldValue::Number),
+            "item" => text(&self.item),
+            "pair" => text(&self.pair),
+            "input" => num(self.input),
+            "output" => num(self.output),
+            "tensor" => text(&self.tensor),
+            "constant" => text(&self.constant),
+            "path" => text(&self.path),
+            "setup" => num(self.setup),
+            "part" => self.part.map(FieldValue::Part),
+            _ => None,
+        }
+    }
+
+    /// True when the field called `name` (a name of [`SUBJECT_FIELDS`]) is set.
+    pub fn sets(&self, name: &str) -> bool {
+        self.field(name).is_some()
+    }
+
+    /// True when `self` and `other` agree on every field named in `fields` (both unset, or
+    /// both set to the same value); names that are not fields agree. The same as comparing
+    /// both [`Subject::restricted_to`] `fields`, without building either.
+    pub fn agrees_on(&self, other: &Subject, fields: &[String]) -> bool {
+        fields.iter().all(|f| self.agrees_in(other, f))
+    }
+
+    /// True when `self` and `other` agree on the field called `name`, as [`Subject::agrees_on`].
+    pub fn agrees_in(&self, other: &Subject, name: &str) -> bool {
+        self.field(name) == other.field(name)
     }
 
     /// Only the fields named in `fields` (names of [`SUBJECT_FIELDS`]); the others cleared.
@@ -452,5 +501,92 @@ impl fmt::Display for Diagnostic {
             write!(f, " ({})", self.subject)?;
         }
         write!(f, ": {}", self.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Subjects that set one field to one of two values, or nothing: every pair of them differs
+    /// in at most two fields, which is what `agrees_on` must see.
+    fn subjects() -> Vec<Subject> {
+        let mut all = vec![Subject::default()];
+        for n in [1u32, 2] {
+            let text = |s: &str| Some(format!("{s}{n}"));
+            let part = if n == 1 { Part::Script } else { Part::Sizes };
+            all.extend([
+                Subject {
+                    graph: Some(n),
+                    ..Subject::default()
+                },
+                Subject {
+                    step: Some(n),
+                    ..Subject::default()
+                },
+                Subject {
+                    index: Some(u64::from(n)),
+                    ..Subject::default()
+                },
+                Subject {
+                    item: text("i"),
+                    ..Subject::default()
+                },
+                Subject {
+                    pair: text("p"),
+                    ..Subject::default()
+                },
+                Subject {
+                    input: Some(n),
+                    ..Subject::default()
+                },
+                Subject {
+                    output: Some(n),
+                    ..Subject::default()
+                },
+                Subject {
+                    tensor: text("t"),
+                    ..Subject::default()
+                },
+                Subject {
+                    constant: text("c"),
+                    ..Subject::default()
+                },
+                Subject {
+                    path: text("f"),
+                    ..Subject::default()
+                },
+                Subject {
+                    setup: Some(n),
+                    ..Subject::default()
+                },
+                Subject {
+                    part: Some(part),
+                    ..Subject::default()
+                },
+            ]);
+        }
+        all
+    }
+
+    #[test]
+    fn agreeing_on_fields_is_comparing_the_restricted_subjects() {
+        let mut lists: Vec<Vec<String>> = vec![Vec::new(), vec!["no-such-field".to_owned()]];
+        lists.extend(SUBJECT_FIELDS.iter().map(|f| vec![(*f).to_owned()]));
+        lists.push(SUBJECT_FIELDS.iter().map(|f| (*f).to_owned()).collect());
+        for a in subjects() {
+            for b in subjects() {
+                for fields in &lists {
+                    assert_eq!(
+                        a.agrees_on(&b, fields),
+                        a.restricted_to(fields) == b.restricted_to(fields),
+                        "{a:?} {b:?} on {fields:?}"
+                    );
+                }
+                for f in SUBJECT_FIELDS {
+                    assert_eq!(a.sets(f), !a.restricted_to(&[f.to_owned()]).is_empty());
+                }
+            }
+        }
     }
 }

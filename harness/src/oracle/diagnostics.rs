@@ -75,17 +75,11 @@ impl Expected {
     }
 }
 
-/// The subject fields compared for diagnostics citing `clause`: those it defines, and in a
-/// session the graph (SES-017).
-fn fields(spec: &Spec, clause: &str, session: bool) -> Vec<String> {
-    let mut f = spec
-        .clause(clause)
-        .map(|c| c.subject.clone())
-        .unwrap_or_default();
-    if session {
-        f.push("graph".to_owned());
-    }
-    f
+/// The subject fields compared for diagnostics citing `clause`: those it defines (in a
+/// session, the graph is compared as well: SES-017).
+fn defined<'s>(spec: &'s Spec, clause: &str) -> &'s [String] {
+    spec.clause(clause)
+        .map_or(&[][..], |c| c.subject.as_slice())
 }
 
 /// The key and the level agree where the suite's diagnostic has them. A key or level the suite's
@@ -102,9 +96,9 @@ fn same_place(e: &Expected, d: &Diagnostic) -> bool {
     key && level
 }
 
-/// The exact form: the clause, the key, the level and the subject fields the clause defines.
-/// A session's `graph` is compared when the suite's diagnostic names one.
-fn matches(spec: &Spec, e: &Expected, d: &Diagnostic, session: bool) -> bool {
+/// The exact form: the clause, the key, the level and the subject fields the clause defines
+/// (`defined`). A session's `graph` is compared when the suite's diagnostic names one.
+fn matches(e: &Expected, defined: &[String], d: &Diagnostic, session: bool) -> bool {
     if e.clause != d.clause || !same_place(e, d) {
         return false;
     }
@@ -112,25 +106,22 @@ fn matches(spec: &Spec, e: &Expected, d: &Diagnostic, session: bool) -> bool {
         None => true,
         Some(s) => {
             let graph = session && s.graph.is_some();
-            let f = fields(spec, &e.clause, graph);
-            s.restricted_to(&f) == d.subject.restricted_to(&f)
+            s.agrees_on(&d.subject, defined) && (!graph || s.graph == d.subject.graph)
         }
     }
 }
 
 /// The same behaviour in another form: the key and the level agree, and every subject field
-/// the suite's clause defines that the engine's diagnostic carries holds the same value.
-fn behaves_alike(spec: &Spec, e: &Expected, d: &Diagnostic, session: bool) -> bool {
+/// the suite's clause defines (`defined`) that the engine's diagnostic carries holds the same
+/// value.
+fn behaves_alike(e: &Expected, defined: &[String], d: &Diagnostic, session: bool) -> bool {
     if !same_place(e, d) {
         return false;
     }
     let Some(s) = &e.subject else { return true };
     let graph = session && s.graph.is_some();
-    fields(spec, &e.clause, graph).into_iter().all(|f| {
-        let f = [f];
-        let carried = d.subject.restricted_to(&f);
-        carried.is_empty() || carried == s.restricted_to(&f)
-    })
+    let alike = |f: &str| !d.subject.sets(f) || d.subject.agrees_in(s, f);
+    defined.iter().all(|f| alike(f)) && (!graph || alike("graph"))
 }
 
 /// True when `d` is about what `e` is about: it cites `e`'s clause, or names `e`'s key.
@@ -183,15 +174,17 @@ fn compare_with(
 ) -> Vec<Violation> {
     let mut owner: Vec<Option<usize>> = vec![None; actual.len()];
     let mut matched = vec![false; expected.len()];
+    // Looked up once per entry: every pair of an entry and a diagnostic is tried.
+    let fields: Vec<&[String]> = expected.iter().map(|e| defined(spec, &e.clause)).collect();
     // Round one: the exact form.
-    assign(expected, actual, &mut owner, &mut matched, |e, d| {
-        matches(spec, e, d, session)
+    assign(expected, actual, &mut owner, &mut matched, |i, d| {
+        matches(&expected[i], fields[i], d, session)
     });
     let mut out = Vec::new();
     // Round two: the same behaviour, labelled otherwise (OPT-012's).
     let exact = owner.clone();
-    assign(expected, actual, &mut owner, &mut matched, |e, d| {
-        behaves_alike(spec, e, d, session)
+    assign(expected, actual, &mut owner, &mut matched, |i, d| {
+        behaves_alike(&expected[i], fields[i], d, session)
     });
     for (j, d) in actual.iter().enumerate() {
         if let (None, Some(i)) = (exact[j], owner[j]) {
@@ -261,16 +254,15 @@ fn assign(
     actual: &[Diagnostic],
     owner: &mut [Option<usize>],
     matched: &mut [bool],
-    fits: impl Fn(&Expected, &Diagnostic) -> bool,
+    fits: impl Fn(usize, &Diagnostic) -> bool,
 ) {
     let taken: Vec<bool> = owner.iter().map(Option::is_some).collect();
     let mut order: Vec<usize> = (0..expected.len()).filter(|&i| !matched[i]).collect();
     order.sort_by_key(|&i| expected[i].optional);
-    let adjacent: Vec<Vec<usize>> = expected
-        .iter()
-        .map(|e| {
+    let adjacent: Vec<Vec<usize>> = (0..expected.len())
+        .map(|i| {
             (0..actual.len())
-                .filter(|&j| !taken[j] && fits(e, &actual[j]))
+                .filter(|&j| !taken[j] && fits(i, &actual[j]))
                 .collect()
         })
         .collect();
