@@ -13,6 +13,10 @@ use ge_conformance::certify::{self, shell_quote, Config};
 use ge_conformance::report::{Outcome, Report, Standing};
 use ge_spec::{Profile, Spec};
 
+/// What each request is given: a hang costs this much, an answer of the reference through a
+/// shim takes milliseconds.
+const REQUEST_TIMEOUT: Duration = Duration::from_millis(1000);
+
 /// Certifies the options cases of the tables (not the property) through `exec:command`.
 fn certify_cases(command: &str, timeout: Duration) -> (Report, String) {
     let arg = format!("exec:{command}");
@@ -66,7 +70,7 @@ fn check_misbehaviour(mode: &str, trigger: &str, says: &str, restarts: bool) {
         shim("misbehave.py"),
         reference_server()
     );
-    let (report, stderr) = certify_cases(&command, Duration::from_millis(2000));
+    let (report, stderr) = certify_cases(&command, REQUEST_TIMEOUT);
     assert!(!report.trials.is_empty());
     for t in &report.trials {
         let message = t.message.clone().unwrap_or_default();
@@ -114,7 +118,8 @@ fn a_crash_fails_only_its_cases() {
 
 #[test]
 fn a_hang_times_out() {
-    check_misbehaviour("hang", "dynamic", "no answer within 2000 ms", true);
+    let says = format!("no answer within {} ms", REQUEST_TIMEOUT.as_millis());
+    check_misbehaviour("hang", "dynamic", &says, true);
 }
 
 #[test]
@@ -245,7 +250,7 @@ fn a_hung_backend_behind_a_shell_is_stopped_with_it() {
         reference_server()
     );
     let command = format!("sh -c {}", shell_quote(&inner));
-    let (report, _) = certify_cases(&command, Duration::from_millis(2000));
+    let (report, _) = certify_cases(&command, REQUEST_TIMEOUT);
     assert!(
         report.trials.iter().any(|t| t.outcome == Outcome::Fail),
         "the hang was reached"
@@ -272,7 +277,7 @@ fn a_backend_that_crashes_on_every_request_is_declared_dead_after_a_streak() {
         shim("misbehave.py"),
         reference_server()
     );
-    let (report, stderr) = certify_cases(&command, Duration::from_millis(2000));
+    let (report, stderr) = certify_cases(&command, REQUEST_TIMEOUT);
     let streak = ge_conformance::protocol::DEFAULT_GIVE_UP_AFTER_CRASHES as usize;
     let said = |t: &ge_conformance::report::TrialResult, what: &str| {
         t.message.as_deref().unwrap_or("").contains(what)
