@@ -513,57 +513,20 @@ mod tests {
     fn subjects() -> Vec<Subject> {
         let mut all = vec![Subject::default()];
         for n in [1u32, 2] {
-            let text = |s: &str| Some(format!("{s}{n}"));
             let part = if n == 1 { Part::Script } else { Part::Sizes };
             all.extend([
-                Subject {
-                    graph: Some(n),
-                    ..Subject::default()
-                },
-                Subject {
-                    step: Some(n),
-                    ..Subject::default()
-                },
-                Subject {
-                    index: Some(u64::from(n)),
-                    ..Subject::default()
-                },
-                Subject {
-                    item: text("i"),
-                    ..Subject::default()
-                },
-                Subject {
-                    pair: text("p"),
-                    ..Subject::default()
-                },
-                Subject {
-                    input: Some(n),
-                    ..Subject::default()
-                },
-                Subject {
-                    output: Some(n),
-                    ..Subject::default()
-                },
-                Subject {
-                    tensor: text("t"),
-                    ..Subject::default()
-                },
-                Subject {
-                    constant: text("c"),
-                    ..Subject::default()
-                },
-                Subject {
-                    path: text("f"),
-                    ..Subject::default()
-                },
-                Subject {
-                    setup: Some(n),
-                    ..Subject::default()
-                },
-                Subject {
-                    part: Some(part),
-                    ..Subject::default()
-                },
+                Subject::default().in_graph(n),
+                Subject::step(n),
+                Subject::index(u64::from(n)),
+                Subject::item(format!("i{n}")),
+                Subject::pair(format!("p{n}")),
+                Subject::input(n),
+                Subject::output(n),
+                Subject::tensor(format!("t{n}")),
+                Subject::constant(format!("c{n}")),
+                Subject::path(format!("f{n}")),
+                Subject::setup(n),
+                Subject::part(part),
             ]);
         }
         all
