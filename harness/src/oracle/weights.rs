@@ -1044,21 +1044,34 @@ fn match_nodes<'a>(
     weights: &'a [Weight],
     o: &WeightsObservation,
 ) -> Result<BTreeMap<&'a str, usize>, Violation> {
-    let mut used = vec![false; o.nodes.len()];
+    // Each constant takes the first node not yet taken whose name it accepts. The nodes of one
+    // name are taken in order, so the ones taken are a prefix of that name's list: a cursor per
+    // name finds the first free one without scanning every node for every constant.
+    let mut by_name: BTreeMap<&str, (Vec<usize>, usize)> = BTreeMap::new();
+    for (i, n) in o.nodes.iter().enumerate() {
+        by_name.entry(n.name.as_str()).or_default().0.push(i);
+    }
+    let mut taken = 0;
     let mut matched = Vec::with_capacity(weights.len());
     for (name, _, bytes) in weights {
         let accepted = accepted_names(profile, naming, mode, name, bytes);
-        let at = o
-            .nodes
-            .iter()
-            .enumerate()
-            .position(|(i, n)| !used[i] && accepted.contains(&n.name));
-        if let Some(i) = at {
-            used[i] = true;
+        let mut at: Option<(usize, &str)> = None;
+        for n in &accepted {
+            if let Some((nodes, next)) = by_name.get(n.as_str()) {
+                if let Some(&i) = nodes.get(*next) {
+                    if at.is_none_or(|(j, _)| i < j) {
+                        at = Some((i, n.as_str()));
+                    }
+                }
+            }
         }
-        matched.push(at);
+        if let Some((_, next)) = at.and_then(|(_, n)| by_name.get_mut(n)) {
+            *next += 1;
+            taken += 1;
+        }
+        matched.push(at.map(|(i, _)| i));
     }
-    if matched.iter().any(Option::is_none) || used.iter().any(|u| !u) {
+    if matched.iter().any(Option::is_none) || taken < o.nodes.len() {
         let names: Vec<&str> = o.nodes.iter().map(|n| n.name.as_str()).collect();
         let want: Vec<String> = weights
             .iter()
@@ -2132,6 +2145,14 @@ fn files_read_back(cx: &Disk) -> Vec<Violation> {
     if !o.errors.is_empty() {
         return v;
     }
+    // Either profile's name: the judge holds the names, this reads the bytes back. A name two
+    // constants share is the first one's.
+    let mut by_name: BTreeMap<String, &Weight> = BTreeMap::new();
+    for w in cx.weights.iter() {
+        for name in accepted_names(cx.profile, Naming::EitherProfile, cx.mode, &w.0, &w.2) {
+            by_name.entry(name).or_insert(w);
+        }
+    }
     for n in &o.nodes {
         let (Some(file), Some(off), Some(len)) = (&n.file, n.offset, n.length) else {
             continue;
@@ -2139,10 +2160,7 @@ fn files_read_back(cx: &Disk) -> Vec<Violation> {
         if cx.gone(file) {
             continue;
         }
-        // Either profile's name: the judge holds the names, this reads the bytes back.
-        let Some(w) = cx.weights.iter().find(|w| {
-            accepted_names(cx.profile, Naming::EitherProfile, cx.mode, &w.0, &w.2).contains(&n.name)
-        }) else {
+        let Some(w) = by_name.get(&n.name) else {
             continue;
         };
         let back = match cx.found.get(&cx.land(file)) {
