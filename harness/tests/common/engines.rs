@@ -63,19 +63,24 @@ pub fn assert_certified(report: &Report) {
     );
 }
 
-/// The clauses `report` (a run at level `strict`) fails on that `adjudication` never names.
+/// The clauses `report` departs from that `adjudication` never names: at level `strict`, the
+/// clauses its failures break; at level `documented`, the clauses of its deviations as well
+/// (the same clauses: a deviation is what fails at `strict`, as
+/// `text_engine::deviations_at_documented_are_the_failures_at_strict` checks on a whole run).
 #[allow(dead_code)] // each test crate uses the helpers it needs
 pub fn unadjudicated(report: &Report, adjudication: &str) -> Vec<String> {
-    let mut broken: Vec<String> = report
+    let mut departed: Vec<String> = report
         .trials
         .iter()
-        .filter(|t| t.outcome == Outcome::Fail)
-        .flat_map(|t| t.broken.clone())
+        .flat_map(|t| {
+            let broken = (t.outcome == Outcome::Fail).then_some(&t.broken);
+            broken.into_iter().flatten().chain(&t.deviations).cloned()
+        })
         .collect();
-    broken.sort();
-    broken.dedup();
-    broken.retain(|c| !adjudication.contains(c.as_str()));
-    broken
+    departed.sort();
+    departed.dedup();
+    departed.retain(|c| !adjudication.contains(c.as_str()));
+    departed
 }
 
 /// Rewrites the combined file of a weights answer with its distinct weights back to back (no
