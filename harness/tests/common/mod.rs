@@ -22,6 +22,28 @@ pub fn shim(name: &str) -> String {
     ge_conformance::certify::shell_quote(&path.to_string_lossy())
 }
 
+/// The Python interpreter the shims run under, quoted for a command line: the one `python3`
+/// on `PATH` starts, asked once. A version manager's `python3` on `PATH` (pyenv's) is a shell
+/// script that costs about 0.1 s of CPU on every start, and the shims start many times.
+#[allow(dead_code)] // each test crate uses the helpers it needs
+pub fn python() -> &'static str {
+    static PYTHON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PYTHON.get_or_init(|| {
+        std::process::Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .and_then(|o| String::from_utf8(o.stdout).ok())
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty())
+            .map_or_else(
+                || "python3".to_owned(),
+                |s| ge_conformance::certify::shell_quote(&s),
+            )
+    })
+}
+
 /// The command line that serves the reference over the protocol.
 #[allow(dead_code)] // each test crate uses the helpers it needs
 pub fn reference_server() -> String {

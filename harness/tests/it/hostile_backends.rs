@@ -32,8 +32,9 @@ fn certify_through(command: &str, filter: &str, timeout: Duration) -> Report {
 #[test]
 fn a_blank_line_flood_fails_its_case_and_the_run_goes_on() {
     // Every options case mentioning the trigger gets an endless stream of blank lines.
+    let py = common::python();
     let command = format!(
-        "python3 {} blank-flood ge.featureBaseRefreshable -- {}",
+        "{py} {} blank-flood ge.featureBaseRefreshable -- {}",
         shim("misbehave.py"),
         reference_server()
     );
@@ -95,8 +96,9 @@ fn a_backend_that_stops_reading_cannot_block_a_write() {
 fn lines_nobody_asked_for_fail_at_once_without_a_shrink_storm() {
     // Every answer comes twice: the second copy is a protocol violation, which fails the next
     // request and restarts the backend; a property does not shrink on it.
+    let py = common::python();
     let command = format!(
-        "python3 {} extra-line request -- {}",
+        "{py} {} extra-line request -- {}",
         shim("misbehave.py"),
         reference_server()
     );
@@ -236,8 +238,9 @@ fn an_interrupted_harness_stops_its_backend() {
     let dir = tempfile::tempdir_in(ge_conformance::sandbox::root()).expect("a temporary directory");
     let pidfile = dir.path().join("backend.pid");
     // The backend hangs on every request, so the run is still going when it is interrupted.
+    let py = common::python();
     let backend = format!(
-        "exec:python3 {} hang request -- {}",
+        "exec:{py} {} hang request -- {}",
         shim("misbehave.py"),
         reference_server()
     );
@@ -306,8 +309,9 @@ fn an_interrupted_harness_removes_its_sandbox_root() {
                 .unwrap_or(0)
         }
     };
+    let py = common::python();
     let backend = format!(
-        "exec:python3 {} hang request -- {}",
+        "exec:{py} {} hang request -- {}",
         shim("misbehave.py"),
         reference_server()
     );
@@ -336,8 +340,9 @@ fn an_interrupted_harness_removes_its_sandbox_root() {
 
 /// `misbehave.py late-hello` in front of the reference, greeting after `delay` seconds.
 fn late_greeter(delay: f64) -> String {
+    let py = common::python();
     format!(
-        "env MISBEHAVE_DELAY={delay} python3 {} late-hello unused -- {}",
+        "env MISBEHAVE_DELAY={delay} {py} {} late-hello unused -- {}",
         shim("misbehave.py"),
         reference_server()
     )

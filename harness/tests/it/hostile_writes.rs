@@ -26,8 +26,9 @@ fn weights_through(mode: &str, outside: Option<&Path>, level: Conformance) -> (R
             )
         })
         .unwrap_or_default();
+    let py = common::python();
     let command = format!(
-        "{env}python3 {} {mode} '\"capability\":\"weights\"' -- {}",
+        "{env}{py} {} {mode} '\"capability\":\"weights\"' -- {}",
         shim("misbehave.py"),
         reference_server()
     );

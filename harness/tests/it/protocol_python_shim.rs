@@ -31,8 +31,9 @@ fn shim_and_spec(dir: &std::path::Path) -> (PathBuf, PathBuf) {
 fn the_python_shim_passes_the_options_capability() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (spec, script) = shim_and_spec(dir.path());
+    let py = common::python();
     let arg = format!(
-        "exec:python3 {} --spec {}",
+        "exec:{py} {} --spec {}",
         shell_quote(&script.to_string_lossy()),
         shell_quote(&spec.to_string_lossy())
     );
@@ -109,8 +110,9 @@ fn the_protocol_doc_shows_a_real_session() {
     let (spec, script) = shim_and_spec(dir.path());
     let (sent, got) = (dir.path().join("sent"), dir.path().join("got"));
     let q = |p: &std::path::Path| shell_quote(&p.to_string_lossy());
+    let py = common::python();
     let pipe = format!(
-        "tee {} | python3 {} --spec {} | tee {}",
+        "tee {} | {py} {} --spec {} | tee {}",
         q(&sent),
         q(&script),
         q(&spec),

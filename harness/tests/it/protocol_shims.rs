@@ -65,8 +65,9 @@ fn check_misbehaviour(mode: &str, trigger: &str, says: &str, restarts: bool) {
         "{trigger}: pick a trigger that some, but few, cases mention ({} do)",
         hit.len()
     );
+    let py = common::python();
     let command = format!(
-        "python3 {} {mode} {trigger} -- {}",
+        "{py} {} {mode} {trigger} -- {}",
         shim("misbehave.py"),
         reference_server()
     );
@@ -243,8 +244,9 @@ fn a_hung_backend_behind_a_shell_is_stopped_with_it() {
     // Where a confined backend may write (ge_conformance::confine): under the sandbox root.
     let dir = tempfile::tempdir_in(ge_conformance::sandbox::root()).expect("temp dir");
     let pids = dir.path().join("pids");
+    let py = common::python();
     let inner = format!(
-        "MISBEHAVE_PIDFILE={} python3 {} hang dynamic -- {}; :",
+        "MISBEHAVE_PIDFILE={} {py} {} hang dynamic -- {}; :",
         shell_quote(&pids.to_string_lossy()),
         shim("misbehave.py"),
         reference_server()
@@ -272,8 +274,9 @@ fn a_hung_backend_behind_a_shell_is_stopped_with_it() {
 fn a_backend_that_crashes_on_every_request_is_declared_dead_after_a_streak() {
     // Every request crashes the backend: a restart each would cost one per trial; the streak
     // of DEFAULT_GIVE_UP_AFTER_CRASHES ends it, and every later trial fails at once.
+    let py = common::python();
     let command = format!(
-        "python3 {} crash request -- {}",
+        "{py} {} crash request -- {}",
         shim("misbehave.py"),
         reference_server()
     );
