@@ -189,7 +189,12 @@ impl Removal {
     /// `scenario` without this element, or `None` when it has no such element.
     pub fn apply(&self, scenario: &Scenario) -> Option<Scenario> {
         let mut s = scenario.clone();
-        let applied = match (self, &mut s) {
+        self.apply_to(&mut s).then_some(s)
+    }
+
+    /// Applies the removal to `s` in place; false, with `s` untouched, where it does not apply.
+    fn apply_to(&self, s: &mut Scenario) -> bool {
+        match (self, s) {
             (Removal::Key(level, key), s) => maps_mut(s).at_mut(*level).remove(key).is_some(),
             (Removal::LoadKey(i, key), Scenario::Session(s)) => match s.events.get_mut(*i) {
                 Some(SessionEvent::Load {
@@ -223,15 +228,17 @@ impl Removal {
                 }
             }
             _ => false,
-        };
-        applied.then_some(s)
+        }
     }
 
-    /// `scenario` with every removal of `removals` that applies, in order.
+    /// `scenario` with every removal of `removals` that applies, in order. One copy, changed in
+    /// place: the shrinker applies the removals to every value it tries.
     pub fn apply_all(removals: &[Removal], scenario: &Scenario) -> Scenario {
-        removals
-            .iter()
-            .fold(scenario.clone(), |s, r| r.apply(&s).unwrap_or(s))
+        let mut s = scenario.clone();
+        for r in removals {
+            r.apply_to(&mut s);
+        }
+        s
     }
 }
 
