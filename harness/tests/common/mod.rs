@@ -44,6 +44,18 @@ pub fn python() -> &'static str {
     })
 }
 
+/// The command line of the misbehaving shim (`tests/shims/misbehave.py`) with `args` (its mode
+/// and trigger) in front of the reference served over the protocol.
+#[allow(dead_code)] // each test crate uses the helpers it needs
+pub fn misbehave(args: &str) -> String {
+    format!(
+        "{} {} {args} -- {}",
+        python(),
+        shim("misbehave.py"),
+        reference_server()
+    )
+}
+
 /// The command line that serves the reference over the protocol.
 #[allow(dead_code)] // each test crate uses the helpers it needs
 pub fn reference_server() -> String {

@@ -84,12 +84,7 @@ fn judge_draws_the_backend_beside_the_reference() {
     // The backend writes no file, but it runs confined to the sandbox root like any other.
     let dir = tempfile::tempdir_in(ge_conformance::sandbox::root()).expect("a directory");
     let file = dir.path().join("judged.svg");
-    let py = common::python();
-    let backend = format!(
-        "exec:{py} {} zero-offsets memory -- {}",
-        common::shim("misbehave.py"),
-        common::reference_server()
-    );
+    let backend = format!("exec:{}", common::misbehave("zero-offsets memory"));
     let out = eval(
         &[
             "--case",
@@ -120,12 +115,7 @@ fn judge_draws_the_backend_beside_the_reference() {
 fn certify_out_draws_a_failing_backends_bundle() {
     let dir = tempfile::tempdir_in(ge_conformance::sandbox::root()).expect("a directory");
     let bundle = dir.path().join("bundle");
-    let py = common::python();
-    let backend = format!(
-        "exec:{py} {} zero-offsets memory -- {}",
-        common::shim("misbehave.py"),
-        common::reference_server()
-    );
+    let backend = format!("exec:{}", common::misbehave("zero-offsets memory"));
     let out = Command::new(env!("CARGO_BIN_EXE_ge-conformance"))
         .args([
             "certify",

@@ -4,7 +4,7 @@
 //! of its own, so a regression fails fast instead of hanging the test run.
 
 use crate::common;
-use common::{reference_server, shim, within};
+use common::{misbehave, reference_server, shim, within};
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -32,12 +32,7 @@ fn certify_through(command: &str, filter: &str, timeout: Duration) -> Report {
 #[test]
 fn a_blank_line_flood_fails_its_case_and_the_run_goes_on() {
     // Every options case mentioning the trigger gets an endless stream of blank lines.
-    let py = common::python();
-    let command = format!(
-        "{py} {} blank-flood ge.featureBaseRefreshable -- {}",
-        shim("misbehave.py"),
-        reference_server()
-    );
+    let command = misbehave("blank-flood ge.featureBaseRefreshable");
     let report = within(Duration::from_secs(120), move || {
         certify_through(&command, "options-", Duration::from_secs(2))
     });
@@ -96,12 +91,7 @@ fn a_backend_that_stops_reading_cannot_block_a_write() {
 fn lines_nobody_asked_for_fail_at_once_without_a_shrink_storm() {
     // Every answer comes twice: the second copy is a protocol violation, which fails the next
     // request and restarts the backend; a property does not shrink on it.
-    let py = common::python();
-    let command = format!(
-        "{py} {} extra-line request -- {}",
-        shim("misbehave.py"),
-        reference_server()
-    );
+    let command = misbehave("extra-line request");
     let start = Instant::now();
     let report = within(Duration::from_secs(120), move || {
         certify_through(&command, "property/options", Duration::from_secs(2))
@@ -238,12 +228,7 @@ fn an_interrupted_harness_stops_its_backend() {
     let dir = tempfile::tempdir_in(ge_conformance::sandbox::root()).expect("a temporary directory");
     let pidfile = dir.path().join("backend.pid");
     // The backend hangs on every request, so the run is still going when it is interrupted.
-    let py = common::python();
-    let backend = format!(
-        "exec:{py} {} hang request -- {}",
-        shim("misbehave.py"),
-        reference_server()
-    );
+    let backend = format!("exec:{}", misbehave("hang request"));
     let mut harness = std::process::Command::new(env!("CARGO_BIN_EXE_ge-conformance"))
         .args(["certify", "--timeout-ms", "60000", "--backend", &backend])
         .env("MISBEHAVE_PIDFILE", &pidfile)
@@ -309,12 +294,7 @@ fn an_interrupted_harness_removes_its_sandbox_root() {
                 .unwrap_or(0)
         }
     };
-    let py = common::python();
-    let backend = format!(
-        "exec:{py} {} hang request -- {}",
-        shim("misbehave.py"),
-        reference_server()
-    );
+    let backend = format!("exec:{}", misbehave("hang request"));
     let mut harness = std::process::Command::new(env!("CARGO_BIN_EXE_ge-conformance"))
         .args(["certify", "--timeout-ms", "60000", "--backend", &backend])
         .env("TMPDIR", base.path())
@@ -340,11 +320,9 @@ fn an_interrupted_harness_removes_its_sandbox_root() {
 
 /// `misbehave.py late-hello` in front of the reference, greeting after `delay` seconds.
 fn late_greeter(delay: f64) -> String {
-    let py = common::python();
     format!(
-        "env MISBEHAVE_DELAY={delay} {py} {} late-hello unused -- {}",
-        shim("misbehave.py"),
-        reference_server()
+        "env MISBEHAVE_DELAY={delay} {}",
+        misbehave("late-hello unused")
     )
 }
 

@@ -4,7 +4,7 @@
 //! makes in the sandbox and removes). Each test runs under a hard limit of its own.
 
 use crate::common;
-use common::{reference_server, shim, within};
+use common::{misbehave, reference_server, within};
 
 use std::path::Path;
 use std::time::Duration;
@@ -26,11 +26,9 @@ fn weights_through(mode: &str, outside: Option<&Path>, level: Conformance) -> (R
             )
         })
         .unwrap_or_default();
-    let py = common::python();
     let command = format!(
-        "{env}{py} {} {mode} '\"capability\":\"weights\"' -- {}",
-        shim("misbehave.py"),
-        reference_server()
+        "{env}{}",
+        misbehave(&format!("{mode} '\"capability\":\"weights\"'"))
     );
     within(Duration::from_secs(120), move || {
         let arg = format!("exec:{command}");

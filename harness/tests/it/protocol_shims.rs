@@ -4,7 +4,7 @@
 //! never greets, however often it is started, is a set-up error with its reason.
 
 use crate::common;
-use common::{reference_server, shim};
+use common::{misbehave, shim};
 
 use std::time::Duration;
 
@@ -65,12 +65,7 @@ fn check_misbehaviour(mode: &str, trigger: &str, says: &str, restarts: bool) {
         "{trigger}: pick a trigger that some, but few, cases mention ({} do)",
         hit.len()
     );
-    let py = common::python();
-    let command = format!(
-        "{py} {} {mode} {trigger} -- {}",
-        shim("misbehave.py"),
-        reference_server()
-    );
+    let command = misbehave(&format!("{mode} {trigger}"));
     let (report, stderr) = certify_cases(&command, REQUEST_TIMEOUT);
     assert!(!report.trials.is_empty());
     for t in &report.trials {
@@ -244,12 +239,10 @@ fn a_hung_backend_behind_a_shell_is_stopped_with_it() {
     // Where a confined backend may write (ge_conformance::confine): under the sandbox root.
     let dir = tempfile::tempdir_in(ge_conformance::sandbox::root()).expect("temp dir");
     let pids = dir.path().join("pids");
-    let py = common::python();
     let inner = format!(
-        "MISBEHAVE_PIDFILE={} {py} {} hang dynamic -- {}; :",
+        "MISBEHAVE_PIDFILE={} {}; :",
         shell_quote(&pids.to_string_lossy()),
-        shim("misbehave.py"),
-        reference_server()
+        misbehave("hang dynamic")
     );
     let command = format!("sh -c {}", shell_quote(&inner));
     let (report, _) = certify_cases(&command, REQUEST_TIMEOUT);
@@ -274,12 +267,7 @@ fn a_hung_backend_behind_a_shell_is_stopped_with_it() {
 fn a_backend_that_crashes_on_every_request_is_declared_dead_after_a_streak() {
     // Every request crashes the backend: a restart each would cost one per trial; the streak
     // of DEFAULT_GIVE_UP_AFTER_CRASHES ends it, and every later trial fails at once.
-    let py = common::python();
-    let command = format!(
-        "{py} {} crash request -- {}",
-        shim("misbehave.py"),
-        reference_server()
-    );
+    let command = misbehave("crash request");
     let (report, stderr) = certify_cases(&command, REQUEST_TIMEOUT);
     let streak = ge_conformance::protocol::DEFAULT_GIVE_UP_AFTER_CRASHES as usize;
     let said = |t: &ge_conformance::report::TrialResult, what: &str| {
