@@ -714,10 +714,7 @@ pub fn report(
         upstream_source: (cfg.judging.profile == ge_spec::Profile::Upstream)
             .then(|| crate::divergence::pinned(Spec::embedded())),
         confinement: None,
-        started: Some(
-            chrono::DateTime::<chrono::Utc>::from(started)
-                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-        ),
+        started: Some(crate::clock::rfc3339_utc(started)),
         host: host_name(),
         micros: micros(wall),
     };

@@ -12,8 +12,9 @@
 //!   link that points out) is refused by the kernel: nothing outside changes, and the backend
 //!   sees the refusal as a permission error. A refused write is not itself reported: the
 //!   backend's answer is judged as it comes;
-//! - without Landlock (another system, an older kernel, `--no-confine`), such a write succeeds
-//!   and is not seen: the report says which of these held ([`Status`]);
+//! - without Landlock (another system, an older kernel, `--no-confine`, or the library built
+//!   without its default feature `landlock`), such a write succeeds and is not seen: the report
+//!   says which of these held ([`Status`]);
 //! - an in-process backend shares the harness's process: nothing here applies to it, and only
 //!   the sandbox and the private directory around it are inspected.
 //!
@@ -210,7 +211,7 @@ pub fn spawn(command: &mut Command, area: &Area) -> (std::io::Result<Child>, Sta
 }
 
 /// Restricts the calling thread's writes to `allowed` (and what lies beneath).
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", feature = "landlock"))]
 fn restrict(allowed: &[PathBuf]) -> Status {
     use landlock::{
         path_beneath_rules, AccessFs, LandlockStatus, Ruleset, RulesetAttr, RulesetCreatedAttr,
@@ -254,6 +255,11 @@ fn restrict(allowed: &[PathBuf]) -> Status {
 #[cfg(not(target_os = "linux"))]
 fn restrict(_allowed: &[PathBuf]) -> Status {
     Status::WatchedOnly("Landlock exists on Linux only".into())
+}
+
+#[cfg(all(target_os = "linux", not(feature = "landlock")))]
+fn restrict(_allowed: &[PathBuf]) -> Status {
+    Status::WatchedOnly("built without the `landlock` feature".into())
 }
 
 /// What `after` holds that `before` did not: the entries a trial left.

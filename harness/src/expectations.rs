@@ -113,11 +113,9 @@ pub enum ExpectationsError {
 pub struct Date(pub u32, pub u32, pub u32);
 
 impl Date {
-    /// Parses `YYYY-MM-DD`: a day that exists in the proleptic Gregorian calendar, from year 1
-    /// (the calendar is chrono's; the shape, four digits, two, two, is checked first, since
-    /// chrono also reads unpadded numbers).
+    /// Parses `YYYY-MM-DD`: four digits, two and two, a day that exists in the proleptic
+    /// Gregorian calendar, from year 1.
     pub fn parse(text: &str) -> Option<Date> {
-        use chrono::Datelike;
         let b = text.as_bytes();
         let shaped = b.len() == 10
             && b.iter().enumerate().all(|(i, c)| {
@@ -130,20 +128,16 @@ impl Date {
         if !shaped {
             return None;
         }
-        let day = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()?;
-        let year = u32::try_from(day.year()).ok().filter(|y| *y >= 1)?;
-        Some(Date(year, day.month(), day.day()))
+        let number = |range: std::ops::Range<usize>| text[range].parse::<u32>().ok();
+        let (year, month, day) = (number(0..4)?, number(5..7)?, number(8..10)?);
+        let last = crate::clock::days_in_month(i64::from(year), month);
+        (year >= 1 && (1..=last).contains(&day)).then_some(Date(year, month, day))
     }
 
     /// Today (UTC), from the system clock.
     pub fn today() -> Date {
-        use chrono::Datelike;
-        let now = chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now());
-        Date(
-            u32::try_from(now.year()).unwrap_or(1),
-            now.month(),
-            now.day(),
-        )
+        let (year, month, day) = crate::clock::date_of(std::time::SystemTime::now());
+        Date(u32::try_from(year).unwrap_or(1), month, day)
     }
 }
 

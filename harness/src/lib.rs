@@ -10,7 +10,7 @@
 //!
 //! | Layer | Modules | What it holds |
 //! |---|---|---|
-//! | 1 rules | `judging`, `input`, `divergence` | the profile and level a verdict is made under, a broken clause ([`judging::Violation`]), capped reading of what a user hands over, the divergence map |
+//! | 1 rules | `judging`, `input`, `divergence`, `clock` | the profile and level a verdict is made under, a broken clause ([`judging::Violation`]), capped reading of what a user hands over, the divergence map, calendar dates |
 //! | 2 checks | `sandbox`, `oracle`, `pattern`, `gen`, `reduce` | the directories a trial's files are read back from, the oracles that say which clauses an observation breaks, `expect` patterns, scenario generators and shrinking |
 //! | 3 trials | `confine`, `protocol`, `dylib`, `backends`, `runner` | running one scenario on one backend: confinement, the subprocess protocol, the C ABI, the backends the command line names, and judging one answer |
 //! | 4 certification | `report`, `expectations`, `local`, `certify`, `snapshot`, `fuzz`, `findings` | the result of a run and its text renderers, waivers, a vendor's own tables, the run itself, snapshot trials, the fuzz targets' logic, corpus and promotion |
@@ -29,6 +29,7 @@
 pub mod backends;
 pub mod bundle;
 pub mod certify;
+pub mod clock;
 pub mod confine;
 pub mod divergence;
 pub mod draw;

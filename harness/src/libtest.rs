@@ -1,4 +1,4 @@
-//! The vendor entry point: turns the suite into libtest-mimic trials (`<table>/<case>` and
+//! The vendor entry point: turns the suite into libtest trials (`<table>/<case>` and
 //! `property/<capability>`), so `cargo test`, filters, `--ignored` and nextest work in a vendor's
 //! crate. A test target with `harness = false` and a `main` of a few lines is all it takes:
 //!
@@ -59,13 +59,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use ge_spec::{Backend, Conformance, Profile};
-use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 use crate::certify::{self, Config};
 use crate::expectations::Expectations;
 use crate::local::LocalCases;
 use crate::report::{Outcome, TrialKind, TrialResult};
 use crate::snapshot::{self, Snapshots};
+
+pub mod runner;
+pub use runner::{run, Arguments, Completion, Conclusion, Failed, Trial};
 
 /// The suite, ready to run against one backend.
 #[derive(Debug)]
@@ -563,11 +565,11 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         }
         let mut cfg = self.config.clone();
         if partial {
-            cfg.filter = Some(
-                args.filter
-                    .clone()
-                    .unwrap_or_else(|| "(libtest --skip or --exact)".to_owned()),
-            );
+            cfg.filter = Some(if args.filters.is_empty() {
+                "(libtest --skip or --ignored)".to_owned()
+            } else {
+                args.filters.join(" ")
+            });
         }
         certify::report(self.backend.as_ref(), &cfg, trials, started, wall)
     }
@@ -585,7 +587,7 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         if first_snapshots.is_some() {
             snapshot::quiet_first_run();
         }
-        let conclusion = libtest_mimic::run(&args, self.trials());
+        let conclusion = run(&args, self.trials());
         if let Some(s) = first_snapshots {
             s.summarise_first_run();
         }

@@ -12,10 +12,10 @@ use std::path::Path;
 use std::process::Command;
 
 use ge_conformance::certify::{self, Config};
+use ge_conformance::libtest::{Arguments, Failed, Trial};
 use ge_reference::Reference;
 use ge_spec::vocab::{TransferObservation, TransferScenario};
 use ge_spec::{Answer, Backend, Capability};
-use libtest_mimic::{Arguments, Failed, Trial};
 
 const SCHEMA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/junit/junit-10.xsd");
 
@@ -212,5 +212,5 @@ fn main() {
     if missing {
         eprintln!("xmllint is not installed (Debian: apt-get install libxml2-utils): the JUnit schema tests are ignored");
     }
-    libtest_mimic::run(&Arguments::from_args(), trials).exit();
+    ge_conformance::libtest::run(&Arguments::from_args(), trials).exit();
 }

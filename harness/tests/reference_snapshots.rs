@@ -10,11 +10,11 @@
 //! weights layouts of scenarios built for reading (with and without reuse, both memset
 //! policies, both naming modes); moving them would churn every one of those files for nothing.
 
+use ge_conformance::libtest::Arguments;
 use ge_conformance::libtest::Suite;
-use libtest_mimic::Arguments;
 
 fn main() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../snapshots/reference");
     let suite = Suite::new(ge_reference::Reference::default()).with_snapshots(dir);
-    libtest_mimic::run(&Arguments::from_args(), suite.snapshot_trials()).exit();
+    ge_conformance::libtest::run(&Arguments::from_args(), suite.snapshot_trials()).exit();
 }

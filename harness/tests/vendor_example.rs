@@ -19,9 +19,9 @@ use std::process::Command;
 use common::docs;
 
 use ge_conformance::libtest::Suite;
+use ge_conformance::libtest::{Arguments, Failed, Trial};
 use ge_spec::vocab::{OptionsObservation, OptionsScenario, TransferObservation, TransferScenario};
 use ge_spec::{Answer, Backend, Capability};
-use libtest_mimic::{Arguments, Failed, Trial};
 
 /// Set in the child: `changed` or `unchanged`, with the snapshot directory in `VENDOR_SNAPSHOTS_DIR`.
 const CHILD: &str = "VENDOR_SNAPSHOTS_CHILD";
@@ -814,5 +814,5 @@ fn main() {
             the_command_line_certifies_judges_and_promotes_a_served_engine,
         ),
     ];
-    libtest_mimic::run(&Arguments::from_args(), trials).exit();
+    ge_conformance::libtest::run(&Arguments::from_args(), trials).exit();
 }

@@ -19,7 +19,7 @@ impl Report {
     /// The JUnit document, before it is written.
     fn junit_document(&self) -> Document {
         let m = &self.meta;
-        let timestamp = m.started.as_deref().and_then(junit_timestamp);
+        let timestamp = m.started.as_deref().and_then(crate::clock::junit_timestamp);
         let properties: Vec<(String, String)> = self
             .junit_properties()
             .into_iter()
@@ -125,13 +125,6 @@ impl Report {
             system_err: None,
         })
     }
-}
-
-/// When the run started (RFC 3339) as JUnit's timestamps read, to the millisecond with the
-/// offset spelled out (`2026-12-01T20:45:07.000+00:00`); `None` when it does not parse.
-fn junit_timestamp(started: &str) -> Option<String> {
-    let t = chrono::DateTime::parse_from_rfc3339(started).ok()?;
-    Some(t.format("%Y-%m-%dT%H:%M:%S%.3f%:z").to_string())
 }
 
 /// One trial as a test case of its capability's suite.

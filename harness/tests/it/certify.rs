@@ -594,7 +594,7 @@ expires = "2027-01-01"
 fn libtest_run<B: Backend + Send + Sync + 'static>(
     suite: ge_conformance::libtest::Suite<B>,
     names: &[&str],
-) -> libtest_mimic::Conclusion {
+) -> ge_conformance::libtest::Conclusion {
     let trials: Vec<_> = suite
         .trials()
         .into_iter()
@@ -604,12 +604,12 @@ fn libtest_run<B: Backend + Send + Sync + 'static>(
     // Into a file of its own: an inner libtest summary in the test log would read as this
     // binary's own.
     let log = tempfile::NamedTempFile::new().expect("a log file");
-    let args = libtest_mimic::Arguments::from_iter([
-        "conformance".to_owned(),
+    let args = ge_conformance::libtest::Arguments::parse([
         "--test-threads=1".to_owned(),
         format!("--logfile={}", log.path().display()),
-    ]);
-    libtest_mimic::run(&args, trials)
+    ])
+    .expect("libtest's arguments");
+    ge_conformance::libtest::run(&args, trials)
 }
 
 /// A backend that declares nothing.
