@@ -750,6 +750,56 @@ fn the_readme_outputs_are_what_the_example_prints() -> Result<(), Failed> {
     Ok(())
 }
 
+/// nextest's protocol, as it drives the example: `--list --format terse` and the same with
+/// `--ignored` to list, then one process per trial, `--exact <listed name> --nocapture` (and
+/// `--ignored` for an ignored one), whose exit status is the verdict.
+fn nextest_lists_the_trials_and_runs_each_in_a_process() -> Result<(), Failed> {
+    let copy = copy_snapshots();
+    let nextest = [("NEXTEST", std::ffi::OsStr::new("1"))];
+    let run = |engine: &str, args: &[&str]| child(engine, copy.path(), true, args, &nextest);
+    let listed = |text: &str| -> Option<Vec<String>> {
+        text.lines()
+            .map(|l| l.strip_suffix(": test").map(str::to_owned))
+            .collect()
+    };
+    let (ok, text) = run("unchanged", &["--list", "--format", "terse"]);
+    let all = listed(&text).filter(|all| ok && all.len() > 500);
+    let Some(all) = all else {
+        return Err(format!("the list nextest reads:\n{text}").into());
+    };
+    let (ok, text) = run("unchanged", &["--list", "--format", "terse", "--ignored"]);
+    let ignored =
+        listed(&text).filter(|i| ok && !i.is_empty() && i.iter().all(|n| all.contains(n)));
+    let Some(ignored) = ignored else {
+        return Err(format!("the ignored trials nextest reads:\n{text}").into());
+    };
+    let trial = "[property] property/options";
+    if !all.iter().any(|n| n == trial) || ignored.iter().any(|n| n == trial) {
+        return Err(format!("`{trial}` is not listed to run").into());
+    }
+    let tally = format!(
+        "1 passed; 0 failed; 0 ignored; 0 measured; {} filtered out",
+        all.len() - 1
+    );
+    let (ok, text) = run("unchanged", &["--exact", trial, "--nocapture"]);
+    if !ok || !text.contains(&tally) {
+        return Err(format!("`{trial}` alone, expected `{tally}`:\n{text}").into());
+    }
+    let (ok, text) = run("off-by-one", &["--exact", trial, "--nocapture"]);
+    if ok || !text.contains("0 passed; 1 failed;") {
+        return Err(format!("`{trial}` of a wrong engine must fail its process:\n{text}").into());
+    }
+    // An ignored trial run anyway judges nothing: it fails rather than pass.
+    let (ok, text) = run(
+        "unchanged",
+        &["--exact", &ignored[0], "--nocapture", "--ignored"],
+    );
+    if ok || !text.contains("not supported") {
+        return Err(format!("`{}` run with --ignored:\n{text}", ignored[0]).into());
+    }
+    Ok(())
+}
+
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("serve") {
         // The one line of examples/vendor-engine/examples/serve.rs.
@@ -808,6 +858,10 @@ fn main() {
         Trial::test(
             "a_bad_environment_is_a_failing_trial_not_a_panic",
             a_bad_environment_is_a_failing_trial_not_a_panic,
+        ),
+        Trial::test(
+            "nextest_lists_the_trials_and_runs_each_in_a_process",
+            nextest_lists_the_trials_and_runs_each_in_a_process,
         ),
         Trial::test(
             "the_command_line_certifies_judges_and_promotes_a_served_engine",
