@@ -708,6 +708,43 @@ fn json_string(text: &str) -> String {
     serde_json::Value::from(text).to_string()
 }
 
+/// Runs `trials` on `threads` threads and hands each one's (name, kind, outcome) to `done`, on
+/// this thread, as they end.
+fn run_parallel(
+    args: &Arguments,
+    trials: Vec<Trial>,
+    threads: usize,
+    mut done: impl FnMut(String, String, Outcome),
+) {
+    let total = trials.len();
+    let queue = Mutex::new(trials.into_iter());
+    let (send, receive) = mpsc::channel();
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(total) {
+            let (queue, send) = (&queue, send.clone());
+            scope.spawn(move || loop {
+                let next = match queue.lock() {
+                    Ok(mut q) => q.next(),
+                    Err(poisoned) => poisoned.into_inner().next(),
+                };
+                let Some(t) = next else { break };
+                let outcome = if args.skips(&t) {
+                    Outcome::Ignored(None)
+                } else {
+                    run_one(t.body)
+                };
+                if send.send((t.name, t.kind, outcome)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(send);
+        for (name, kind, outcome) in receive.iter() {
+            done(name, kind, outcome);
+        }
+    });
+}
+
 /// Runs the `trials` that `args` selects, prints the run as libtest would, and returns the
 /// counts (`--list` lists them and returns an empty count).
 pub fn run(args: &Arguments, mut trials: Vec<Trial>) -> Conclusion {
@@ -757,34 +794,10 @@ pub fn run(args: &Arguments, mut trials: Vec<Trial>) -> Conclusion {
             count(&outcome, &t.name);
         }
     } else {
-        let total = trials.len();
-        let queue = Mutex::new(trials.into_iter());
-        let (send, receive) = mpsc::channel();
-        std::thread::scope(|scope| {
-            for _ in 0..threads.min(total) {
-                let (queue, send) = (&queue, send.clone());
-                scope.spawn(move || loop {
-                    let next = match queue.lock() {
-                        Ok(mut q) => q.next(),
-                        Err(poisoned) => poisoned.into_inner().next(),
-                    };
-                    let Some(t) = next else { break };
-                    let outcome = if args.skips(&t) {
-                        Outcome::Ignored(None)
-                    } else {
-                        run_one(t.body)
-                    };
-                    if send.send((t.name, t.kind, outcome)).is_err() {
-                        break;
-                    }
-                });
-            }
-            drop(send);
-            for (name, kind, outcome) in receive.iter() {
-                printer.started(&name, &kind);
-                printer.ended(&name, &outcome);
-                count(&outcome, &name);
-            }
+        run_parallel(args, trials, threads, |name, kind, outcome| {
+            printer.started(&name, &kind);
+            printer.ended(&name, &outcome);
+            count(&outcome, &name);
         });
     }
     printer.failures(&failed);
