@@ -523,19 +523,15 @@ enum StepKind {
 struct StepWants {
     step: u32,
     kind: StepKind,
-    /// The graphs the step concerns: the event's graph (before the event, or as the event
-    /// loaded it); at the end of the script, every graph still loaded.
-    known: BTreeMap<u32, Graph>,
+    /// The graphs the step concerns, by ascending id: the event's graph (before the event, or
+    /// as the event loaded it); at the end of the script, every graph still loaded. A list, not
+    /// a map: a script keeps one per step, of a single graph but at the end.
+    known: Vec<(u32, Graph)>,
     want: Vec<Want>,
 }
 
 /// The clause an entry that the clauses do not call for breaks.
-fn blame(
-    kind: StepKind,
-    block: Block,
-    model: &Model,
-    known: &BTreeMap<u32, Graph>,
-) -> &'static str {
+fn blame(kind: StepKind, block: Block, model: &Model, known: &[(u32, Graph)]) -> &'static str {
     let graph = match kind {
         StepKind::Refused => return "SES-012",
         StepKind::OptionsRefused => return "SES-017",
@@ -543,12 +539,10 @@ fn blame(
         StepKind::Load(g) | StepKind::Execute(g) | StepKind::Unload(g) => Some(g),
         StepKind::End => None,
     };
-    let info = |id: u32| known.get(&id);
+    let info = |id: u32| known.iter().find(|(k, _)| *k == id).map(|(_, g)| g);
     match block {
         Block::Feature(id) | Block::Io(id) if graph.is_some_and(|g| g != id) => "SES-013",
-        Block::Feature(id) | Block::Io(id) if graph.is_none() && !known.contains_key(&id) => {
-            "SES-011"
-        }
+        Block::Feature(id) | Block::Io(id) if graph.is_none() && info(id).is_none() => "SES-011",
         Block::Feature(_) if matches!(kind, StepKind::Execute(_)) => "SES-018",
         Block::Feature(id) => match info(id) {
             // Upstream the I/O bytes are part of this block (RZC-010, RZC-011 upstream).
@@ -1400,9 +1394,9 @@ impl<'a> Replay<'a> {
             | SessionEvent::Unload { graph } => *graph,
         };
         // The event's graph as it was before the event, or as the event made it.
-        let mut known: BTreeMap<u32, Graph> = BTreeMap::new();
+        let mut known = Vec::with_capacity(1);
         if let Some(g) = self.model.graphs.get(&id) {
-            known.insert(id, g.clone());
+            known.push((id, g.clone()));
         }
         let mut w = Vec::new();
         let kind = match event {
@@ -1420,8 +1414,8 @@ impl<'a> Replay<'a> {
             SessionEvent::Refresh { graph, bytes } => self.refresh(step, *graph, *bytes, &mut w),
             SessionEvent::Unload { graph } => self.unload(step, *graph, &mut w),
         };
-        if let (false, Some(g)) = (known.contains_key(&id), self.model.graphs.get(&id)) {
-            known.insert(id, g.clone());
+        if let (true, Some(g)) = (known.is_empty(), self.model.graphs.get(&id)) {
+            known.push((id, g.clone()));
         }
         self.wants.push(StepWants {
             step,
@@ -1572,7 +1566,7 @@ impl<'a> Replay<'a> {
         self.wants.push(StepWants {
             step: end,
             kind: StepKind::End,
-            known: before,
+            known: before.into_iter().collect(),
             want: w,
         });
     }
