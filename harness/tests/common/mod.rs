@@ -23,8 +23,10 @@ pub fn shim(name: &str) -> String {
 }
 
 /// The Python interpreter the shims run under, quoted for a command line: the one `python3`
-/// on `PATH` starts, asked once. A version manager's `python3` on `PATH` (pyenv's) is a shell
-/// script that costs about 0.1 s of CPU on every start, and the shims start many times.
+/// on `PATH` starts, asked once, with `-S`. A version manager's `python3` on `PATH` (pyenv's) is
+/// a shell script that costs about 0.1 s of CPU on every start, and the shims start many times;
+/// `-S` leaves out `site`, whose `.pth` files imported packages no shim uses (55 ms a start
+/// here, against 16 ms for the rest). The shims and the engines use the standard library only.
 #[allow(dead_code)] // each test crate uses the helpers it needs
 pub fn python() -> &'static str {
     static PYTHON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
@@ -38,8 +40,8 @@ pub fn python() -> &'static str {
             .map(|s| s.trim().to_owned())
             .filter(|s| !s.is_empty())
             .map_or_else(
-                || "python3".to_owned(),
-                |s| ge_conformance::certify::shell_quote(&s),
+                || "python3 -S".to_owned(),
+                |s| format!("{} -S", ge_conformance::certify::shell_quote(&s)),
             )
     })
 }
