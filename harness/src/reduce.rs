@@ -232,14 +232,74 @@ impl Removal {
     }
 
     /// `scenario` with every removal of `removals` that applies, in order. One copy, changed in
-    /// place: the shrinker applies the removals to every value it tries.
+    /// place: the shrinker applies the removals to every value it tries. Consecutive removals
+    /// of items of one list split it once ([`apply_list_run`]), where one at a time would split
+    /// and join a list of a thousand items for each.
     pub fn apply_all(removals: &[Removal], scenario: &Scenario) -> Scenario {
         let mut s = scenario.clone();
-        for r in removals {
-            r.apply_to(&mut s);
+        let mut rest = removals;
+        while let Some(first) = rest.first() {
+            let run = match first {
+                Removal::ListItems(level, key, ..) => rest
+                    .iter()
+                    .take_while(
+                        |r| matches!(r, Removal::ListItems(l, k, ..) if l == level && k == key),
+                    )
+                    .count(),
+                _ => 1,
+            };
+            match first {
+                Removal::ListItems(level, key, ..) if run > 1 => {
+                    apply_list_run(&mut s, *level, key, &rest[..run]);
+                }
+                _ => {
+                    first.apply_to(&mut s);
+                }
+            }
+            rest = &rest[run..];
         }
         s
     }
+}
+
+/// Applies `run`, removals of items of the list at `key` and `level`, as applying each in turn
+/// would: each splits the list's text at the separator it holds then (`|` before `,`, see
+/// [`list_separator`]), so a pair list down to one pair is split at its comma next, and a list
+/// down to one item without a separator takes no removal any more.
+fn apply_list_run(s: &mut Scenario, level: Level, key: &str, run: &[Removal]) {
+    let Some(value) = maps_mut(s).at_mut(level).get_mut(key) else {
+        return;
+    };
+    let Some(mut sep) = list_separator(value) else {
+        return;
+    };
+    let text = std::mem::take(value);
+    let mut items: Vec<&str> = text.split(sep).collect();
+    let mut changed = false;
+    for r in run {
+        let Removal::ListItems(_, _, start, len) = r else {
+            continue;
+        };
+        if items.len() < 2 {
+            match items.first() {
+                Some(only) if sep == '|' && only.contains(',') => {
+                    items = only.split(',').collect();
+                    sep = ',';
+                }
+                _ => break,
+            }
+        }
+        if *start < items.len() && *len > 0 {
+            let end = start.saturating_add(*len).min(items.len());
+            items.drain(*start..end);
+            changed = true;
+        }
+    }
+    *value = if changed {
+        items.join(&sep.to_string())
+    } else {
+        text.clone()
+    };
 }
 
 /// The index lists and pairs that name graph inputs or outputs, and where in a pair.
@@ -425,6 +485,32 @@ mod tests {
         assert!(budget < 100);
         // Replayed on the original, the removals give the same scenario.
         assert_eq!(Removal::apply_all(&made, &start), small);
+    }
+
+    proptest::proptest! {
+        /// A run of list-item removals applied at once ends where applying them one by one
+        /// does, whatever the list holds (`|` pairs, `,` items, both, neither) and wherever
+        /// the ranges fall.
+        #[test]
+        fn list_runs_apply_as_one_at_a_time(
+            value in "[0-9|,]{0,40}",
+            ranges in proptest::collection::vec((0usize..12, 0usize..5), 0..8),
+        ) {
+            let key = "ge.exec.outputReuseInputMemIndexes";
+            let mut s = transfer();
+            if let Scenario::Transfer(t) = &mut s {
+                t.options.graph.insert(key.into(), value);
+            }
+            let run: Vec<Removal> = ranges
+                .into_iter()
+                .map(|(start, len)| Removal::ListItems(Level::Graph, key.into(), start, len))
+                .collect();
+            let mut one_by_one = s.clone();
+            for r in &run {
+                r.apply_to(&mut one_by_one);
+            }
+            proptest::prop_assert_eq!(Removal::apply_all(&run, &s), one_by_one);
+        }
     }
 
     #[test]
