@@ -208,24 +208,8 @@ impl Removal {
             }
             (Removal::Run, Scenario::Memory(s)) => s.run.take().is_some(),
             (Removal::Port(input, i), Scenario::Memory(s)) => remove_port(s, *input, *i),
-            (Removal::ListItems(level, key, start, len), s) => {
-                match maps_mut(s).at_mut(*level).get_mut(key) {
-                    Some(value) => match list_separator(value) {
-                        Some(sep) if *start < value.split(sep).count() && *len > 0 => {
-                            let gone = *start..start.saturating_add(*len);
-                            let kept: Vec<&str> = value
-                                .split(sep)
-                                .enumerate()
-                                .filter(|(j, _)| !gone.contains(j))
-                                .map(|(_, item)| item)
-                                .collect();
-                            *value = kept.join(&sep.to_string());
-                            true
-                        }
-                        _ => false,
-                    },
-                    None => false,
-                }
+            (Removal::ListItems(level, key, ..), s) => {
+                apply_list_run(s, *level, key, std::slice::from_ref(self))
             }
             _ => false,
         }
@@ -249,7 +233,7 @@ impl Removal {
                 _ => 1,
             };
             match first {
-                Removal::ListItems(level, key, ..) if run > 1 => {
+                Removal::ListItems(level, key, ..) => {
                     apply_list_run(&mut s, *level, key, &rest[..run]);
                 }
                 _ => {
@@ -265,13 +249,14 @@ impl Removal {
 /// Applies `run`, removals of items of the list at `key` and `level`, as applying each in turn
 /// would: each splits the list's text at the separator it holds then (`|` before `,`, see
 /// [`list_separator`]), so a pair list down to one pair is split at its comma next, and a list
-/// down to one item without a separator takes no removal any more.
-fn apply_list_run(s: &mut Scenario, level: Level, key: &str, run: &[Removal]) {
+/// down to one item without a separator takes no removal any more. False, with the list
+/// untouched, where none applies.
+fn apply_list_run(s: &mut Scenario, level: Level, key: &str, run: &[Removal]) -> bool {
     let Some(value) = maps_mut(s).at_mut(level).get_mut(key) else {
-        return;
+        return false;
     };
     let Some(mut sep) = list_separator(value) else {
-        return;
+        return false;
     };
     let text = std::mem::take(value);
     let mut items: Vec<&str> = text.split(sep).collect();
@@ -300,6 +285,7 @@ fn apply_list_run(s: &mut Scenario, level: Level, key: &str, run: &[Removal]) {
     } else {
         text.clone()
     };
+    changed
 }
 
 /// The index lists and pairs that name graph inputs or outputs, and where in a pair.

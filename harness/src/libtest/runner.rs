@@ -914,27 +914,20 @@ mod tests {
                 ..Conclusion::default()
             };
             assert_eq!(c, want, "{out}");
-            assert!(out.contains("\nrunning 5 tests\n"), "{out}");
-            assert!(out.contains("test [options] a/pass    ... ok\n"), "{out}");
-            assert!(
-                out.contains("test           b/panic   ... FAILED\n"),
-                "{out}"
-            );
-            assert!(out.contains("... FAILED\n"), "{out}");
-            assert!(out.contains("... ignored (waived)\n"), "{out}");
-            assert!(out.contains("---- a/fail ----\nbroke A-1\n"), "{out}");
-            assert!(
-                out.contains("---- b/panic ----\ntest panicked: boom\n"),
-                "{out}"
-            );
-            assert!(out.contains("\nfailures:\n    "), "{out}");
-            assert!(
-                out.contains(
-                    "test result: FAILED. 1 passed; 2 failed; 2 ignored; 0 measured; \
-                     0 filtered out; finished in "
-                ),
-                "{out}"
-            );
+            for shown in [
+                "\nrunning 5 tests\n",
+                "test [options] a/pass    ... ok\n",
+                "test           b/panic   ... FAILED\n",
+                "... FAILED\n",
+                "... ignored (waived)\n",
+                "---- a/fail ----\nbroke A-1\n",
+                "---- b/panic ----\ntest panicked: boom\n",
+                "\nfailures:\n    ",
+                "test result: FAILED. 1 passed; 2 failed; 2 ignored; 0 measured; \
+                 0 filtered out; finished in ",
+            ] {
+                assert!(out.contains(shown), "{shown:?} in:\n{out}");
+            }
             assert!(!out.contains('\x1b'), "no colour in a log file: {out}");
         }
     }
