@@ -3,6 +3,6 @@
 mod loader;
 mod local_cases;
 // Run where the `schema` feature is on: `cargo test --workspace` turns it on (through the
-// command line's crate), `cargo test -p ge-spec --features schema` does.
+// harness's dev-dependency on itself), `cargo test -p ge-spec --features schema` does.
 #[cfg(feature = "schema")]
 mod schema;
