@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 
 use ge_spec::vocab::weights::resolve_in_sandbox;
 use ge_spec::vocab::weights::{
-    encode_hex, NodeConversion, NodeType, SetupStep, WeightsObservation, WeightsScenario,
-    WorkPathEnv, WrittenFile, MAX_WEIGHT_BYTES,
+    encode_hex, ConstNode, NodeConversion, NodeType, SetupStep, WeightsObservation,
+    WeightsScenario, WorkPathEnv, WrittenFile, MAX_WEIGHT_BYTES,
 };
 use ge_spec::{Answer, Diagnostic, Part, Product, Profile, RunMode, ShapeKind, Subject};
 use sha2::{Digest, Sha256};
@@ -260,6 +260,9 @@ fn check_scenario(
     let mut names = BTreeSet::new();
     let mut total = 0u64;
     let mut weights = Vec::new();
+    // A load whose declared lengths pass the cap is refused at the constant that passes it:
+    // the constants before it are checked as usual, their bytes never made.
+    let refused = past_the_cap(&scenario.constants);
     for node in &scenario.constants {
         let subject = Subject::constant(node.name.clone());
         let bad = |m: String| Diagnostic::new("WGT-002", m).subject(subject.clone());
@@ -285,7 +288,12 @@ fn check_scenario(
                 return None;
             }
         }
-        match node.bytes(MAX_WEIGHT_BYTES) {
+        let made = if refused {
+            node.check(MAX_WEIGHT_BYTES).map(|()| Vec::new())
+        } else {
+            node.bytes(MAX_WEIGHT_BYTES)
+        };
+        match made {
             Ok(bytes) => weights.push(Weight {
                 name: node.name.clone(),
                 node_type: node.node_type,
@@ -298,6 +306,20 @@ fn check_scenario(
         return None;
     }
     Some((work.unwrap_or_default(), weights))
+}
+
+/// Whether the constants' declared lengths add up to more than [`MAX_WEIGHT_BYTES`].
+fn past_the_cap(constants: &[ConstNode]) -> bool {
+    let mut total = 0u64;
+    !constants.iter().all(
+        |node| match total.checked_add(node.declared_len().unwrap_or(0)) {
+            Some(t) if t <= MAX_WEIGHT_BYTES => {
+                total = t;
+                true
+            }
+            _ => false,
+        },
+    )
 }
 
 /// Creates `parts` (and its missing parents) under the sandbox. The temporary directory must be

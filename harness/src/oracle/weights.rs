@@ -375,7 +375,8 @@ fn well_formed_constants(
     if scenario.constants.len() > MAX_CONSTANTS {
         return Err("WGT-002");
     }
-    let mut names = BTreeSet::new();
+    // The lengths first: a load past the cap is refused whatever its constants hold, and
+    // their bytes (up to 64 MiB) are never made.
     let mut total = 0u64;
     for c in &scenario.constants {
         let Some(len) = c.declared_len() else {
@@ -385,6 +386,9 @@ fn well_formed_constants(
             Some(t) if t <= MAX_WEIGHT_BYTES => t,
             _ => return Err("WGT-002"),
         };
+    }
+    let mut names = BTreeSet::new();
+    for c in &scenario.constants {
         let Ok(bytes) = c.bytes(MAX_WEIGHT_BYTES) else {
             return Err("WGT-002");
         };

@@ -127,6 +127,15 @@ impl ConstNode {
             (None, None) => Err("gives neither `hex` nor `fill`".into()),
         }
     }
+
+    /// What [`ConstNode::bytes`] would answer, without making the bytes of a `fill` weight
+    /// (up to `limit` of them, 64 MiB at the cap): for a load refused anyway.
+    pub fn check(&self, limit: u64) -> Result<(), String> {
+        match (&self.hex, &self.fill) {
+            (None, Some(f)) if f.len <= limit && usize::try_from(f.len).is_ok() => Ok(()),
+            _ => self.bytes(limit).map(drop),
+        }
+    }
 }
 
 /// The `ASCEND_WORK_PATH` environment variable as the engine sees it.
@@ -316,4 +325,41 @@ pub fn resolve_in_sandbox(base: &[String], rel: &str) -> Option<Vec<String>> {
         }
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn node(hex: Option<String>, fill: Option<(u8, u64)>) -> ConstNode {
+        ConstNode {
+            name: "c".into(),
+            node_type: NodeType::Const,
+            hex,
+            fill: fill.map(|(byte, len)| Fill { byte, len }),
+        }
+    }
+
+    proptest! {
+        /// `check` answers as `bytes` does, errors word for word, on either spelling, both or
+        /// neither, with lengths on both sides of the limit.
+        #[test]
+        fn check_answers_as_bytes(
+            hex in proptest::option::of("[0-9a-fA-Fx]{0,9}"),
+            fill in proptest::option::of((any::<u8>(), 0u64..40)),
+            limit in 0u64..20,
+        ) {
+            let n = node(hex, fill);
+            prop_assert_eq!(n.check(limit), n.bytes(limit).map(drop));
+        }
+    }
+
+    #[test]
+    fn check_of_a_fill_at_the_cap_makes_no_bytes() {
+        // 2^40 bytes could not be made at all: `check` answers without trying.
+        let n = node(None, Some((1, 1 << 40)));
+        assert_eq!(n.check(1 << 40), Ok(()));
+        assert!(n.check((1 << 40) - 1).is_err());
+    }
 }
