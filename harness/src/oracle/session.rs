@@ -1492,22 +1492,18 @@ impl<'a> Replay<'a> {
             self.refusals.insert(step, "SES-012");
             return StepKind::Refused;
         };
-        if g.io_at == Io::Run {
+        // No I/O bytes, no entries ([`Model::want`]): the block is not even named.
+        if g.io_at == Io::Run && g.io > 0 {
             // Upstream a dynamic-shape graph with `1` still takes its I/O memory per execution:
             // the value is never read there (RZC-012 upstream).
             let clause = if g.reuse_value { "RZC-012" } else { "RZC-010" };
+            let block = format!("graph-{id}/io");
             for _ in 0..times {
-                Model::want(
-                    w,
-                    TraceAction::Alloc,
-                    format!("graph-{id}/io"),
-                    g.io,
-                    clause,
-                );
+                Model::want(w, TraceAction::Alloc, block.clone(), g.io, clause);
                 Model::want(
                     w,
                     TraceAction::Free,
-                    format!("graph-{id}/io"),
+                    block.clone(),
                     g.io,
                     if g.reuse_value { "RZC-012" } else { "RZC-011" },
                 );
