@@ -172,38 +172,47 @@ fn crash_files_are_read_through_their_target() {
 
 #[test]
 fn the_corpus_has_seeds_for_every_target_from_the_tables_and_the_boundaries() {
-    let dir = tempfile::tempdir().unwrap();
-    let written = findings::write_corpus(Spec::embedded(), dir.path(), None).expect("writes");
-    assert_eq!(written.len(), fuzz::TARGETS.len());
+    // Every target's seeds, as `corpus` writes them: one file per seed, so names never repeat.
+    let spec = Spec::embedded();
+    let seeds: Vec<(&str, Vec<(String, Vec<u8>)>)> = fuzz::TARGETS
+        .iter()
+        .map(|t| (t.name, t.seeds(spec)))
+        .collect();
+    for (target, seeds) in &seeds {
+        assert!(!seeds.is_empty(), "{target} has no seeds");
+        let names: BTreeSet<&str> = seeds.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names.len(), seeds.len(), "{target} names two seeds alike");
+        assert!(
+            seeds.iter().all(|(_, b)| b.len() <= fuzz::MAX_SEED_BYTES),
+            "{target} has a seed over the cap"
+        );
+    }
     // The built cases (10,000 constants, 100,000 events) are over the seed size cap; every table
-    // case seeds the differential target.
-    let cases = Spec::embedded()
+    // case and every boundary scenario seeds the differential target.
+    let cases = spec
         .cases()
         .iter()
         .filter(|c| !ge_spec::built::TABLES.contains(&c.table.as_str()))
         .count();
-    for (target, n) in &written {
-        let files: Vec<_> = std::fs::read_dir(dir.path().join(target))
-            .unwrap()
-            .map(|e| e.unwrap().metadata().unwrap().len())
-            .collect();
-        assert_eq!(files.len(), *n, "{target}");
-        assert!(*n > 0, "{target} has no seeds");
-        assert!(
-            files.iter().all(|&len| len <= fuzz::MAX_SEED_BYTES as u64),
-            "{target} has a seed over the cap"
-        );
-    }
-    let differential = written.iter().find(|(t, _)| *t == "differential").unwrap();
     let boundaries: usize = ge_spec::Capability::ALL
         .into_iter()
         .map(|c| ge_conformance::gen::boundary_scenarios(c).len())
         .sum();
-    assert_eq!(
-        differential.1,
-        cases + boundaries,
-        "every table case and every boundary scenario seeds the differential target"
-    );
-    let err = findings::write_corpus(Spec::embedded(), dir.path(), Some("nope")).unwrap_err();
+    let differential = seeds.iter().find(|(t, _)| *t == "differential").unwrap();
+    assert_eq!(differential.1.len(), cases + boundaries);
+    // Written to disk: each target's seeds, byte for byte. One target is enough here: the
+    // whole corpus is some 12,000 files, 6 s of file creation on this kind of disk (CI's fuzz
+    // step writes all of it).
+    let dir = tempfile::tempdir().unwrap();
+    let (target, want) = seeds.iter().find(|(t, _)| *t == "session").unwrap();
+    let written = findings::write_corpus(spec, dir.path(), Some(target)).expect("writes");
+    assert_eq!(written, [(*target, want.len())]);
+    for (name, bytes) in want {
+        let got = std::fs::read(dir.path().join(target).join(name)).unwrap();
+        assert_eq!(&got, bytes, "{target}/{name}");
+    }
+    let files = std::fs::read_dir(dir.path().join(target)).unwrap().count();
+    assert_eq!(files, want.len(), "{target}: only its seeds");
+    let err = findings::write_corpus(spec, dir.path(), Some("nope")).unwrap_err();
     assert!(matches!(err, FindingError::UnknownTarget(_)), "{err}");
 }
