@@ -324,7 +324,10 @@ fn remove_in(path: &Path, rel: &str, dev: u64, left: &mut Vec<String>) {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let _ = fs::set_permissions(path, fs::Permissions::from_mode(0o700));
+        // Only a directory its owner cannot list, enter or write needs it: most have it.
+        if meta.permissions().mode() & 0o700 != 0o700 {
+            let _ = fs::set_permissions(path, fs::Permissions::from_mode(0o700));
+        }
     }
     if let Ok(read) = fs::read_dir(path) {
         for entry in read.flatten() {
