@@ -250,7 +250,32 @@ fn check_scenario(
             ));
         }
     }
-    if scenario.constants.len() > MAX_CONSTANTS {
+    let sound = check_constants(&scenario.constants, errors)?;
+    if errors.len() > start {
+        return None;
+    }
+    // Every constant passed: only now are their bytes made (up to 64 MiB), never for a load
+    // refused anyway.
+    let weights = sound
+        .into_iter()
+        .map(|node| Weight {
+            name: node.name.clone(),
+            node_type: node.node_type,
+            // `check` passed: `bytes` gives the same answer, the bytes themselves.
+            bytes: node.bytes(MAX_WEIGHT_BYTES).unwrap_or_default(),
+        })
+        .collect();
+    Some((work.unwrap_or_default(), weights))
+}
+
+/// WGT-002: the constants' count, names, types, lengths and spellings, each error pushed;
+/// `None` at the cap on the count or on the total (nothing after it is looked at). Returns the
+/// constants that passed, their bytes not yet made.
+fn check_constants<'a>(
+    constants: &'a [ConstNode],
+    errors: &mut Vec<Diagnostic>,
+) -> Option<Vec<&'a ConstNode>> {
+    if constants.len() > MAX_CONSTANTS {
         errors.push(
             Diagnostic::new("WGT-002", format!("more than {MAX_CONSTANTS} constants"))
                 .subject(Subject::part(Part::Constants)),
@@ -259,11 +284,8 @@ fn check_scenario(
     }
     let mut names = BTreeSet::new();
     let mut total = 0u64;
-    let mut weights = Vec::new();
-    // A load whose declared lengths pass the cap is refused at the constant that passes it:
-    // the constants before it are checked as usual, their bytes never made.
-    let refused = past_the_cap(&scenario.constants);
-    for node in &scenario.constants {
+    let mut sound = Vec::new();
+    for node in constants {
         let subject = Subject::constant(node.name.clone());
         let bad = |m: String| Diagnostic::new("WGT-002", m).subject(subject.clone());
         if node.name.is_empty() {
@@ -288,38 +310,12 @@ fn check_scenario(
                 return None;
             }
         }
-        let made = if refused {
-            node.check(MAX_WEIGHT_BYTES).map(|()| Vec::new())
-        } else {
-            node.bytes(MAX_WEIGHT_BYTES)
-        };
-        match made {
-            Ok(bytes) => weights.push(Weight {
-                name: node.name.clone(),
-                node_type: node.node_type,
-                bytes,
-            }),
+        match node.check(MAX_WEIGHT_BYTES) {
+            Ok(()) => sound.push(node),
             Err(m) => errors.push(bad(format!("constant {:?}: {m}", node.name))),
         }
     }
-    if errors.len() > start {
-        return None;
-    }
-    Some((work.unwrap_or_default(), weights))
-}
-
-/// Whether the constants' declared lengths add up to more than [`MAX_WEIGHT_BYTES`].
-fn past_the_cap(constants: &[ConstNode]) -> bool {
-    let mut total = 0u64;
-    !constants.iter().all(
-        |node| match total.checked_add(node.declared_len().unwrap_or(0)) {
-            Some(t) if t <= MAX_WEIGHT_BYTES => {
-                total = t;
-                true
-            }
-            _ => false,
-        },
-    )
+    Some(sound)
 }
 
 /// Creates `parts` (and its missing parents) under the sandbox. The temporary directory must be
