@@ -174,7 +174,7 @@ fn crash_files_are_read_through_their_target() {
 fn the_corpus_has_seeds_for_every_target_from_the_tables_and_the_boundaries() {
     // Every target's seeds, as `corpus` writes them: one file per seed, so names never repeat.
     let spec = Spec::embedded();
-    let seeds: Vec<(&str, Vec<(String, Vec<u8>)>)> = fuzz::TARGETS
+    let seeds: Vec<_> = fuzz::TARGETS
         .iter()
         .map(|t| (t.name, t.seeds(spec)))
         .collect();
