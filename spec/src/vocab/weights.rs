@@ -116,13 +116,7 @@ impl ConstNode {
                 }
                 decode_hex(h)
             }
-            (None, Some(f)) => {
-                if f.len > limit {
-                    return Err(format!("weight of {} bytes exceeds {limit}", f.len));
-                }
-                let len = usize::try_from(f.len).map_err(|_| "weight too large".to_owned())?;
-                Ok(vec![f.byte; len])
-            }
+            (None, Some(f)) => Ok(vec![f.byte; fill_len(f, limit)?]),
             (Some(_), Some(_)) => Err("gives both `hex` and `fill`; give one".into()),
             (None, None) => Err("gives neither `hex` nor `fill`".into()),
         }
@@ -132,10 +126,19 @@ impl ConstNode {
     /// (up to `limit` of them, 64 MiB at the cap): for a load refused anyway.
     pub fn check(&self, limit: u64) -> Result<(), String> {
         match (&self.hex, &self.fill) {
-            (None, Some(f)) if f.len <= limit && usize::try_from(f.len).is_ok() => Ok(()),
+            (None, Some(f)) => fill_len(f, limit).map(drop),
             _ => self.bytes(limit).map(drop),
         }
     }
+}
+
+/// How many bytes `fill` makes, or why it cannot within `limit`: the one rule
+/// [`ConstNode::bytes`] and [`ConstNode::check`] share.
+fn fill_len(fill: &Fill, limit: u64) -> Result<usize, String> {
+    if fill.len > limit {
+        return Err(format!("weight of {} bytes exceeds {limit}", fill.len));
+    }
+    usize::try_from(fill.len).map_err(|_| "weight too large".to_owned())
 }
 
 /// The `ASCEND_WORK_PATH` environment variable as the engine sees it.
