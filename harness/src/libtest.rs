@@ -53,6 +53,12 @@
 //! `waiver/expired/<pattern>` (the waived trials still run); a waiver that matches no trial is
 //! a trial `waiver/stale/<pattern>` that shows as ignored with that reason. A waived failure
 //! shows as ignored too, with the waiver's reason: it is not a pass.
+//!
+//! nextest shows a trial it runs only as passed or failed, and skips those listed as ignored.
+//! So when the ignored trials are listed (`--list --ignored`, nextest's second listing call),
+//! the trials a waiver may waive are judged first, and those whose failures are all waived are
+//! listed as ignored: nextest skips them. Run anyway, in a nextest process, a waived failure or
+//! a stale waiver fails, saying why.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -86,6 +92,9 @@ pub struct Suite<B> {
     setup: Vec<String>,
     /// Every case and property trial's result, waivers applied, for the bundle.
     results: Arc<Mutex<Vec<TrialResult>>>,
+    /// The results of the trials judged ahead of the run ([`Self::mark_waived`]), by name,
+    /// until their trials take them.
+    ahead: Arc<Mutex<std::collections::BTreeMap<String, TrialResult>>>,
 }
 
 fn render(r: &TrialResult, cfg: &Config) -> String {
@@ -144,12 +153,11 @@ fn verdict(r: TrialResult, cfg: &Config, lists: &Lists) -> Result<Completion, Fa
     match r.outcome {
         Outcome::Pass => Ok(Completion::Completed),
         Outcome::Waived => {
-            let why = r.message.as_deref().unwrap_or_default();
-            let first = why.lines().next().unwrap_or_default().to_owned();
+            let first = first_line(&r);
             if let Ok(mut w) = lists.waived.lock() {
                 w.push(format!("{}: {first}", r.name));
             }
-            Ok(Completion::ignored_with(first))
+            ignored_at_run_time(first, r.message.as_deref().unwrap_or_default())
         }
         Outcome::Deviation => {
             if let Ok(mut d) = deviations.lock() {
@@ -164,6 +172,40 @@ fn verdict(r: TrialResult, cfg: &Config, lists: &Lists) -> Result<Completion, Fa
         }
         Outcome::Fail | Outcome::UnexpectedPass => Err(render(&r, cfg).into()),
     }
+}
+
+/// The first line of a trial's message: a waived failure's waiver and reason.
+fn first_line(r: &TrialResult) -> String {
+    let message = r.message.as_deref().unwrap_or_default();
+    message.lines().next().unwrap_or_default().to_owned()
+}
+
+/// A trial that found, once run, that it is neither a pass nor a failure (a waived failure, a
+/// stale waiver): ignored for `reason`, as libtest shows it. nextest shows a trial it runs only
+/// as passed or failed, and this is not a pass: there it fails, saying why, with `detail`
+/// (it skips such a trial when the listing marks it ignored, see [`Suite::mark_waived`]).
+fn ignored_at_run_time(reason: String, detail: &str) -> Result<Completion, Failed> {
+    if !under_nextest() {
+        return Ok(Completion::ignored_with(reason));
+    }
+    Err(format!(
+        "ignored ({reason}), and run anyway: nextest shows a trial it runs only as passed or \
+         failed, and this is not a pass (`cargo nextest run` skips it unless --run-ignored asks \
+         for it; `cargo test` shows it as ignored)\n{detail}"
+    )
+    .into())
+}
+
+/// A case or property trial before it is made a libtest trial.
+struct Judged {
+    /// `<table>/<case>` or `property/<capability>`.
+    name: String,
+    /// What `--list` prints before the name: the capability, or `property`.
+    kind: String,
+    /// The capability it judges.
+    capability: ge_spec::Capability,
+    /// Judges it: the result, waivers applied (see [`finish`]).
+    judge: Box<dyn FnOnce() -> TrialResult + Send>,
 }
 
 impl<B: Backend + Send + Sync + 'static> Suite<B> {
@@ -223,6 +265,7 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
             cases_error: None,
             setup,
             results: Arc::new(Mutex::new(Vec::new())),
+            ahead: Arc::new(Mutex::new(std::collections::BTreeMap::new())),
         };
         if let Some(dir) = std::env::var_os("GE_CONFORMANCE_SNAPSHOTS") {
             suite = suite.with_snapshots(dir);
@@ -313,8 +356,7 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         let declared = self.backend.capabilities();
         let config = Arc::new(self.config.clone());
         let mut trials = self.setup_trials(&declared);
-        trials.extend(self.case_trials(&declared, &config));
-        trials.extend(self.property_trials(&declared, &config));
+        trials.extend(self.judged_trials(&declared, &config));
         trials.extend(self.waiver_trials());
         trials.extend(self.snapshot_trials());
         trials.extend(self.bundle_trial());
@@ -353,66 +395,149 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         trials
     }
 
-    /// One trial per case that runs under the profile, ignored for the capabilities the
-    /// backend does not declare.
-    fn case_trials(
+    /// Every case that runs under the profile, then every capability's property: what judges
+    /// each, before it is made a trial.
+    fn judged(&self, config: &Arc<Config>) -> Vec<Judged> {
+        let profile = self.config.judging.profile;
+        let mut all = Vec::new();
+        for (i, case) in self.config.spec().cases_in(profile).enumerate() {
+            let (backend, config) = (Arc::clone(&self.backend), Arc::clone(config));
+            let name = case.full_name();
+            let (capability, clauses) = (case.capability(), case.case.clauses.clone());
+            let gone = TrialResult::new(name.clone(), TrialKind::Case, capability, clauses);
+            // The judge finds its case again when it runs rather than keeping a copy: the cases
+            // at the caps hold 100,000 events or 10,000 constants, and under nextest every
+            // process builds every trial to run one.
+            let judge = move || {
+                let started = Instant::now();
+                let r = match config.spec().cases_in(profile).nth(i) {
+                    Some(case) => certify::run_case_trial(backend.as_ref(), case, &config),
+                    None => TrialResult {
+                        outcome: Outcome::Fail,
+                        message: Some("the case is no longer in the tables".to_owned()),
+                        ..gone
+                    },
+                };
+                finish(r, &config, started)
+            };
+            all.push(Judged {
+                name,
+                kind: capability.as_str().to_owned(),
+                capability,
+                judge: Box::new(judge),
+            });
+        }
+        for cap in ge_spec::Capability::ALL {
+            let (backend, config) = (Arc::clone(&self.backend), Arc::clone(config));
+            let judge = move || {
+                let started = Instant::now();
+                let r = certify::run_property(backend.as_ref(), cap, &config);
+                finish(r, &config, started)
+            };
+            all.push(Judged {
+                name: format!("property/{cap}"),
+                kind: "property".to_owned(),
+                capability: cap,
+                judge: Box::new(judge),
+            });
+        }
+        all
+    }
+
+    /// One trial per case that runs under the profile and one per capability's property,
+    /// ignored for the capabilities the backend does not declare. A trial judged ahead
+    /// ([`Self::mark_waived`]) takes that result instead of being judged again. A trial that
+    /// runs keeps a copy of its result for the report bundle.
+    fn judged_trials(
         &self,
         declared: &std::collections::BTreeSet<ge_spec::Capability>,
         config: &Arc<Config>,
     ) -> Vec<Trial> {
-        let profile = self.config.judging.profile;
         let mut trials = Vec::new();
-        for (i, case) in self.config.spec().cases_in(profile).enumerate() {
-            let (backend, config, lists, results) = (
-                Arc::clone(&self.backend),
+        for j in self.judged(config) {
+            let (config, lists, ahead, results) = (
                 Arc::clone(config),
                 self.lists(),
+                Arc::clone(&self.ahead),
                 Arc::clone(&self.results),
             );
-            // The trial finds its case again when it runs rather than keeping a copy: the cases
-            // at the caps hold 100,000 events or 10,000 constants, and under nextest every
-            // process builds every trial to run one.
+            let name = j.name.clone();
+            let judge = j.judge;
             trials.push(
-                Trial::ignorable_test(case.full_name(), move || {
-                    let started = Instant::now();
-                    let Some(case) = config.spec().cases_in(profile).nth(i) else {
-                        return Err("the case is no longer in the tables".into());
-                    };
-                    let r = certify::run_case_trial(backend.as_ref(), case, &config);
-                    verdict(finish(r, &config, started, &results), &config, &lists)
+                Trial::ignorable_test(j.name, move || {
+                    let ahead = ahead.lock().ok().and_then(|mut a| a.remove(&name));
+                    let r = ahead.unwrap_or_else(judge);
+                    if let Ok(mut all) = results.lock() {
+                        all.push(r.clone());
+                    }
+                    verdict(r, &config, &lists)
                 })
-                .with_kind(case.capability().as_str())
-                .with_ignored_flag(!declared.contains(&case.capability())),
+                .with_kind(j.kind)
+                .with_ignored_flag(!declared.contains(&j.capability)),
             );
         }
         trials
     }
 
-    /// One trial per capability's property, ignored for those the backend does not declare.
-    fn property_trials(
+    /// With `--ignored` (nextest's second listing call, or a run of the ignored trials), judges
+    /// ahead the case and property trials that a waiver may waive, and marks ignored, with the
+    /// waiver's reason, those whose failure is waived. libtest shows a waived failure as
+    /// ignored once it has run; nextest shows a trial it runs only as passed or failed, and
+    /// skips those listed as ignored: so it skips these. A trial waiver names its trials, but
+    /// what a clause waiver waives is only known by judging: with one, every declared trial
+    /// the filters select is judged ahead. Nothing a backend prints meanwhile reaches the list.
+    fn mark_waived(
         &self,
-        declared: &std::collections::BTreeSet<ge_spec::Capability>,
+        args: &Arguments,
+        trials: Vec<Trial>,
         config: &Arc<Config>,
     ) -> Vec<Trial> {
-        let mut trials = Vec::new();
-        for cap in ge_spec::Capability::ALL {
-            let (backend, config, lists, results) = (
-                Arc::clone(&self.backend),
-                Arc::clone(config),
-                self.lists(),
-                Arc::clone(&self.results),
-            );
-            trials.push(
-                Trial::ignorable_test(format!("property/{cap}"), move || {
-                    let started = Instant::now();
-                    let r = certify::run_property(backend.as_ref(), cap, &config);
-                    verdict(finish(r, &config, started, &results), &config, &lists)
-                })
-                .with_kind("property")
-                .with_ignored_flag(!declared.contains(&cap)),
-            );
+        let expectations = &self.config.expectations;
+        if !args.ignored || expectations.waive.is_empty() {
+            return trials;
         }
+        let spec = self.config.spec();
+        let clause_waiver = expectations
+            .waive
+            .iter()
+            .any(|w| spec.clauses().any(|c| w.matches(&c.id)));
+        let wanted: std::collections::BTreeSet<String> = trials
+            .iter()
+            .filter(|t| !t.has_ignored_flag() && args.filters_select(t))
+            .filter(|t| clause_waiver || expectations.naming_trial(t.name()).next().is_some())
+            .map(|t| t.name().to_owned())
+            .collect();
+        let mut probes = Vec::new();
+        for Judged { name, judge, .. } in self.judged(config) {
+            if wanted.contains(&name) {
+                let ahead = Arc::clone(&self.ahead);
+                probes.push(Trial::test(name.clone(), move || {
+                    let r = judge();
+                    if let Ok(mut a) = ahead.lock() {
+                        a.insert(name, r);
+                    }
+                    Ok(())
+                }));
+            }
+        }
+        stdout_on_stderr(|| runner::run_quietly(probes, args.threads()));
+        let waived: std::collections::BTreeMap<String, String> = self
+            .ahead
+            .lock()
+            .map(|a| {
+                a.values()
+                    .filter(|r| r.outcome == Outcome::Waived)
+                    .map(|r| (r.name.clone(), first_line(r)))
+                    .collect()
+            })
+            .unwrap_or_default();
         trials
+            .into_iter()
+            .map(|t| match waived.get(t.name()) {
+                Some(why) => t.with_ignored_reason(why.clone()),
+                None => t,
+            })
+            .collect()
     }
 
     /// A failing trial per expired waiver, an ignored one per stale waiver.
@@ -436,13 +561,13 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
             self.config.spec(),
             self.config.judging.profile,
         ) {
+            const STALE: &str = "this waiver matches no trial of the suite: remove it";
             trials.push(
                 Trial::ignorable_test(format!("waiver/stale/{}", w.pattern), || {
-                    Ok(Completion::ignored_with(
-                        "this waiver matches no trial of the suite: remove it",
-                    ))
+                    ignored_at_run_time(STALE.to_owned(), "")
                 })
-                .with_kind("waiver"),
+                .with_kind("waiver")
+                .with_ignored_reason(STALE),
             );
         }
         trials
@@ -587,7 +712,8 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         if first_snapshots.is_some() {
             snapshot::quiet_first_run();
         }
-        let conclusion = run(&args, self.trials());
+        let trials = self.mark_waived(&args, self.trials(), &Arc::new(self.config.clone()));
+        let conclusion = run(&args, trials);
         if let Some(s) = first_snapshots {
             s.summarise_first_run();
         }
@@ -652,21 +778,37 @@ fn under_nextest() -> bool {
     std::env::var_os("NEXTEST_RUN_ID").is_some() || std::env::var("NEXTEST").is_ok_and(|v| v == "1")
 }
 
-/// Applies the waivers to a trial's result, records its wall time and keeps a copy for the
-/// report bundle.
-fn finish(
-    mut r: TrialResult,
-    cfg: &Config,
-    started: Instant,
-    results: &Mutex<Vec<TrialResult>>,
-) -> TrialResult {
+/// Runs `f` with standard output pointed at standard error: what a backend prints while
+/// trials are judged ahead of a listing must not land among the names nextest reads.
+#[cfg(unix)]
+fn stdout_on_stderr<T>(f: impl FnOnce() -> T) -> T {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let saved = rustix::io::dup(rustix::stdio::stdout()).ok();
+    let moved = saved
+        .as_ref()
+        .is_some_and(|_| rustix::stdio::dup2_stdout(rustix::stdio::stderr()).is_ok());
+    let out = f();
+    let _ = std::io::stdout().flush();
+    if let (true, Some(saved)) = (moved, saved) {
+        // Failing to point it back would lose the listing: nothing else is worth trying.
+        let _ = rustix::stdio::dup2_stdout(&saved);
+    }
+    out
+}
+
+/// Elsewhere standard output stays where it is.
+#[cfg(not(unix))]
+fn stdout_on_stderr<T>(f: impl FnOnce() -> T) -> T {
+    f()
+}
+
+/// Applies the waivers to a trial's result and records its wall time.
+fn finish(mut r: TrialResult, cfg: &Config, started: Instant) -> TrialResult {
     certify::apply_waivers(&mut r, &cfg.expectations);
     r.micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
     if r.reproducer.is_some() {
         r.reproducer = Some(reproducer(&r, cfg));
-    }
-    if let Ok(mut all) = results.lock() {
-        all.push(r.clone());
     }
     r
 }

@@ -117,6 +117,18 @@ fn off_by_one() -> Altered {
     }
 }
 
+/// The off-by-one engine, printing a line of its own on standard output at every options
+/// scenario, as an engine's debugging output would.
+fn chatty() -> Altered {
+    Altered {
+        options: |engine, s| {
+            println!("chatty engine: options asked");
+            (off_by_one().options)(engine, s)
+        },
+        ..off_by_one()
+    }
+}
+
 fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/vendor-engine")
 }
@@ -137,7 +149,7 @@ fn run_child(engine: &str, dir: &Path, ci: bool) -> (bool, String) {
 }
 
 /// Runs this binary as the vendor's test binary over `engine` with libtest arguments `args`
-/// and the environment `env` besides.
+/// and the environment `env` besides: whether it passed, and its output, both streams.
 fn child(
     engine: &str,
     dir: &Path,
@@ -145,6 +157,18 @@ fn child(
     args: &[&str],
     env: &[(&str, &std::ffi::OsStr)],
 ) -> (bool, String) {
+    let (ok, stdout, stderr) = child_streams(engine, dir, ci, args, env);
+    (ok, format!("{stdout}{stderr}"))
+}
+
+/// [`child`], with standard output and standard error apart.
+fn child_streams(
+    engine: &str,
+    dir: &Path,
+    ci: bool,
+    args: &[&str],
+    env: &[(&str, &std::ffi::OsStr)],
+) -> (bool, String, String) {
     let mut cmd = Command::new(std::env::current_exe().expect("this test binary"));
     cmd.args(args)
         .env(CHILD, engine)
@@ -154,6 +178,7 @@ fn child(
         .env_remove("INSTA_FORCE_PASS")
         .env_remove("GE_CONFORMANCE_SNAPSHOTS")
         .env_remove("GE_CONFORMANCE_OUT")
+        .env_remove("GE_CONFORMANCE_EXPECTATIONS")
         // When this test itself runs under nextest, the child is still a `cargo test` run.
         .env_remove("NEXTEST")
         .env_remove("NEXTEST_RUN_ID")
@@ -167,12 +192,11 @@ fn child(
         cmd.env_remove("CI");
     }
     let out = cmd.output().expect("the child runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 fn a_changed_answer_fails_with_the_insta_diff() -> Result<(), Failed> {
@@ -800,6 +824,120 @@ fn nextest_lists_the_trials_and_runs_each_in_a_process() -> Result<(), Failed> {
     Ok(())
 }
 
+/// A waiver file for the tests below: each pattern waived until a date far ahead.
+fn waivers(dir: &Path, patterns: &[&str]) -> PathBuf {
+    let path = dir.join("waivers.toml");
+    let text: String = patterns
+        .iter()
+        .map(|p| {
+            format!(
+                "[[waive]]\nmatch = \"{p}\"\nreason = \"known\"\ntracker = \"ENG-1\"\nexpires = \"9999-12-31\"\n"
+            )
+        })
+        .collect();
+    std::fs::write(&path, text).expect("the waiver file is written");
+    path
+}
+
+/// Under nextest a waived failure is skipped, never passed: nextest's second listing call
+/// (`--ignored`) lists the trials whose every failure a waiver waives, which libtest shows as
+/// ignored once run. Trial and clause waivers alike; a trial with a failure no waiver names,
+/// or an exact waiver's trial that passes, is listed to run and fails. Run anyway, a waived
+/// trial fails its process under nextest and shows as ignored under `cargo test`. What the
+/// engine prints while the trials are judged ahead never reaches the list.
+fn nextest_skips_a_waived_failure() -> Result<(), Failed> {
+    let copy = copy_snapshots();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let options_case = "[options] options-numbers/ifs-rejects-max-plus-one";
+    let property = "[property] property/options";
+    let transfer_case = format!("[transfer] {CASE}");
+    // The off-by-one engine breaks IFS-001 alone in two trials, and passes `CASE`.
+    let file = waivers(dir.path(), &["IFS-001", CASE]);
+    let env = |nextest: bool| {
+        let mut env = vec![("GE_CONFORMANCE_EXPECTATIONS", file.as_os_str())];
+        if nextest {
+            env.push(("NEXTEST", std::ffi::OsStr::new("1")));
+        }
+        env
+    };
+    let run = |engine: &str, args: &[&str], nextest: bool| {
+        child(engine, copy.path(), true, args, &env(nextest))
+    };
+    let args = ["--list", "--format", "terse", "--ignored"];
+    let (ok, text, said) = child_streams("chatty", copy.path(), true, &args, &env(true));
+    let listed: Option<Vec<&str>> = text.lines().map(|l| l.strip_suffix(": test")).collect();
+    let listed = listed.filter(|_| ok).unwrap_or_default();
+    if !listed.contains(&options_case)
+        || !listed.contains(&property)
+        || listed.contains(&transfer_case.as_str())
+        || !said.contains("chatty engine")
+    {
+        return Err(format!(
+            "nextest's list of ignored trials, waived by IFS-001 and {CASE}:\n{text}\n\
+             standard error:\n{said}"
+        )
+        .into());
+    }
+    let (ok, text) = run("off-by-one", &["--list", "--format", "terse"], true);
+    if !ok || !text.contains(&format!("{options_case}: test")) {
+        return Err(format!("the whole list must still hold every trial:\n{text}").into());
+    }
+    // Run anyway: nextest can only pass or fail it, and it is not a pass.
+    let (ok, text) = run(
+        "off-by-one",
+        &["--exact", property, "--nocapture", "--ignored"],
+        true,
+    );
+    if ok || !text.contains("run anyway") || !text.contains("IFS-001") {
+        return Err(format!("a waived trial run anyway under nextest:\n{text}").into());
+    }
+    // The same under `cargo test`: ignored, with the waiver, and listed after the summary.
+    let (ok, text) = run(
+        "off-by-one",
+        &["--exact", "property/options", "--ignored"],
+        false,
+    );
+    if !ok || !text.contains("ignored (waived: IFS-001") || !text.contains("failed as waived") {
+        return Err(format!("a waived trial run with --ignored under cargo test:\n{text}").into());
+    }
+    // An exact waiver's trial that passes is listed to run, and fails as an unexpected pass.
+    let (ok, text) = run(
+        "off-by-one",
+        &["--exact", &transfer_case, "--nocapture"],
+        true,
+    );
+    if ok || !text.contains("0 passed; 1 failed;") {
+        return Err(format!("{CASE}, waived and passing, under nextest:\n{text}").into());
+    }
+    // The changed engine breaks IBC-010 and IBC-013 in `CASE`: waiving one leaves it to run.
+    let file = waivers(dir.path(), &["IBC-010"]);
+    let env = [
+        ("GE_CONFORMANCE_EXPECTATIONS", file.as_os_str()),
+        ("NEXTEST", std::ffi::OsStr::new("1")),
+    ];
+    let args = [
+        "--list",
+        "--format",
+        "terse",
+        "--ignored",
+        "transfer-examples/",
+    ];
+    let (ok, text) = child("changed", copy.path(), true, &args, &env);
+    if !ok || text.contains(CASE) {
+        return Err(
+            format!("{CASE}, one of its two clauses waived, was listed ignored:\n{text}").into(),
+        );
+    }
+    let args = ["--exact", &transfer_case, "--nocapture"];
+    let (ok, text) = child("changed", copy.path(), true, &args, &env);
+    if ok || !text.contains("fails on clauses no waiver names") {
+        return Err(
+            format!("{CASE}, one of its two clauses waived, under nextest:\n{text}").into(),
+        );
+    }
+    Ok(())
+}
+
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("serve") {
         // The one line of examples/vendor-engine/examples/serve.rs.
@@ -817,6 +955,7 @@ fn main() {
         let altered = match engine.as_str() {
             "changed" => Some(changed()),
             "off-by-one" => Some(off_by_one()),
+            "chatty" => Some(chatty()),
             _ => None,
         };
         if let Some(altered) = altered {
@@ -862,6 +1001,10 @@ fn main() {
         Trial::test(
             "nextest_lists_the_trials_and_runs_each_in_a_process",
             nextest_lists_the_trials_and_runs_each_in_a_process,
+        ),
+        Trial::test(
+            "nextest_skips_a_waived_failure",
+            nextest_skips_a_waived_failure,
         ),
         Trial::test(
             "the_command_line_certifies_judges_and_promotes_a_served_engine",

@@ -79,6 +79,8 @@ pub struct Trial {
     name: String,
     kind: String,
     ignored: bool,
+    /// Why it is ignored, printed when it is not run.
+    reason: Option<String>,
     body: Body,
 }
 
@@ -88,6 +90,7 @@ impl fmt::Debug for Trial {
             .field("name", &self.name)
             .field("kind", &self.kind)
             .field("ignored", &self.ignored)
+            .field("reason", &self.reason)
             .finish_non_exhaustive()
     }
 }
@@ -111,6 +114,7 @@ impl Trial {
             name: name.into(),
             kind: String::new(),
             ignored: false,
+            reason: None,
             body: Box::new(body),
         }
     }
@@ -126,6 +130,16 @@ impl Trial {
     /// The same trial, ignored unless `--ignored` or `--include-ignored` asks for it.
     pub fn with_ignored_flag(self, ignored: bool) -> Self {
         Self { ignored, ..self }
+    }
+
+    /// The same trial, ignored unless asked for, and shown as `ignored (reason)` when not run
+    /// (libtest's `#[ignore = "reason"]`).
+    pub fn with_ignored_reason(self, reason: impl Into<String>) -> Self {
+        Self {
+            ignored: true,
+            reason: Some(reason.into()),
+            ..self
+        }
     }
 
     /// The trial's name.
@@ -393,6 +407,11 @@ impl Arguments {
     /// Whether `trial` is selected: it matches a filter (or there are none), no skip, and
     /// with `--ignored` it is ignored.
     fn selects(&self, trial: &Trial) -> bool {
+        self.filters_select(trial) && (!self.ignored || trial.ignored)
+    }
+
+    /// Whether the filters and skips select `trial`, ignored or not.
+    pub fn filters_select(&self, trial: &Trial) -> bool {
         let listed = trial.listed();
         let matches = |f: &String| {
             if self.exact {
@@ -403,7 +422,6 @@ impl Arguments {
         };
         (self.filters.is_empty() || self.filters.iter().any(matches))
             && !self.skip.iter().any(matches)
-            && (!self.ignored || trial.ignored)
     }
 
     /// Whether a selected `trial` is shown as ignored instead of run.
@@ -411,7 +429,8 @@ impl Arguments {
         (trial.ignored && !self.ignored && !self.include_ignored) || self.bench
     }
 
-    fn threads(&self) -> usize {
+    /// The trials run at once: `--test-threads`, else `RUST_TEST_THREADS`, else one per core.
+    pub fn threads(&self) -> usize {
         self.test_threads
             .or_else(|| {
                 std::env::var("RUST_TEST_THREADS")
@@ -729,7 +748,7 @@ fn run_parallel(
                 };
                 let Some(t) = next else { break };
                 let outcome = if args.skips(&t) {
-                    Outcome::Ignored(None)
+                    Outcome::Ignored(t.reason)
                 } else {
                     run_one(t.body)
                 };
@@ -743,6 +762,16 @@ fn run_parallel(
             done(name, kind, outcome);
         }
     });
+}
+
+/// Runs every one of `trials` on `threads` threads and prints nothing: for trials whose bodies
+/// keep what they find themselves (a panic is caught and dropped).
+pub(crate) fn run_quietly(trials: Vec<Trial>, threads: usize) {
+    let every = Arguments {
+        include_ignored: true,
+        ..Arguments::default()
+    };
+    run_parallel(&every, trials, threads.max(1), |_, _, _| {});
 }
 
 /// Runs the `trials` that `args` selects, prints the run as libtest would, and returns the
@@ -786,7 +815,7 @@ pub fn run(args: &Arguments, mut trials: Vec<Trial>) -> Conclusion {
         for t in trials {
             printer.started(&t.name, &t.kind);
             let outcome = if args.skips(&t) {
-                Outcome::Ignored(None)
+                Outcome::Ignored(t.reason)
             } else {
                 run_one(t.body)
             };
@@ -959,6 +988,43 @@ mod tests {
         assert_eq!((c.num_failed, c.num_ignored), (3, 1));
         let (c, _) = run_logged(&["--bench"], sample());
         assert_eq!((c.num_ignored, c.num_passed, c.num_failed), (5, 0, 0));
+    }
+
+    #[test]
+    fn an_ignored_trial_not_run_shows_its_reason() {
+        let reasoned = || {
+            vec![Trial::test("w/stale", || Err("must not run".into()))
+                .with_ignored_reason("matches nothing")]
+        };
+        let (c, out) = run_logged(&[], reasoned());
+        assert_eq!((c.num_ignored, c.num_failed), (1, 0), "{out}");
+        assert!(
+            out.contains("w/stale ... ignored (matches nothing)"),
+            "{out}"
+        );
+        let (c, out) = run_logged(&["--list", "--ignored"], reasoned());
+        assert!(out.contains("w/stale: test"), "{out}");
+        let (c2, _) = run_logged(&["--ignored"], reasoned());
+        assert_eq!((c.num_failed, c2.num_failed), (0, 1));
+    }
+
+    #[test]
+    fn run_quietly_runs_every_body_and_survives_a_panic() {
+        let ran = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let trials = (0..6)
+            .map(|i| {
+                let ran = std::sync::Arc::clone(&ran);
+                Trial::test(format!("t/{i}"), move || {
+                    ran.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    assert!(i != 3, "boom");
+                    Ok(())
+                })
+                // Ignored or not, every body runs.
+                .with_ignored_flag(i % 2 == 0)
+            })
+            .collect();
+        run_quietly(trials, 3);
+        assert_eq!(ran.load(std::sync::atomic::Ordering::SeqCst), 6);
     }
 
     #[test]
