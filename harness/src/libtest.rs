@@ -154,10 +154,15 @@ fn verdict(r: TrialResult, cfg: &Config, lists: &Lists) -> Result<Completion, Fa
         Outcome::Pass => Ok(Completion::Completed),
         Outcome::Waived => {
             let first = first_line(&r);
-            if let Ok(mut w) = lists.waived.lock() {
+            // The message's first line is the waiver, which the reason already says.
+            let message = r.message.as_deref().unwrap_or_default();
+            let rest = message.split_once('\n').map_or("", |(_, rest)| rest);
+            let shown = ignored_at_run_time(first.clone(), rest);
+            // Listed after the summary as waived only where it shows as ignored.
+            if let (Ok(_), Ok(mut w)) = (&shown, lists.waived.lock()) {
                 w.push(format!("{}: {first}", r.name));
             }
-            ignored_at_run_time(first, r.message.as_deref().unwrap_or_default())
+            shown
         }
         Outcome::Deviation => {
             if let Ok(mut d) = deviations.lock() {
