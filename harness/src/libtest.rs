@@ -56,9 +56,12 @@
 //!
 //! nextest shows a trial it runs only as passed or failed, and skips those listed as ignored.
 //! So when the ignored trials are listed (`--list --ignored`, nextest's second listing call),
-//! the trials a waiver may waive are judged first, and those whose failures are all waived are
-//! listed as ignored: nextest skips them. Run anyway, in a nextest process, a waived failure or
-//! a stale waiver fails, saying why.
+//! the trials a waiver may waive are judged first, in a child process, and those whose failures
+//! are all waived are listed as ignored: nextest skips them. `GE_CONFORMANCE_LIST_TIMEOUT_MS`
+//! bounds each of those trials (default 60,000); one that runs longer, or during which the
+//! engine ends the child, is listed to run. A run of the ignored trials (`--ignored`) runs every
+//! trial a waiver may waive, each showing what it is. Run in a nextest process, a waived
+//! failure or a stale waiver fails, saying why: it is not a pass.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -72,6 +75,7 @@ use crate::local::LocalCases;
 use crate::report::{Outcome, TrialKind, TrialResult};
 use crate::snapshot::{self, Snapshots};
 
+mod ahead;
 pub mod runner;
 pub use runner::{run, Arguments, Completion, Conclusion, Failed, Trial};
 
@@ -92,9 +96,8 @@ pub struct Suite<B> {
     setup: Vec<String>,
     /// Every case and property trial's result, waivers applied, for the bundle.
     results: Arc<Mutex<Vec<TrialResult>>>,
-    /// The results of the trials judged ahead of the run ([`Self::mark_waived`]), by name,
-    /// until their trials take them.
-    ahead: Arc<Mutex<std::collections::BTreeMap<String, TrialResult>>>,
+    /// How long a listing waits for one trial it judges ahead ([`Self::mark_waived`]).
+    list_limit: std::time::Duration,
 }
 
 fn render(r: &TrialResult, cfg: &Config) -> String {
@@ -153,11 +156,10 @@ fn verdict(r: TrialResult, cfg: &Config, lists: &Lists) -> Result<Completion, Fa
     match r.outcome {
         Outcome::Pass => Ok(Completion::Completed),
         Outcome::Waived => {
-            let first = first_line(&r);
-            // The message's first line is the waiver, which the reason already says.
+            // The message's first line is the waiver, the rest the failures it waives.
             let message = r.message.as_deref().unwrap_or_default();
-            let rest = message.split_once('\n').map_or("", |(_, rest)| rest);
-            let shown = ignored_at_run_time(first.clone(), rest);
+            let (first, rest) = message.split_once('\n').unwrap_or((message, ""));
+            let shown = ignored_at_run_time(first, rest);
             // Listed after the summary as waived only where it shows as ignored.
             if let (Ok(_), Ok(mut w)) = (&shown, lists.waived.lock()) {
                 w.push(format!("{}: {first}", r.name));
@@ -179,17 +181,11 @@ fn verdict(r: TrialResult, cfg: &Config, lists: &Lists) -> Result<Completion, Fa
     }
 }
 
-/// The first line of a trial's message: a waived failure's waiver and reason.
-fn first_line(r: &TrialResult) -> String {
-    let message = r.message.as_deref().unwrap_or_default();
-    message.lines().next().unwrap_or_default().to_owned()
-}
-
 /// A trial that found, once run, that it is neither a pass nor a failure (a waived failure, a
 /// stale waiver): ignored for `reason`, as libtest shows it. nextest shows a trial it runs only
 /// as passed or failed, and this is not a pass: there it fails, saying why, with `detail`
 /// (it skips such a trial when the listing marks it ignored, see [`Suite::mark_waived`]).
-fn ignored_at_run_time(reason: String, detail: &str) -> Result<Completion, Failed> {
+fn ignored_at_run_time(reason: &str, detail: &str) -> Result<Completion, Failed> {
     if !under_nextest() {
         return Ok(Completion::ignored_with(reason));
     }
@@ -199,18 +195,6 @@ fn ignored_at_run_time(reason: String, detail: &str) -> Result<Completion, Faile
          for it; `cargo test` shows it as ignored)\n{detail}"
     )
     .into())
-}
-
-/// A case or property trial before it is made a libtest trial.
-struct Judged {
-    /// `<table>/<case>` or `property/<capability>`.
-    name: String,
-    /// What `--list` prints before the name: the capability, or `property`.
-    kind: String,
-    /// The capability it judges.
-    capability: ge_spec::Capability,
-    /// Judges it: the result, waivers applied (see [`finish`]).
-    judge: Box<dyn FnOnce() -> TrialResult + Send>,
 }
 
 impl<B: Backend + Send + Sync + 'static> Suite<B> {
@@ -254,6 +238,15 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
                 Err(e) => setup.push(format!("GE_CONFORMANCE_PROFILE={profile}: {e}")),
             }
         }
+        let mut list_limit = ahead::DEFAULT_LIMIT;
+        if let Some(ms) = var("GE_CONFORMANCE_LIST_TIMEOUT_MS") {
+            match ms.parse() {
+                Ok(ms) => list_limit = std::time::Duration::from_millis(ms),
+                Err(_) => setup.push(format!(
+                    "GE_CONFORMANCE_LIST_TIMEOUT_MS={ms} is not a number"
+                )),
+            }
+        }
         if let Some(level) = var("GE_CONFORMANCE_LEVEL") {
             match level.parse() {
                 Ok(l) => config.judging.level = l,
@@ -270,7 +263,7 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
             cases_error: None,
             setup,
             results: Arc::new(Mutex::new(Vec::new())),
-            ahead: Arc::new(Mutex::new(std::collections::BTreeMap::new())),
+            list_limit,
         };
         if let Some(dir) = std::env::var_os("GE_CONFORMANCE_SNAPSHOTS") {
             suite = suite.with_snapshots(dir);
@@ -361,7 +354,8 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         let declared = self.backend.capabilities();
         let config = Arc::new(self.config.clone());
         let mut trials = self.setup_trials(&declared);
-        trials.extend(self.judged_trials(&declared, &config));
+        trials.extend(self.case_trials(&declared, &config));
+        trials.extend(self.property_trials(&declared, &config));
         trials.extend(self.waiver_trials());
         trials.extend(self.snapshot_trials());
         trials.extend(self.bundle_trial());
@@ -400,145 +394,110 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         trials
     }
 
-    /// Every case that runs under the profile, then every capability's property: what judges
-    /// each, before it is made a trial.
-    fn judged(&self, config: &Arc<Config>) -> Vec<Judged> {
+    /// One trial per case that runs under the profile, ignored for the capabilities the
+    /// backend does not declare.
+    fn case_trials(
+        &self,
+        declared: &std::collections::BTreeSet<ge_spec::Capability>,
+        config: &Arc<Config>,
+    ) -> Vec<Trial> {
         let profile = self.config.judging.profile;
-        let mut all = Vec::new();
+        let mut trials = Vec::new();
         for (i, case) in self.config.spec().cases_in(profile).enumerate() {
-            let (backend, config) = (Arc::clone(&self.backend), Arc::clone(config));
-            let name = case.full_name();
-            let (capability, clauses) = (case.capability(), case.case.clauses.clone());
-            let gone = TrialResult::new(name.clone(), TrialKind::Case, capability, clauses);
-            // The judge finds its case again when it runs rather than keeping a copy: the cases
+            let (backend, config, lists, results) = (
+                Arc::clone(&self.backend),
+                Arc::clone(config),
+                self.lists(),
+                Arc::clone(&self.results),
+            );
+            // The trial finds its case again when it runs rather than keeping a copy: the cases
             // at the caps hold 100,000 events or 10,000 constants, and under nextest every
             // process builds every trial to run one.
-            let judge = move || {
-                let started = Instant::now();
-                let r = match config.spec().cases_in(profile).nth(i) {
-                    Some(case) => certify::run_case_trial(backend.as_ref(), case, &config),
-                    None => TrialResult {
-                        outcome: Outcome::Fail,
-                        message: Some("the case is no longer in the tables".to_owned()),
-                        ..gone
-                    },
-                };
-                finish(r, &config, started)
-            };
-            all.push(Judged {
-                name,
-                kind: capability.as_str().to_owned(),
-                capability,
-                judge: Box::new(judge),
-            });
+            trials.push(
+                Trial::ignorable_test(case.full_name(), move || {
+                    let started = Instant::now();
+                    let Some(case) = config.spec().cases_in(profile).nth(i) else {
+                        return Err("the case is no longer in the tables".into());
+                    };
+                    let r = certify::run_case_trial(backend.as_ref(), case, &config);
+                    verdict(finish(r, &config, started, &results), &config, &lists)
+                })
+                .with_kind(case.capability().as_str())
+                .with_ignored_flag(!declared.contains(&case.capability())),
+            );
         }
-        for cap in ge_spec::Capability::ALL {
-            let (backend, config) = (Arc::clone(&self.backend), Arc::clone(config));
-            let judge = move || {
-                let started = Instant::now();
-                let r = certify::run_property(backend.as_ref(), cap, &config);
-                finish(r, &config, started)
-            };
-            all.push(Judged {
-                name: format!("property/{cap}"),
-                kind: "property".to_owned(),
-                capability: cap,
-                judge: Box::new(judge),
-            });
-        }
-        all
+        trials
     }
 
-    /// One trial per case that runs under the profile and one per capability's property,
-    /// ignored for the capabilities the backend does not declare. A trial judged ahead
-    /// ([`Self::mark_waived`]) takes that result instead of being judged again. A trial that
-    /// runs keeps a copy of its result for the report bundle.
-    fn judged_trials(
+    /// One trial per capability's property, ignored for those the backend does not declare.
+    fn property_trials(
         &self,
         declared: &std::collections::BTreeSet<ge_spec::Capability>,
         config: &Arc<Config>,
     ) -> Vec<Trial> {
         let mut trials = Vec::new();
-        for j in self.judged(config) {
-            let (config, lists, ahead, results) = (
+        for cap in ge_spec::Capability::ALL {
+            let (backend, config, lists, results) = (
+                Arc::clone(&self.backend),
                 Arc::clone(config),
                 self.lists(),
-                Arc::clone(&self.ahead),
                 Arc::clone(&self.results),
             );
-            let name = j.name.clone();
-            let judge = j.judge;
             trials.push(
-                Trial::ignorable_test(j.name, move || {
-                    let ahead = ahead.lock().ok().and_then(|mut a| a.remove(&name));
-                    let r = ahead.unwrap_or_else(judge);
-                    if let Ok(mut all) = results.lock() {
-                        all.push(r.clone());
-                    }
-                    verdict(r, &config, &lists)
+                Trial::ignorable_test(format!("property/{cap}"), move || {
+                    let started = Instant::now();
+                    let r = certify::run_property(backend.as_ref(), cap, &config);
+                    verdict(finish(r, &config, started, &results), &config, &lists)
                 })
-                .with_kind(j.kind)
-                .with_ignored_flag(!declared.contains(&j.capability)),
+                .with_kind("property")
+                .with_ignored_flag(!declared.contains(&cap)),
             );
         }
         trials
     }
 
-    /// With `--ignored` (nextest's second listing call, or a run of the ignored trials), judges
-    /// ahead the case and property trials that a waiver may waive, and marks ignored, with the
-    /// waiver's reason, those whose failure is waived. libtest shows a waived failure as
-    /// ignored once it has run; nextest shows a trial it runs only as passed or failed, and
-    /// skips those listed as ignored: so it skips these. A trial waiver names its trials, but
-    /// what a clause waiver waives is only known by judging: with one, every declared trial
-    /// the filters select is judged ahead. Nothing a backend prints meanwhile reaches the list.
-    fn mark_waived(
-        &self,
-        args: &Arguments,
-        trials: Vec<Trial>,
-        config: &Arc<Config>,
-    ) -> Vec<Trial> {
+    /// With `--ignored`, marks ignored the case and property trials a waiver may waive, among
+    /// those the filters select (a waiver names them; once one names a clause, every declared
+    /// trial, since which clauses a trial breaks is known only by running it).
+    ///
+    /// Listing (`--list --ignored`, nextest's second listing call), it marks only those whose
+    /// failures are all waived, judged ahead in a child process ([`ahead::waived`]): libtest
+    /// shows them as ignored once run, and nextest, which shows a trial it runs only as passed
+    /// or failed, skips them. Running (`--ignored`), it marks every one of them, so each runs
+    /// and shows what it is: a run that judged otherwise than its listing still shows the
+    /// trial's verdict, never drops it.
+    fn mark_waived(&self, args: &Arguments, trials: Vec<Trial>) -> Vec<Trial> {
         let expectations = &self.config.expectations;
         if !args.ignored || expectations.waive.is_empty() {
             return trials;
         }
         let spec = self.config.spec();
+        let declared = self.backend.capabilities();
+        let judged: std::collections::BTreeSet<String> =
+            certify::trial_names(spec, self.config.judging.profile)
+                .into_iter()
+                .filter(|(_, capability)| declared.contains(capability))
+                .map(|(name, _)| name)
+                .collect();
         let clause_waiver = expectations
             .waive
             .iter()
             .any(|w| spec.clauses().any(|c| w.matches(&c.id)));
-        let wanted: std::collections::BTreeSet<String> = trials
+        let touched: Vec<String> = trials
             .iter()
-            .filter(|t| !t.has_ignored_flag() && args.filters_select(t))
+            .filter(|t| judged.contains(t.name()) && args.filters_select(t))
             .filter(|t| clause_waiver || expectations.naming_trial(t.name()).next().is_some())
             .map(|t| t.name().to_owned())
             .collect();
-        let mut probes = Vec::new();
-        for Judged { name, judge, .. } in self.judged(config) {
-            if wanted.contains(&name) {
-                let ahead = Arc::clone(&self.ahead);
-                probes.push(Trial::test(name.clone(), move || {
-                    let r = judge();
-                    if let Ok(mut a) = ahead.lock() {
-                        a.insert(name, r);
-                    }
-                    Ok(())
-                }));
-            }
-        }
-        stdout_on_stderr(|| runner::run_quietly(probes, args.threads()));
-        let waived: std::collections::BTreeMap<String, String> = self
-            .ahead
-            .lock()
-            .map(|a| {
-                a.values()
-                    .filter(|r| r.outcome == Outcome::Waived)
-                    .map(|r| (r.name.clone(), first_line(r)))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let marked: std::collections::BTreeMap<String, String> = if args.list {
+            ahead::waived(&touched, self.list_limit)
+        } else {
+            let why = "a waiver may waive it";
+            touched.into_iter().map(|n| (n, why.to_owned())).collect()
+        };
         trials
             .into_iter()
-            .map(|t| match waived.get(t.name()) {
+            .map(|t| match marked.get(t.name()) {
                 Some(why) => t.with_ignored_reason(why.clone()),
                 None => t,
             })
@@ -569,7 +528,7 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
             const STALE: &str = "this waiver matches no trial of the suite: remove it";
             trials.push(
                 Trial::ignorable_test(format!("waiver/stale/{}", w.pattern), || {
-                    ignored_at_run_time(STALE.to_owned(), "")
+                    ignored_at_run_time(STALE, "")
                 })
                 .with_kind("waiver")
                 .with_ignored_reason(STALE),
@@ -717,7 +676,7 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         if first_snapshots.is_some() {
             snapshot::quiet_first_run();
         }
-        let trials = self.mark_waived(&args, self.trials(), &Arc::new(self.config.clone()));
+        let trials = self.mark_waived(&args, self.trials());
         let conclusion = run(&args, trials);
         if let Some(s) = first_snapshots {
             s.summarise_first_run();
@@ -783,37 +742,21 @@ fn under_nextest() -> bool {
     std::env::var_os("NEXTEST_RUN_ID").is_some() || std::env::var("NEXTEST").is_ok_and(|v| v == "1")
 }
 
-/// Runs `f` with standard output pointed at standard error: what a backend prints while
-/// trials are judged ahead of a listing must not land among the names nextest reads.
-#[cfg(unix)]
-fn stdout_on_stderr<T>(f: impl FnOnce() -> T) -> T {
-    use std::io::Write;
-    let _ = std::io::stdout().flush();
-    let saved = rustix::io::dup(rustix::stdio::stdout()).ok();
-    let moved = saved
-        .as_ref()
-        .is_some_and(|_| rustix::stdio::dup2_stdout(rustix::stdio::stderr()).is_ok());
-    let out = f();
-    let _ = std::io::stdout().flush();
-    if let (true, Some(saved)) = (moved, saved) {
-        // Failing to point it back would lose the listing: nothing else is worth trying.
-        let _ = rustix::stdio::dup2_stdout(&saved);
-    }
-    out
-}
-
-/// Elsewhere standard output stays where it is.
-#[cfg(not(unix))]
-fn stdout_on_stderr<T>(f: impl FnOnce() -> T) -> T {
-    f()
-}
-
-/// Applies the waivers to a trial's result and records its wall time.
-fn finish(mut r: TrialResult, cfg: &Config, started: Instant) -> TrialResult {
+/// Applies the waivers to a trial's result, records its wall time and keeps a copy for the
+/// report bundle.
+fn finish(
+    mut r: TrialResult,
+    cfg: &Config,
+    started: Instant,
+    results: &Mutex<Vec<TrialResult>>,
+) -> TrialResult {
     certify::apply_waivers(&mut r, &cfg.expectations);
     r.micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
     if r.reproducer.is_some() {
         r.reproducer = Some(reproducer(&r, cfg));
+    }
+    if let Ok(mut all) = results.lock() {
+        all.push(r.clone());
     }
     r
 }

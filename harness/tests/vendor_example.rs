@@ -129,6 +129,39 @@ fn chatty() -> Altered {
     }
 }
 
+/// The off-by-one engine, ending its process (`abort`) on the scenario of `CASE` (ten inputs,
+/// fusion off), as a crashing engine would.
+fn aborting() -> Altered {
+    Altered {
+        transfer: |engine, s| {
+            if fusion_off_with_ten_inputs(s) {
+                std::process::abort();
+            }
+            engine.transfer(s)
+        },
+        ..off_by_one()
+    }
+}
+
+/// The off-by-one engine, never answering the scenario of `CASE`, as a hung engine would.
+fn hanging() -> Altered {
+    Altered {
+        transfer: |engine, s| {
+            while fusion_off_with_ten_inputs(s) {
+                std::thread::sleep(std::time::Duration::from_secs(1));
+            }
+            engine.transfer(s)
+        },
+        ..off_by_one()
+    }
+}
+
+/// True for the scenario of `CASE`, and for any like it a property draws.
+fn fusion_off_with_ten_inputs(s: &TransferScenario) -> bool {
+    s.options.session.get("ge.exec.input_fusion_size") == Some(&"0".to_owned())
+        && s.inputs.len() == 10
+}
+
 fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/vendor-engine")
 }
@@ -567,6 +600,7 @@ fn a_bad_environment_is_a_failing_trial_not_a_panic() -> Result<(), Failed> {
     let env = [
         ("GE_CONFORMANCE_EXPECTATIONS", missing.as_os_str()),
         ("GE_CONFORMANCE_SEED", std::ffi::OsStr::new("seven")),
+        ("GE_CONFORMANCE_LIST_TIMEOUT_MS", std::ffi::OsStr::new("1m")),
     ];
     let (ok, text) = child("unchanged", copy.path(), true, &["--list"], &env);
     if !ok || !text.contains("setup/environment: test") || text.contains("panicked") {
@@ -582,8 +616,9 @@ fn a_bad_environment_is_a_failing_trial_not_a_panic() -> Result<(), Failed> {
     if ok
         || !text.contains("GE_CONFORMANCE_SEED=seven is not a number")
         || !text.contains("no-such-waivers.toml")
+        || !text.contains("GE_CONFORMANCE_LIST_TIMEOUT_MS=1m is not a number")
     {
-        return Err(format!("setup/environment should fail naming both:\n{text}").into());
+        return Err(format!("setup/environment should fail naming all three:\n{text}").into());
     }
     let (ok, text) = child("unchanged", copy.path(), true, &["--exact", CASE], &env);
     if !ok || !text.contains("1 passed") {
@@ -864,17 +899,16 @@ fn nextest_skips_a_waived_failure() -> Result<(), Failed> {
         child(engine, copy.path(), true, args, &env(nextest))
     };
     let args = ["--list", "--format", "terse", "--ignored"];
-    let (ok, text, said) = child_streams("chatty", copy.path(), true, &args, &env(true));
+    let (ok, text, _) = child_streams("chatty", copy.path(), true, &args, &env(true));
     let listed: Option<Vec<&str>> = text.lines().map(|l| l.strip_suffix(": test")).collect();
     let listed = listed.filter(|_| ok).unwrap_or_default();
     if !listed.contains(&options_case)
         || !listed.contains(&property)
         || listed.contains(&transfer_case.as_str())
-        || !said.contains("chatty engine")
+        || text.contains("chatty engine")
     {
         return Err(format!(
-            "nextest's list of ignored trials, waived by IFS-001 and {CASE}:\n{text}\n\
-             standard error:\n{said}"
+            "nextest's list of ignored trials, waived by IFS-001 and {CASE}:\n{text}"
         )
         .into());
     }
@@ -901,14 +935,15 @@ fn nextest_skips_a_waived_failure() -> Result<(), Failed> {
     if !ok || !text.contains("ignored (waived: IFS-001") || !text.contains("failed as waived") {
         return Err(format!("a waived trial run with --ignored under cargo test:\n{text}").into());
     }
-    // An exact waiver's trial that passes is listed to run, and fails as an unexpected pass.
-    let (ok, text) = run(
-        "off-by-one",
-        &["--exact", &transfer_case, "--nocapture"],
-        true,
-    );
-    if ok || !text.contains("0 passed; 1 failed;") {
-        return Err(format!("{CASE}, waived and passing, under nextest:\n{text}").into());
+    // An exact waiver's trial that passes is listed to run, and fails as an unexpected pass;
+    // run with --ignored too (a listing that judged otherwise), it runs and fails.
+    for ignored in [false, true] {
+        let mut args = vec!["--exact", &transfer_case, "--nocapture"];
+        args.extend(ignored.then_some("--ignored"));
+        let (ok, text) = run("off-by-one", &args, true);
+        if ok || !text.contains("0 passed; 1 failed;") {
+            return Err(format!("{CASE}, waived and passing, under nextest:\n{text}").into());
+        }
     }
     // The changed engine breaks IBC-010 and IBC-013 in `CASE`: waiving one leaves it to run.
     let file = waivers(dir.path(), &["IBC-010"]);
@@ -939,6 +974,46 @@ fn nextest_skips_a_waived_failure() -> Result<(), Failed> {
     Ok(())
 }
 
+/// The listing judges ahead in a child process, a trial at a time: an engine that ends its
+/// process, or never answers (past `GE_CONFORMANCE_LIST_TIMEOUT_MS`), in one trial costs that
+/// trial's mark only. The listing completes, the waived trials judged after it are still
+/// listed as ignored, and the trial itself is listed to run, where it fails in its own process.
+fn a_listing_survives_an_engine_that_aborts_or_hangs() -> Result<(), Failed> {
+    let copy = copy_snapshots();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let file = waivers(dir.path(), &["IFS-001", CASE]);
+    let env = [
+        ("GE_CONFORMANCE_EXPECTATIONS", file.as_os_str()),
+        (
+            "GE_CONFORMANCE_LIST_TIMEOUT_MS",
+            std::ffi::OsStr::new("1500"),
+        ),
+        ("NEXTEST", std::ffi::OsStr::new("1")),
+    ];
+    let list = ["--list", "--format", "terse", "--ignored"];
+    for engine in ["aborting", "hanging"] {
+        let started = std::time::Instant::now();
+        let (ok, text, _) = child_streams(engine, copy.path(), true, &list, &env);
+        let listed: Option<Vec<&str>> = text.lines().map(|l| l.strip_suffix(": test")).collect();
+        let listed = listed.filter(|_| ok).unwrap_or_default();
+        if !listed.contains(&"[property] property/options")
+            || listed.iter().any(|l| l.ends_with(CASE))
+        {
+            return Err(format!(
+                "the {engine} engine's listing, in {:?}:\n{text}",
+                started.elapsed()
+            )
+            .into());
+        }
+    }
+    let trial = format!("[transfer] {CASE}");
+    let (ok, text) = child("aborting", copy.path(), true, &["--exact", &trial], &env);
+    if ok {
+        return Err(format!("{CASE} of the aborting engine, run:\n{text}").into());
+    }
+    Ok(())
+}
+
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("serve") {
         // The one line of examples/vendor-engine/examples/serve.rs.
@@ -957,6 +1032,8 @@ fn main() {
             "changed" => Some(changed()),
             "off-by-one" => Some(off_by_one()),
             "chatty" => Some(chatty()),
+            "aborting" => Some(aborting()),
+            "hanging" => Some(hanging()),
             _ => None,
         };
         if let Some(altered) = altered {
@@ -1006,6 +1083,10 @@ fn main() {
         Trial::test(
             "nextest_skips_a_waived_failure",
             nextest_skips_a_waived_failure,
+        ),
+        Trial::test(
+            "a_listing_survives_an_engine_that_aborts_or_hangs",
+            a_listing_survives_an_engine_that_aborts_or_hangs,
         ),
         Trial::test(
             "the_command_line_certifies_judges_and_promotes_a_served_engine",

@@ -429,8 +429,7 @@ impl Arguments {
         (trial.ignored && !self.ignored && !self.include_ignored) || self.bench
     }
 
-    /// The trials run at once: `--test-threads`, else `RUST_TEST_THREADS`, else one per core.
-    pub fn threads(&self) -> usize {
+    fn threads(&self) -> usize {
         self.test_threads
             .or_else(|| {
                 std::env::var("RUST_TEST_THREADS")
@@ -764,16 +763,6 @@ fn run_parallel(
     });
 }
 
-/// Runs every one of `trials` on `threads` threads and prints nothing: for trials whose bodies
-/// keep what they find themselves (a panic is caught and dropped).
-pub(crate) fn run_quietly(trials: Vec<Trial>, threads: usize) {
-    let every = Arguments {
-        include_ignored: true,
-        ..Arguments::default()
-    };
-    run_parallel(&every, trials, threads.max(1), |_, _, _| {});
-}
-
 /// Runs the `trials` that `args` selects, prints the run as libtest would, and returns the
 /// counts (`--list` lists them and returns an empty count).
 pub fn run(args: &Arguments, mut trials: Vec<Trial>) -> Conclusion {
@@ -1006,25 +995,6 @@ mod tests {
         assert!(out.contains("w/stale: test"), "{out}");
         let (c2, _) = run_logged(&["--ignored"], reasoned());
         assert_eq!((c.num_failed, c2.num_failed), (0, 1));
-    }
-
-    #[test]
-    fn run_quietly_runs_every_body_and_survives_a_panic() {
-        let ran = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let trials = (0..6)
-            .map(|i| {
-                let ran = std::sync::Arc::clone(&ran);
-                Trial::test(format!("t/{i}"), move || {
-                    ran.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                    assert!(i != 3, "boom");
-                    Ok(())
-                })
-                // Ignored or not, every body runs.
-                .with_ignored_flag(i % 2 == 0)
-            })
-            .collect();
-        run_quietly(trials, 3);
-        assert_eq!(ran.load(std::sync::atomic::Ordering::SeqCst), 6);
     }
 
     #[test]
