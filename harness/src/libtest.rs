@@ -190,9 +190,9 @@ fn ignored_at_run_time(reason: &str, detail: &str) -> Result<Completion, Failed>
         return Ok(Completion::ignored_with(reason));
     }
     Err(format!(
-        "ignored ({reason}), and run anyway: nextest shows a trial it runs only as passed or \
-         failed, and this is not a pass (`cargo nextest run` skips it unless --run-ignored asks \
-         for it; `cargo test` shows it as ignored)\n{detail}"
+        "ignored ({reason}), and run under nextest, which shows a trial it runs only as passed \
+         or failed: this is not a pass (`cargo nextest run` skips the trials its listing finds \
+         waived; `cargo test` shows this one as ignored)\n{detail}"
     )
     .into())
 }
@@ -676,6 +676,9 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         if first_snapshots.is_some() {
             snapshot::quiet_first_run();
         }
+        // A child judging ahead for a listing: its run is not the run, so it writes no bundle.
+        let judging_ahead = ahead::in_child();
+        let bundle = self.bundle.clone().filter(|_| !judging_ahead);
         let trials = self.mark_waived(&args, self.trials());
         let conclusion = run(&args, trials);
         if let Some(s) = first_snapshots {
@@ -703,11 +706,7 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
             }
         }
         // Under nextest each process runs one trial: `bundle/destination` fails instead.
-        if let Some(dir) = self
-            .bundle
-            .as_ref()
-            .filter(|_| !args.list && !under_nextest())
-        {
+        if let Some(dir) = bundle.as_ref().filter(|_| !args.list && !under_nextest()) {
             if !self.setup.is_empty() {
                 // The run did not use the settings it was given: its report would not say
                 // what was asked (`setup/environment` has failed already).

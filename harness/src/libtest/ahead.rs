@@ -11,56 +11,97 @@ use std::time::{Duration, Instant};
 /// How long the listing waits for one trial judged ahead, by default.
 pub const DEFAULT_LIMIT: Duration = Duration::from_secs(60);
 
+/// Set in the child, to the listing process's id: the child writes no report bundle (its run
+/// is not the run) and ends when the listing process is gone.
+const MARKER: &str = "GE_CONFORMANCE_JUDGING_AHEAD";
+
 /// The environment the child must not see: nextest's (a waived failure fails there, it is not
-/// shown as ignored) and the bundle's (the child's run is not the run).
+/// shown as ignored) and the bundle's.
 const WITHHELD: [&str; 3] = ["NEXTEST", "NEXTEST_RUN_ID", "GE_CONFORMANCE_OUT"];
+
+/// The most bytes of trial names one child is given, well under the shortest limit on a
+/// command line (32,767 characters on Windows).
+const NAMES_PER_CHILD: usize = 8_000;
 
 /// Runs the trials `names` in children of this test binary, one at a time (`--exact`, the JSON
 /// format, into a log file), and returns those that ended ignored at run time, each with its
 /// reason: for a case or property trial of a declared capability, a waived failure. A trial
-/// during which the child died or that ran past `limit` counts as not waived, and a new child
-/// takes the trials left. Nothing the children print reaches this process's output.
+/// during which the child died or that ran past `limit` counts as not waived, says so on
+/// standard error, and a new child takes the trials left. Nothing the children print reaches
+/// this process's output.
 pub fn waived(names: &[String], limit: Duration) -> BTreeMap<String, String> {
     let mut waived = BTreeMap::new();
     let mut left: Vec<String> = names.to_vec();
     while !left.is_empty() {
-        let Some(settled) = one_child(&left, limit, &mut waived) else {
-            break;
+        let batch = &left[..batch_len(&left)];
+        let settled = match one_child(batch, limit, &mut waived) {
+            Ok(settled) if !settled.is_empty() => settled,
+            Ok(_) => {
+                not_judged(&left, "the child judged none of them");
+                break;
+            }
+            Err(why) => {
+                not_judged(&left, &why);
+                break;
+            }
         };
-        let before = left.len();
         left.retain(|n| !settled.contains(n));
-        if left.len() == before {
-            // A child that judged nothing (it could not start its run): the rest stay unmarked.
-            break;
-        }
     }
     waived
 }
 
+/// How many of `names`, from the first, one child is given: as many as fit in
+/// [`NAMES_PER_CHILD`] bytes, and at least one.
+fn batch_len(names: &[String]) -> usize {
+    let mut bytes = 0;
+    let fit = names
+        .iter()
+        .take_while(|n| {
+            bytes += n.len() + 1;
+            bytes <= NAMES_PER_CHILD
+        })
+        .count();
+    fit.max(1).min(names.len())
+}
+
+/// Says on standard error that the trials `left` are listed to run, unjudged, and why.
+fn not_judged(left: &[String], why: &str) {
+    eprintln!(
+        "ge-conformance: {} trial(s) a waiver may waive could not be judged ahead ({why}): \
+         listed to run, where a waived failure fails under nextest",
+        left.len()
+    );
+}
+
 /// One child over `names`: the trials it started (ended or not), with the waived ones added to
-/// `waived`. `None` when no child could be started.
+/// `waived`, or why no child could run.
 fn one_child(
     names: &[String],
     limit: Duration,
     waived: &mut BTreeMap<String, String>,
-) -> Option<BTreeSet<String>> {
-    let log = tempfile::NamedTempFile::new().ok()?;
-    let mut command = Command::new(std::env::current_exe().ok()?);
+) -> Result<BTreeSet<String>, String> {
+    let log = tempfile::NamedTempFile::new().map_err(|e| format!("a log file: {e}"))?;
+    let exe = std::env::current_exe().map_err(|e| format!("this test binary: {e}"))?;
+    let mut command = Command::new(exe);
     command
         .args(["--exact", "--format", "json", "--test-threads", "1"])
         .args(["--color", "never", "--logfile"])
         .arg(log.path())
+        .arg("--")
         .args(names)
+        .env(MARKER, std::process::id().to_string())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     for name in WITHHELD {
         command.env_remove(name);
     }
-    let mut child = command.spawn().ok()?;
-    watch(&mut child, log.path(), limit);
+    let mut child = command
+        .spawn()
+        .map_err(|e| format!("starting this test binary: {e}"))?;
+    let cut_short = watch(&mut child, log.path(), limit);
     let text = std::fs::read_to_string(log.path()).unwrap_or_default();
-    let mut started = BTreeSet::new();
+    let (mut started, mut ended) = (BTreeSet::new(), BTreeSet::new());
     for line in text.lines() {
         let Ok(event) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;
@@ -75,30 +116,81 @@ fn one_child(
             Some("ignored") => {
                 let reason = event.get("message").and_then(|m| m.as_str());
                 waived.insert(name.to_owned(), reason.unwrap_or_default().to_owned());
+                ended.insert(name.to_owned());
             }
-            _ => {}
+            Some(_) => {
+                ended.insert(name.to_owned());
+            }
+            None => {}
         }
     }
-    Some(started)
+    for name in started.difference(&ended) {
+        let how = if cut_short {
+            format!("ran past {} ms", limit.as_millis())
+        } else {
+            "ended the process".to_owned()
+        };
+        eprintln!("ge-conformance: {name} {how} while judged ahead for the listing: listed to run");
+    }
+    Ok(started)
 }
 
 /// Waits for `child` to end, killing it when its log has not grown for `limit` (one trial
-/// running too long).
-fn watch(child: &mut Child, log: &Path, limit: Duration) {
+/// running too long) or when it can no longer be waited for. True when it was killed.
+fn watch(child: &mut Child, log: &Path, limit: Duration) -> bool {
     let (mut size, mut since) = (0, Instant::now());
     loop {
-        if !matches!(child.try_wait(), Ok(None)) {
-            return;
+        match child.try_wait() {
+            Ok(Some(_)) => return false,
+            Ok(None) => {}
+            Err(_) => break,
         }
         let now = std::fs::metadata(log).map_or(0, |m| m.len());
         if now != size {
             (size, since) = (now, Instant::now());
         } else if since.elapsed() > limit {
-            // Killing fails only for a child already gone, which `wait` then reaps.
-            let _ = child.kill();
-            let _ = child.wait();
-            return;
+            break;
         }
         std::thread::sleep(Duration::from_millis(10));
+    }
+    // Killing fails only for a child already gone, which `wait` then reaps.
+    let _ = child.kill();
+    let _ = child.wait();
+    true
+}
+
+/// In a child judging ahead: true, and the child ends by itself once the listing process that
+/// started it is gone (killed, say), rather than judging on for nobody.
+pub fn in_child() -> bool {
+    let Some(parent) = std::env::var(MARKER).ok() else {
+        return false;
+    };
+    #[cfg(unix)]
+    if let Ok(parent) = parent.parse::<u32>() {
+        std::thread::spawn(move || loop {
+            if std::os::unix::process::parent_id() != parent {
+                std::process::exit(101);
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        });
+    }
+    #[cfg(not(unix))]
+    let _ = parent;
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_child_is_given_the_names_that_fit_and_at_least_one() {
+        let names = |len: usize, count: usize| vec!["n".repeat(len); count];
+        assert_eq!(batch_len(&names(10, 5)), 5);
+        assert_eq!(batch_len(&names(5_000, 3)), 1);
+        assert_eq!(batch_len(&names(20_000, 2)), 1);
+        // 99 bytes a name with its separator: 80 fit in 8,000.
+        assert_eq!(batch_len(&names(99, 500)), 80);
+        assert_eq!(batch_len(&[]), 0);
     }
 }
