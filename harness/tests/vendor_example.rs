@@ -812,6 +812,12 @@ fn the_readme_outputs_are_what_the_example_prints() -> Result<(), Failed> {
     Ok(())
 }
 
+/// The names a `--list --format terse` output lists (`[kind] name`), or `None` when a line is
+/// not a listed trial.
+fn listed(text: &str) -> Option<Vec<&str>> {
+    text.lines().map(|l| l.strip_suffix(": test")).collect()
+}
+
 /// nextest's protocol, as it drives the example: `--list --format terse` and the same with
 /// `--ignored` to list, then one process per trial, `--exact <listed name> --nocapture` (and
 /// `--ignored` for an ignored one), whose exit status is the verdict.
@@ -819,11 +825,6 @@ fn nextest_lists_the_trials_and_runs_each_in_a_process() -> Result<(), Failed> {
     let copy = copy_snapshots();
     let nextest = [("NEXTEST", std::ffi::OsStr::new("1"))];
     let run = |engine: &str, args: &[&str]| child(engine, copy.path(), true, args, &nextest);
-    let listed = |text: &str| -> Option<Vec<String>> {
-        text.lines()
-            .map(|l| l.strip_suffix(": test").map(str::to_owned))
-            .collect()
-    };
     let (ok, text) = run("unchanged", &["--list", "--format", "terse"]);
     let all = listed(&text).filter(|all| ok && all.len() > 500);
     let Some(all) = all else {
@@ -836,7 +837,7 @@ fn nextest_lists_the_trials_and_runs_each_in_a_process() -> Result<(), Failed> {
         return Err(format!("the ignored trials nextest reads:\n{text}").into());
     };
     let trial = "[property] property/options";
-    if !all.iter().any(|n| n == trial) || ignored.iter().any(|n| n == trial) {
+    if !all.contains(&trial) || ignored.contains(&trial) {
         return Err(format!("`{trial}` is not listed to run").into());
     }
     let tally = format!(
@@ -854,7 +855,7 @@ fn nextest_lists_the_trials_and_runs_each_in_a_process() -> Result<(), Failed> {
     // An ignored trial run anyway judges nothing: it fails rather than pass.
     let (ok, text) = run(
         "unchanged",
-        &["--exact", &ignored[0], "--nocapture", "--ignored"],
+        &["--exact", ignored[0], "--nocapture", "--ignored"],
     );
     if ok || !text.contains("not supported") {
         return Err(format!("`{}` run with --ignored:\n{text}", ignored[0]).into());
@@ -910,8 +911,7 @@ fn nextest_skips_a_waived_failure() -> Result<(), Failed> {
     if bundle.exists() {
         return Err("the listing wrote a report bundle".into());
     }
-    let listed: Option<Vec<&str>> = text.lines().map(|l| l.strip_suffix(": test")).collect();
-    let listed = listed.filter(|_| ok).unwrap_or_default();
+    let listed = listed(&text).filter(|_| ok).unwrap_or_default();
     if !listed.contains(&options_case)
         || !listed.contains(&property)
         || listed.contains(&transfer_case.as_str())
@@ -1005,8 +1005,7 @@ fn a_listing_survives_an_engine_that_aborts_or_hangs() -> Result<(), Failed> {
     for engine in ["aborting", "hanging"] {
         let started = std::time::Instant::now();
         let (ok, text, _) = child_streams(engine, copy.path(), true, &list, &env);
-        let listed: Option<Vec<&str>> = text.lines().map(|l| l.strip_suffix(": test")).collect();
-        let listed = listed.filter(|_| ok).unwrap_or_default();
+        let listed = listed(&text).filter(|_| ok).unwrap_or_default();
         if !listed.contains(&"[property] property/options")
             || listed.iter().any(|l| l.ends_with(CASE))
         {
