@@ -457,6 +457,8 @@ struct EnginePools<'o> {
     trace: &'o [ge_spec::vocab::session::TraceEntry],
     next: usize,
     held: BTreeMap<&'o str, Vec<u64>>,
+    /// What [`EnginePools::check_cover`] found: a pool smaller than a loaded graph's need.
+    short: Vec<Violation>,
 }
 
 impl<'o> EnginePools<'o> {
@@ -465,6 +467,43 @@ impl<'o> EnginePools<'o> {
             trace: &obs.trace,
             next: 0,
             held: BTreeMap::new(),
+            short: Vec::new(),
+        }
+    }
+
+    /// SMP-011, SMP-014 (or SMP-015, SMP-016 where they decide the pooling): after each event,
+    /// a shared pool the engine names holds, in one block, at least the feature bytes of every
+    /// loaded graph that draws on it. The text has the pool allocated at the largest graph's
+    /// need; how much more, and how long after its last user, are the suite's choices
+    /// (SMP-012, SMP-013), but a pool below a loaded user's need is no pool for it. A pool the
+    /// engine never named is left to the entries' checks (its name is SES-014's).
+    fn check_cover(&mut self, step: u32, model: &Model) {
+        for shape in [ShapeKind::Static, ShapeKind::Dynamic] {
+            let Some(held) = self.held.get(pool_name(shape)) else {
+                continue;
+            };
+            let Some(pool) = model.pools.get(&Model::pool_key(shape)) else {
+                continue;
+            };
+            let largest = held.iter().copied().max().unwrap_or(0);
+            let users = pool.users.iter().filter_map(|id| {
+                model
+                    .graphs
+                    .get(id)
+                    .filter(|g| !g.released && g.feature > largest)
+                    .map(|g| (*id, g))
+            });
+            if let Some((id, g)) = users.max_by_key(|(_, g)| g.feature) {
+                self.short.push(Violation::new(
+                    Model::feature_clause(g),
+                    format!(
+                        "before step {step}: `{}` holds {largest} bytes in its largest block, \
+                         but graph {id}, loaded and drawing on it, needs {} bytes",
+                        pool_name(shape),
+                        g.feature
+                    ),
+                ));
+            }
         }
     }
 
@@ -491,6 +530,7 @@ impl<'o> EnginePools<'o> {
         if model.profile != Profile::Documented {
             return;
         }
+        self.check_cover(step, model);
         for shape in [ShapeKind::Static, ShapeKind::Dynamic] {
             // A pool the engine never named (or names otherwise, SES-014) keeps the model's.
             let Some(held) = self.held.get(pool_name(shape)).cloned() else {
@@ -1190,6 +1230,11 @@ const REPLAYED: &[ReplayedCheck] = &[
         },
     },
     Entry {
+        clauses: &["SMP-011", "SMP-014", "SMP-015", "SMP-016"],
+        name: "check_cover",
+        run: |cx| cx.replay.short.clone(),
+    },
+    Entry {
         clauses: &["SES-019"],
         name: "check_refresh_order",
         run: |cx| {
@@ -1330,6 +1375,8 @@ struct Replay<'a> {
     unbuilt: BTreeSet<u32>,
     /// Upstream: some load is refused on its options (SES-017).
     options_refused: bool,
+    /// The engine's pools found smaller than a loaded user's need ([`EnginePools::check_cover`]).
+    short: Vec<Violation>,
 }
 
 impl<'a> Replay<'a> {
@@ -1363,6 +1410,7 @@ impl<'a> Replay<'a> {
             load_errors: Default::default(),
             unbuilt: BTreeSet::new(),
             options_refused: false,
+            short: Vec::new(),
         };
         let mut engine = EnginePools::new(obs);
         for (index, (event, res)) in scenario.events.iter().zip(load_alts).enumerate() {
@@ -1374,6 +1422,7 @@ impl<'a> Replay<'a> {
         }
         let end = scenario.events.len() as u32;
         engine.adopt(end, &mut replay.model);
+        replay.short = engine.short;
         replay.end(end);
         replay
     }

@@ -27,6 +27,11 @@ enum Fault {
     PoolNeverGrows,
     /// The pool is allocated at twice the largest need.
     PoolOversized,
+    /// A static-shape load that needs less than the pool holds takes the pool again at its own
+    /// size, while a larger graph still draws on it.
+    PoolShrinksUnderLargerUser,
+    /// The static pool is freed when one of its graphs unloads while another still draws on it.
+    PoolFreedWithUsersLeft,
     /// Zero-copy areas are taken per execution although reuse is on.
     ZeroCopyReallocatedWithReuseOn,
     /// One zero-copy area is kept although reuse is off.
@@ -121,6 +126,87 @@ fn entry(step: u32, action: TraceAction, pool: String, bytes: u64) -> TraceEntry
     }
 }
 
+/// The reference's `trace` with the static pool cut below a loaded user's need, as `fault`
+/// says: retaken at a smaller load's size, or freed at an unload that leaves users. The pool's
+/// later entries are kept balanced (a free gives back what is held; one of a pool no longer
+/// held is dropped), so the one clause broken is the pool's size under its users.
+fn pool_cut_short(
+    fault: Fault,
+    scenario: &SessionScenario,
+    trace: &[TraceEntry],
+) -> Vec<TraceEntry> {
+    const POOL: &str = "static-pool";
+    let mut held: Option<u64> = None;
+    let mut users = BTreeSet::new();
+    let mut out = Vec::new();
+    let mut entries = trace.iter().peekable();
+    for (step, event) in (0u32..).zip(&scenario.events) {
+        while let Some(e) = entries.next_if(|e| e.step == step) {
+            let mut e = e.clone();
+            if e.pool == POOL {
+                match e.action {
+                    TraceAction::Alloc => held = Some(e.bytes),
+                    TraceAction::Free => match held.take() {
+                        Some(bytes) => e.bytes = bytes,
+                        None => continue,
+                    },
+                }
+            }
+            out.push(e);
+        }
+        match (fault, event) {
+            (
+                Fault::PoolShrinksUnderLargerUser,
+                SessionEvent::Load {
+                    graph,
+                    shape: ge_spec::ShapeKind::Static,
+                    feature_bytes,
+                    ..
+                },
+            ) => {
+                users.insert(*graph);
+                if let Some(h) = held.filter(|h| *feature_bytes > 0 && feature_bytes < h) {
+                    out.push(entry(step, TraceAction::Free, POOL.into(), h));
+                    out.push(entry(step, TraceAction::Alloc, POOL.into(), *feature_bytes));
+                    held = Some(*feature_bytes);
+                }
+            }
+            (
+                _,
+                SessionEvent::Load {
+                    graph,
+                    shape: ge_spec::ShapeKind::Static,
+                    ..
+                },
+            ) => {
+                users.insert(*graph);
+            }
+            (Fault::PoolFreedWithUsersLeft, SessionEvent::Unload { graph }) => {
+                if users.remove(graph) && !users.is_empty() {
+                    if let Some(h) = held.take() {
+                        out.push(entry(step, TraceAction::Free, POOL.into(), h));
+                    }
+                }
+            }
+            (_, SessionEvent::Unload { graph }) => {
+                users.remove(graph);
+            }
+            _ => {}
+        }
+    }
+    for e in entries {
+        let mut e = e.clone();
+        if e.pool == POOL && e.action == TraceAction::Free {
+            match held.take() {
+                Some(bytes) => e.bytes = bytes,
+                None => continue,
+            }
+        }
+        out.push(e);
+    }
+    out
+}
+
 impl Faulty {
     fn run(&self, scenario: &SessionScenario) -> SessionObservation {
         let mut s = scenario.clone();
@@ -178,6 +264,11 @@ impl Faulty {
                     i += 1;
                 }
                 obs.trace = out;
+            }
+            Fault::PoolShrinksUnderLargerUser | Fault::PoolFreedWithUsersLeft
+                if matches!(policy(&s).as_str(), "2" | "4") =>
+            {
+                obs.trace = pool_cut_short(self.0, scenario, &obs.trace);
             }
             Fault::PoolOversized => {
                 for e in &mut obs.trace {
@@ -380,6 +471,8 @@ fn reference_is_caught_by_nothing() {
 #[rstest]
 #[case::pool_never_grows(Fault::PoolNeverGrows, "SMP-011")]
 #[case::pool_oversized(Fault::PoolOversized, "SMP-012")]
+#[case::pool_shrinks_under_larger_user(Fault::PoolShrinksUnderLargerUser, "SMP-011")]
+#[case::pool_freed_with_users_left(Fault::PoolFreedWithUsersLeft, "SMP-011")]
 #[case::zero_copy_reallocated_with_reuse_on(Fault::ZeroCopyReallocatedWithReuseOn, "RZC-012")]
 #[case::zero_copy_reused_with_reuse_off(Fault::ZeroCopyReusedWithReuseOff, "RZC-010")]
 #[case::zero_copy_not_freed_per_execution(Fault::ZeroCopyNotFreedPerExecution, "RZC-011")]
@@ -429,6 +522,8 @@ fn fault_is_caught(#[case] fault: Fault, #[case] clause: &str) {
 #[rstest]
 #[case(Fault::PoolNeverGrows, "SMP-011")]
 #[case(Fault::PoolOversized, "SMP-012")]
+#[case(Fault::PoolShrinksUnderLargerUser, "SMP-011")]
+#[case(Fault::PoolFreedWithUsersLeft, "SMP-011")]
 #[case(Fault::ZeroCopyReallocatedWithReuseOn, "RZC-012")]
 #[case(Fault::ZeroCopyReusedWithReuseOff, "RZC-010")]
 #[case(Fault::ZeroCopyNotFreedPerExecution, "RZC-011")]
