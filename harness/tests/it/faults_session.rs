@@ -182,10 +182,9 @@ fn pool_cut_short(
                 users.insert(*graph);
             }
             (Fault::PoolFreedWithUsersLeft, SessionEvent::Unload { graph }) => {
-                if users.remove(graph) && !users.is_empty() {
-                    if let Some(h) = held.take() {
-                        out.push(entry(step, TraceAction::Free, POOL.into(), h));
-                    }
+                let others_left = users.remove(graph) && !users.is_empty();
+                if let Some(h) = held.take_if(|_| others_left) {
+                    out.push(entry(step, TraceAction::Free, POOL.into(), h));
                 }
             }
             (_, SessionEvent::Unload { graph }) => {
