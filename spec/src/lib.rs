@@ -36,10 +36,10 @@
 //! | `id` | yes | stable, `AAA-000`; the prefix is the option's (`IFS`) or `OPT` for cross-cutting rules |
 //! | `option` | for option prefixes | the option key |
 //! | `summary` | yes | one line, our words (never the source text's sentences) |
-//! | `origin` | yes | `documented` (the source text states it) or `reference-defined` (the text is silent and the suite decided) |
+//! | `origin` | yes | `documented` (the source text states it), `reference-defined` (the text is silent and the suite decided) or `vocabulary` (what makes an answer a true and complete account of what the engine did, whatever it chose) |
 //! | `strength` | documented only | `MUST`, `SHOULD` or `MAY`, as the text's own wording supports it; a reference-defined clause has none (it binds at level `strict` only) |
 //! | `source` | documented only | where in the section the statement stands (paragraph, list or note), so it can be checked in one hop |
-//! | `rationale` | reference-defined only | why the suite decided so |
+//! | `rationale` | reference-defined and vocabulary only | why the suite decided so, or why the rule is the vocabulary's |
 //! | `section` | yes | the section of the source text it rests on |
 //! | `subject` | no | the subject fields (see [`diag::Subject`]) that diagnostics citing the clause carry; only these are compared |
 //! | `reported_under` | no | the clause that calls for the diagnostics citing this one, when another does (a value rule is reported under `OPT-005`) |
@@ -50,7 +50,8 @@
 //! A verdict is made at a [`Conformance`] level. At `documented` (the default) a broken
 //! reference-defined clause is a *deviation*: reported, never a failure; at `strict` it fails
 //! like the rest. Under the upstream profile a clause with an `upstream` entry records a fact of
-//! GE and binds at both levels ([`Clause::is_suite_choice`]).
+//! GE and binds at both levels ([`Clause::is_suite_choice`]). A vocabulary clause binds at
+//! both levels under both profiles: it is no choice about GE.
 //!
 //! ## `cases/*.toml`: one `[[case]]` per case
 //!
@@ -106,7 +107,7 @@
 //! profile rules: a case with a `profile` must cite a clause with an `upstream` entry, every
 //! clause with an `upstream` entry needs a `profile = "upstream"` case, and every clause needs a
 //! case that runs under each profile. And the level rules: a documented clause needs a strength
-//! and a source, a reference-defined one neither; patterns never name a `message`; and every
+//! and a source, a reference-defined or vocabulary one neither; patterns never name a `message`; and every
 //! clause that binds at level `documented` needs a case citing binding clauses only.
 #![deny(missing_docs)]
 

@@ -142,6 +142,12 @@ pub enum Origin {
     Documented,
     /// The source text is silent; the suite decided (the clause carries a rationale).
     ReferenceDefined,
+    /// The vocabulary's own contract: what makes an answer a complete and true description of
+    /// what the engine did (a plan places every tensor once, a trace balances, the files listed
+    /// are the files on disk). Not a choice about GE's behaviour: without it no answer can be
+    /// judged at all, so it binds at every level and under every profile (the clause carries a
+    /// rationale saying why it is the vocabulary's).
+    Vocabulary,
 }
 
 impl fmt::Display for Origin {
@@ -149,6 +155,7 @@ impl fmt::Display for Origin {
         f.write_str(match self {
             Origin::Documented => "documented",
             Origin::ReferenceDefined => "reference-defined",
+            Origin::Vocabulary => "vocabulary",
         })
     }
 }
@@ -169,9 +176,10 @@ pub struct Clause {
     /// only (a reference-defined clause binds at level `strict`, and nowhere else).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strength: Option<Strength>,
-    /// Documented or reference-defined.
+    /// Documented, reference-defined or vocabulary.
     pub origin: Origin,
-    /// Why the suite decided so (required for reference-defined clauses, refused otherwise).
+    /// Why the suite decided so, or why the rule is the vocabulary's (required for
+    /// reference-defined and vocabulary clauses, refused for documented ones).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rationale: Option<String>,
     /// The section of the source text it rests on.
@@ -1335,14 +1343,15 @@ fn check_clause(clause: &Clause, errors: &mut Vec<LoadError>) {
         _ => {}
     }
     match (clause.origin, &clause.rationale) {
-        (Origin::ReferenceDefined, None) => {
-            bad("reference-defined clauses need a rationale".into())
-        }
-        (Origin::ReferenceDefined, Some(r)) if r.trim().is_empty() => {
-            bad("reference-defined clauses need a rationale".into())
-        }
+        (Origin::ReferenceDefined | Origin::Vocabulary, None) => bad(format!(
+            "{} clauses need a rationale",
+            clause.origin
+        )),
+        (Origin::ReferenceDefined | Origin::Vocabulary, Some(r)) if r.trim().is_empty() => bad(
+            format!("{} clauses need a rationale", clause.origin),
+        ),
         (Origin::Documented, Some(_)) => bad(
-            "documented clauses rest on the source text; a rationale is for reference-defined ones"
+            "documented clauses rest on the source text; a rationale is for reference-defined and vocabulary ones"
                 .into(),
         ),
         _ => {}
@@ -1360,6 +1369,10 @@ fn check_clause(clause: &Clause, errors: &mut Vec<LoadError>) {
         }
         (Origin::ReferenceDefined, Some(_), _) => bad(
             "a strength is for documented clauses: the text's own wording sets it, and a reference-defined clause binds at level strict only"
+                .into(),
+        ),
+        (Origin::Vocabulary, Some(_), _) => bad(
+            "a strength is for documented clauses: the text's own wording sets it, and a vocabulary clause binds whatever the text says"
                 .into(),
         ),
         _ => {}

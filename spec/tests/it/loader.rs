@@ -678,11 +678,60 @@ fn the_embedded_documented_clauses_carry_a_source_and_suite_choices_no_strength(
     for c in Spec::embedded().clauses() {
         match c.origin {
             Origin::Documented => assert!(c.source.is_some() && c.strength.is_some(), "{}", c.id),
-            Origin::ReferenceDefined => {
+            Origin::ReferenceDefined | Origin::Vocabulary => {
                 assert!(c.strength.is_none() && c.rationale.is_some(), "{}", c.id)
             }
         }
     }
+}
+
+#[test]
+fn a_vocabulary_clause_binds_at_every_level_and_needs_a_rationale() {
+    use ge_spec::{Conformance, Origin, Profile};
+    let spec = Spec::embedded();
+    let vocabulary: Vec<&str> = spec
+        .clauses()
+        .filter(|c| c.origin == Origin::Vocabulary)
+        .map(|c| c.id.as_str())
+        .collect();
+    assert!(vocabulary.contains(&"MEM-002") && vocabulary.contains(&"SES-010"));
+    for id in &vocabulary {
+        let c = spec.clause(id).unwrap();
+        assert!(!c.is_suite_choice(Profile::Documented), "{id}");
+        assert!(
+            c.binds(Profile::Documented, Conformance::Documented),
+            "{id}"
+        );
+        assert!(c.binds(Profile::Upstream, Conformance::Documented), "{id}");
+    }
+    let case = CASE.replace("[\"OPT-001\"]", "[\"OPT-001\", \"OPT-002\"]");
+    let cases = format!("{case}{}", CASE.replace("one", "two"));
+    let vocabulary = SUITE_CHOICE.replace("reference-defined", "vocabulary");
+    let without = vocabulary.replace("rationale = \"The text is silent.\"\n", "");
+    let errors = load(&[
+        ("clauses/a.toml", &format!("{CLAUSE}{without}")),
+        ("cases/t.toml", &cases),
+    ])
+    .unwrap_err();
+    assert!(
+        bad_clause(&errors, "OPT-002", "vocabulary clauses need a rationale"),
+        "{errors:?}"
+    );
+    let strong = vocabulary.replace("origin =", "strength = \"MUST\"\norigin =");
+    let errors = load(&[
+        ("clauses/a.toml", &format!("{CLAUSE}{strong}")),
+        ("cases/t.toml", &cases),
+    ])
+    .unwrap_err();
+    assert!(
+        bad_clause(&errors, "OPT-002", "vocabulary clause binds"),
+        "{errors:?}"
+    );
+    assert!(load(&[
+        ("clauses/a.toml", &format!("{CLAUSE}{vocabulary}")),
+        ("cases/t.toml", &cases),
+    ])
+    .is_ok());
 }
 
 #[test]
