@@ -215,6 +215,13 @@ fn judge_under(
         );
         return out;
     }
+    let run = run_mismatches(profile, scenario, values);
+    if !planned && !observation.errors.is_empty() {
+        if let Some(v) = refusal(reading, &run, &errors) {
+            out.extend(v);
+            return out;
+        }
+    }
     for d in &misaligned {
         // IRM-011 / ORM-011: the suite refuses; the text leaves it to the user.
         out.push(Violation::new(
@@ -225,16 +232,43 @@ fn judge_under(
             ),
         ));
     }
-    errors(&exact(&run_mismatches(profile, scenario, values)), &mut out);
+    errors(&exact(&run), &mut out);
     Plan::new(profile, scenario, values, observation, &mut out).check(&mut out);
     out
 }
 
-/// MEM-002: nothing is planned when planning failed.
+/// A refusal (errors, nothing planned) no reading calls for, judged when something allows it:
+/// a run refused at run time with its plan dropped (the plan is the suite's to keep, MEM-005),
+/// or a setting at a level where its option does not take effect (OPT-002's choice departed
+/// from). `None`: nothing allows it, and it is judged as the plan it is, one that gives no
+/// tensor memory (MEM-002).
+fn refusal(
+    reading: &Reading,
+    run: &[Diagnostic],
+    errors: &dyn Fn(&[Expected], &mut Vec<Violation>),
+) -> Option<Vec<Violation>> {
+    let mut out = Vec::new();
+    if !run.is_empty() {
+        errors(&exact(run), &mut out);
+        out.push(Violation::new(
+            "MEM-005",
+            "the run is refused at run time and the plan it follows is not reported",
+        ));
+        return Some(out);
+    }
+    let clause = reading.refusal_reason()?;
+    out.push(Violation::new(
+        clause,
+        "the request is refused over a setting at a level where its option does not take effect",
+    ));
+    Some(out)
+}
+
+/// MEM-005: nothing is planned when planning failed.
 fn require_no_plan(obs: &MemoryObservation, why: &str, out: &mut Vec<Violation>) {
     if !obs.offsets.is_empty() || !obs.cleanup.is_empty() || obs.peak_bytes != 0 {
         out.push(Violation::new(
-            "MEM-002",
+            "MEM-005",
             format!(
                 "{why}, yet the observation carries a plan (offsets, cleanup groups or a peak)"
             ),
@@ -242,7 +276,7 @@ fn require_no_plan(obs: &MemoryObservation, why: &str, out: &mut Vec<Violation>)
     }
     if !obs.reused_inputs.is_empty() || !obs.reused_outputs.is_empty() || !obs.aliases.is_empty() {
         out.push(Violation::new(
-            "MEM-002",
+            "MEM-005",
             format!("{why}, yet the observation reports reuse or aliases"),
         ));
     }
@@ -533,7 +567,7 @@ const LAID: &[PlanCheck] = &[
 /// those that compute what the plan's checks read, and a refused plan's.
 const CALLED: &[Called] = &[
     Entry {
-        clauses: &["MEM-002"],
+        clauses: &["MEM-005"],
         name: "require_no_plan",
         run: (),
     },

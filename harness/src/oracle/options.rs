@@ -1376,6 +1376,18 @@ impl Reading {
         }
     }
 
+    /// The suite's choice a refusal of the whole request departs from, when the text leaves the
+    /// request open to one: some option is set at a level where it does not take effect. The
+    /// text says where each option takes effect and nothing of what a setting elsewhere does to
+    /// the request; the suite ignores it with a warning (OPT-002), and an engine may as well
+    /// refuse the plan, the trace or the load that carries it. `None` under the upstream profile
+    /// (GE's behaviour is one answer) and when every setting is where its option takes effect:
+    /// a refusal there has no reason the text allows, and is judged as the empty answer it is.
+    pub fn refusal_reason(&self) -> Option<&'static str> {
+        (self.profile == Profile::Documented && self.keys.values().any(|k| k.unlisted))
+            .then_some("OPT-002")
+    }
+
     /// True when some key is rejected in the strict reading.
     pub fn rejected(&self) -> bool {
         self.keys.values().any(|k| k.strict == Outcome::Rejected)
@@ -2086,7 +2098,8 @@ fn documented_rule(
                     {
                         clause(key, 2)
                     } else {
-                        value_clause(key)
+                        // Nothing set where the option takes effect: the default is OPT-006's.
+                        "OPT-006".into()
                     };
                 }
                 Source::Global => Level::Global,

@@ -93,6 +93,101 @@ pub fn judge(
     })
 }
 
+/// The twins an unset option's default is judged with (OPT-006 and the option's value clause,
+/// which states the default): for each option a plan acts on that no level where it takes
+/// effect sets, the same scenario with that option set to its default at the first such
+/// level. Setting an option to its default changes nothing the text fixes, so an engine whose
+/// plan changes has another default than the text's; one answer alone cannot tell a wrong
+/// default from a wrong plan ([`judge_default_twin`]). Documented profile only; none for a
+/// scenario the options or the scenario itself make an error.
+pub fn default_twins(
+    profile: Profile,
+    scenario: &TransferScenario,
+) -> Vec<(OptionKey, TransferScenario)> {
+    if profile != Profile::Documented {
+        return Vec::new();
+    }
+    let reading = Reading::new(profile, &scenario.options, context(scenario));
+    if reading.rejected() || !wanted_errors(scenario, &reading, false).is_empty() {
+        return Vec::new();
+    }
+    let spec = Spec::embedded();
+    KEYS.iter()
+        .filter_map(|&key| {
+            let row = spec.option(key);
+            let set = row
+                .levels
+                .iter()
+                .any(|l| scenario.options.at(*l).contains_key(key.as_str()));
+            let (Some(default), Some(level), false) = (&row.default, row.levels.first(), set)
+            else {
+                return None;
+            };
+            let mut twin = scenario.clone();
+            twin.options
+                .at_mut(*level)
+                .insert(key.as_str().to_owned(), default.clone());
+            Some((key, twin))
+        })
+        .collect()
+}
+
+/// IFS-001, IBC-001 (the value clauses, which state the defaults): `unset`, a plan made with
+/// `key` unset, against `twin`, the same engine's plan with `key` set to its default
+/// ([`default_twins`]). Where they differ, the engine's default is not the text's. Answers with
+/// errors are not compared: an engine may refuse a value a restriction keeps from taking
+/// effect (OPT-008), and what an answer lacks is judged where it is answered.
+pub fn judge_default_twin(
+    key: OptionKey,
+    unset: &TransferObservation,
+    twin: &TransferObservation,
+) -> Vec<Violation> {
+    if !unset.errors.is_empty() || !twin.errors.is_empty() {
+        return Vec::new();
+    }
+    let plan = |o: &TransferObservation| {
+        let sorted = |v: &[u32]| {
+            let mut v = v.to_vec();
+            v.sort_unstable();
+            v
+        };
+        (
+            sorted(&o.fused),
+            sorted(&o.direct),
+            sorted(&o.batched),
+            sorted(&o.on_device),
+            o.fused_bytes,
+        )
+    };
+    let (a, b) = (plan(unset), plan(twin));
+    if a == b {
+        return Vec::new();
+    }
+    let default = Spec::embedded()
+        .option(key)
+        .default
+        .clone()
+        .unwrap_or_default();
+    let show = |p: &(Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>, u64)| {
+        format!(
+            "fused {} ({} bytes), direct {}, batched {}, on_device {}",
+            list(&p.0),
+            p.4,
+            list(&p.1),
+            list(&p.2),
+            list(&p.3)
+        )
+    };
+    vec![Violation::new(
+        super::options::value_clause(key),
+        format!(
+            "with {key} unset the plan is {}, but with it set to its default `{default}` the plan is {}: the engine's default is another",
+            show(&a),
+            show(&b)
+        ),
+    )]
+}
+
 /// Judges the observation with the options read as `values` (`rejected`: some option is): the
 /// errors first, then, when the plan may plan, the checks of the plan one clause at a time.
 fn judge_under(
@@ -108,13 +203,27 @@ fn judge_under(
     let wanted_errors = wanted_errors(scenario, reading, rejected);
     let mut out = diagnostics::compare(spec, "errors", &wanted_errors, &obs.errors, false);
     let mut warnings = reading.expected_warnings();
-    if !wanted_errors.is_empty() || !obs.errors.is_empty() {
+    let refused = !obs.errors.is_empty() && planned_nothing(obs);
+    let allowed = refused.then(|| reading.refusal_reason()).flatten();
+    if !wanted_errors.is_empty() || (rejected && !obs.errors.is_empty()) || allowed.is_some() {
         let cx = Stopped {
             obs,
             warnings: &warnings,
         };
         super::run_table(STOPPED, &cx, &mut out);
+        out.extend(allowed.map(|clause| {
+            Violation::new(
+                clause,
+                "the request is refused over a setting at a level where its option does not take effect",
+            )
+        }));
         return out;
+    }
+    // Errors no reading calls for: with a plan, they are reports, and the plan is judged as any
+    // other (planning anyway is TRF-005's); without one, the request was refused for no reason
+    // the text allows, and the empty plan is judged as the plan it is.
+    if !obs.errors.is_empty() && !refused {
+        out.extend(check_nothing_planned(obs));
     }
     let cx = Judged::new(scenario, obs, values);
     super::run_table(PLAN, &cx, &mut out);
@@ -152,7 +261,7 @@ const STOPPED: &[StoppedCheck] = &[
         run: |cx| check_warnings(Spec::embedded(), cx.warnings, cx.obs),
     },
     Entry {
-        clauses: &["TRF-001"],
+        clauses: &["TRF-005"],
         name: "check_nothing_planned",
         run: |cx| check_nothing_planned(cx.obs).into_iter().collect(),
     },
@@ -264,6 +373,11 @@ const CALLED: &[Called] = &[
         run: (),
     },
     Entry {
+        clauses: &["IFS-001", "IBC-001"],
+        name: "judge_default_twin",
+        run: (),
+    },
+    Entry {
         clauses: &[
             "TRF-003", "IFS-016", "IFS-017", "IFS-018", "IBC-003", "IBC-004", "IBC-005", "IBC-011",
             "IBC-013",
@@ -344,16 +458,20 @@ fn check_warnings(spec: &Spec, wanted: &[Expected], obs: &TransferObservation) -
     diagnostics::compare(spec, "warnings", wanted, &obs.warnings, false)
 }
 
-/// TRF-001: nothing is planned when there are errors.
-fn check_nothing_planned(obs: &TransferObservation) -> Option<Violation> {
-    let empty = obs.fused.is_empty()
+/// True when the observation plans no input.
+fn planned_nothing(obs: &TransferObservation) -> bool {
+    obs.fused.is_empty()
         && obs.direct.is_empty()
         && obs.batched.is_empty()
         && obs.on_device.is_empty()
-        && obs.fused_bytes == 0;
-    (!empty).then(|| {
+        && obs.fused_bytes == 0
+}
+
+/// TRF-005: nothing is planned when there are errors.
+fn check_nothing_planned(obs: &TransferObservation) -> Option<Violation> {
+    (!planned_nothing(obs)).then(|| {
         Violation::new(
-            "TRF-001",
+            "TRF-005",
             "the observation carries errors but plans inputs anyway",
         )
     })

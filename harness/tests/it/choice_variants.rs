@@ -896,7 +896,7 @@ const NO_VARIANT: &[(&str, &str)] = &[
     ("OPT-011", "no other reading: how the upstream profile reports upstream's later refusals; the documented profile does not use it"),
     ("SES-016", "no other reading: what a scenario's option maps mean for its graphs, the vocabulary's, which an engine reads and does not choose"),
     ("SMP-015", "no other reading: a policy that a graph's map changes would take effect at graph level, which SMP-002 rules out"),
-    ("TRF-001", "no other reading: the shape of a transfer observation (each input in one group), which the vocabulary fixes; a plan made despite errors is TRF-004's row"),
+    ("TRF-005", "covered by the fault row `PlanningDespiteErrors` (TRF-004), whose oracle clause it is: a plan made despite errors"),
     ("WGT-001", "no other reading: the sandbox's rule for scenario paths, without which no run can be judged safely"),
 ];
 

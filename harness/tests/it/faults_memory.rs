@@ -102,11 +102,26 @@ impl Backend for Faulty {
             Fault::IgnoreDisable => reference(&without(scenario, "ge.exec.disableReuseMemory")),
             Fault::TouchUnlistedInput => {
                 let mut s = scenario.clone();
-                if s.inputs > 0 {
-                    let all: Vec<String> = (0..s.inputs).map(|i| i.to_string()).collect();
-                    s.options
-                        .graph
-                        .insert("ge.exec.inputReuseMemIndexes".into(), all.join(","));
+                // Every input the 32-byte rule lets be reused, besides those listed: refusing a
+                // misaligned input the user never listed is another fault (a refusal no reading
+                // calls for, MEM-002).
+                let misaligned = |i: u32| {
+                    s.tensors
+                        .iter()
+                        .any(|t| t.role == Role::Input { index: i } && t.size % 32 != 0)
+                };
+                let key = "ge.exec.inputReuseMemIndexes";
+                let listed = s.options.graph.get(key).cloned().unwrap_or_default();
+                let listed: Vec<&str> = listed.split(',').filter(|i| !i.is_empty()).collect();
+                let mut all: Vec<String> = listed.iter().map(|i| (*i).to_owned()).collect();
+                all.extend(
+                    (0..s.inputs)
+                        .map(|i| i.to_string())
+                        .filter(|i| !listed.contains(&i.as_str()))
+                        .filter(|i| !misaligned(i.parse().unwrap_or(0))),
+                );
+                if !all.is_empty() {
+                    s.options.graph.insert(key.into(), all.join(","));
                 }
                 reference(&s)
             }
@@ -327,7 +342,7 @@ impl Backend for Faulty {
 #[case::misalign(Fault::Misalign, "MEM-003")]
 #[case::drop_tensor(Fault::DropTensor, "MEM-002")]
 #[case::accept_invalid(Fault::AcceptInvalid, "MEM-001")]
-#[case::plan_despite_error(Fault::PlanDespiteError, "MEM-002")]
+#[case::plan_despite_error(Fault::PlanDespiteError, "MEM-005")]
 #[case::hide_reused_inputs(Fault::HideReusedInputs, "IRM-012")]
 #[case::hide_reused_outputs(Fault::HideReusedOutputs, "ORM-012")]
 #[case::merge_separate_groups(Fault::MergeSeparateGroups, "ACP-011")]

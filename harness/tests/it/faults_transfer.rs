@@ -248,7 +248,7 @@ fn the_fault_free_copy_is_caught_by_nothing() {
 #[case::counting_host_inputs_only(Fault::HostInputCount, "OPT-008", "OPT-008")]
 #[case::moving_device_inputs(Fault::DeviceInputsMoved, "TRF-003", "TRF-003")]
 #[case::dropping_warnings(Fault::DropWarnings, "OPT-008", "OPT-008")]
-#[case::planning_despite_errors(Fault::PlanDespiteErrors, "TRF-004", "TRF-001")]
+#[case::planning_despite_errors(Fault::PlanDespiteErrors, "TRF-004", "TRF-005")]
 #[case::accepting_duplicate_indexes(Fault::AcceptDuplicates, "TRF-002", "TRF-002")]
 /// Each fault must fail the cases under the clause it breaks, and the transfer oracle alone
 /// (without the tables' expectations) must also find it, naming the invariant it breaks (where
