@@ -1345,8 +1345,9 @@ fn alone_at_zero(name: &str, bytes: &[u8], n: &NodeConversion) -> Option<Violati
         Violation::new(
             "EXW-013",
             format!(
-                "{name}'s file holds its weight alone, at offset 0; found offset {:?}, length {:?}",
-                n.offset, n.length
+                "{name}'s file holds its weight alone, at offset 0; found offset {}, length {}",
+                shown(n.offset),
+                shown(n.length)
             ),
         )
     })
@@ -1373,7 +1374,10 @@ fn mode1_file_name(c: &OwnFile) -> Option<Violation> {
         }
         other => Some(Violation::new(
             "EXW-011",
-            format!("{name} must point at a file weight_<hash> in {dir}, found {other:?}"),
+            format!(
+                "{name} must point at a file weight_<hash> in {dir}, found {}",
+                shown(other)
+            ),
         )),
     }
 }
@@ -1554,7 +1558,11 @@ fn stored_once(
     match engine_at.get(bytes) {
         Some(seen) if *seen != n.offset => Some(Violation::new(
             "EXW-020",
-            format!("{name} holds the same bytes as another weight, stored again at {:?}, not at {seen:?}", n.offset),
+            format!(
+                "{name} holds the same bytes as another weight, stored again at offset {}, not at {}",
+                shown(n.offset),
+                shown(*seen)
+            ),
         )),
         _ => None,
     }
@@ -2257,13 +2265,22 @@ fn left_after_unload(cx: &Disk, path: &str) -> Option<Violation> {
         .then(|| Violation::new(cx.unloaded, format!("{path} is still there after unload")))
 }
 
+/// An optional value as a message shows it: the value itself, or `none`, never Rust's
+/// `Some(..)` / `None`.
+fn shown(v: Option<impl std::fmt::Display>) -> String {
+    v.map_or_else(|| "none".to_owned(), |v| v.to_string())
+}
+
 /// WGT-007: nothing appears outside the weight directory.
 fn outside_weight_dir(cx: &Disk, path: &str) -> Option<Violation> {
     let dir = &cx.dir;
     dir.as_deref().is_none_or(|d| !under(path, d)).then(|| {
         Violation::new(
             "WGT-007",
-            format!("{path} appeared outside the weight directory {dir:?}"),
+            format!(
+                "{path} appeared outside the weight directory ({})",
+                shown(dir.as_deref())
+            ),
         )
     })
 }
@@ -2380,6 +2397,27 @@ fn removed_outside_temporary(cx: &Disk, r: &str) -> Option<Violation> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn messages_show_optional_values_as_values_never_as_rust_options() {
+        assert_eq!(shown(Some(512u64)), "512");
+        assert_eq!(shown(Some("run/tmp_weight_0_0")), "run/tmp_weight_0_0");
+        assert_eq!(shown(None::<u64>), "none");
+        let n = NodeConversion {
+            name: "c0".into(),
+            node_type: ge_spec::vocab::weights::NodeType::FileConstant,
+            file: Some("w/weight_0".into()),
+            offset: Some(512),
+            length: None,
+        };
+        let v = alone_at_zero("c0", b"", &n).expect("a file not at offset 0");
+        assert!(!v.message.contains("Some("), "{}", v.message);
+        assert!(
+            v.message.contains("offset 512, length none"),
+            "{}",
+            v.message
+        );
+    }
 
     #[test]
     fn the_implied_combined_file_stays_within_what_the_rules_could_lay_out() {
