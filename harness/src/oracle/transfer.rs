@@ -204,7 +204,12 @@ fn judge_under(
     let mut out = diagnostics::compare(spec, "errors", &wanted_errors, &obs.errors, false);
     let mut warnings = reading.expected_warnings();
     let refused = !obs.errors.is_empty() && planned_nothing(obs);
-    let allowed = refused.then(|| reading.refusal_reason()).flatten();
+    // Only a refusal nothing calls for needs the setting's leave: an invalid scenario or a
+    // rejected option already stops the request, and its errors are judged as such.
+    let called_for = !wanted_errors.is_empty() || rejected;
+    let allowed = (refused && !called_for)
+        .then(|| reading.refusal_reason())
+        .flatten();
     if !wanted_errors.is_empty() || (rejected && !obs.errors.is_empty()) || allowed.is_some() {
         let cx = Stopped {
             obs,
