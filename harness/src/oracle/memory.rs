@@ -256,11 +256,7 @@ fn refusal(
         ));
         return Some(out);
     }
-    let clause = reading.refusal_reason()?;
-    out.push(Violation::new(
-        clause,
-        "the request is refused over a setting at a level where its option does not take effect",
-    ));
+    out.push(reading.refusal_reason()?);
     Some(out)
 }
 

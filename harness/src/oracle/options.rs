@@ -1383,9 +1383,14 @@ impl Reading {
     /// refuse the plan, the trace or the load that carries it. `None` under the upstream profile
     /// (GE's behaviour is one answer) and when every setting is where its option takes effect:
     /// a refusal there has no reason the text allows, and is judged as the empty answer it is.
-    pub fn refusal_reason(&self) -> Option<&'static str> {
-        (self.profile == Profile::Documented && self.keys.values().any(|k| k.unlisted))
-            .then_some("OPT-002")
+    /// Every capability that allows a refusal takes its departure from here.
+    pub fn refusal_reason(&self) -> Option<Violation> {
+        (self.profile == Profile::Documented && self.keys.values().any(|k| k.unlisted)).then(|| {
+            Violation::new(
+                "OPT-002",
+                "the request is refused over a setting at a level where its option does not take effect",
+            )
+        })
     }
 
     /// True when some key is rejected in the strict reading.
