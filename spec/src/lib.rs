@@ -126,7 +126,7 @@ pub use diag::{Diagnostic, Part, Subject};
 pub use option::{Level, OptionKey, Product, RunMode, ShapeKind, Source};
 pub use profile::Profile;
 pub use tables::{
-    Case, Clause, Evidence, Grammar, LoadError, LoadErrors, OptionSpec, Origin, Spec, Strength,
-    TableCase, Upstream, UpstreamPin,
+    Alternative, Case, Clause, Evidence, Grammar, LoadError, LoadErrors, OptionSpec, Origin, Spec,
+    Strength, TableCase, Upstream, UpstreamPin,
 };
 pub use vocab::{Capability, Observation, OptionMaps, Scenario};

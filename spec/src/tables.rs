@@ -361,6 +361,35 @@ struct UpstreamFile {
     upstream: UpstreamPin,
 }
 
+/// One answer the source text allows where it is silent, other than the reference's: a row of
+/// `alternatives.toml`. The allowed-answer generator of the harness makes a conforming answer
+/// at random combinations of these, and such an answer must never fail at level `documented`.
+/// A choice found later, that an engine made and nobody had listed, is one more row (and the
+/// rewrite that makes it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Alternative {
+    /// Stable name: lowercase words joined by `-`.
+    pub id: String,
+    /// The capabilities whose answers it changes (at least one).
+    pub capabilities: Vec<Capability>,
+    /// The suite's choices it makes otherwise: reference-defined clauses, where the text is
+    /// silent (at least one). At level `strict` the answer breaks them; at `documented` it is a
+    /// deviation at most.
+    pub clauses: Vec<String>,
+    /// What the engine does, in one line.
+    pub summary: String,
+}
+
+#[derive(Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(deny_unknown_fields)]
+struct AlternativesFile {
+    /// One row per alternative.
+    alternative: Vec<Alternative>,
+}
+
 #[derive(Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
@@ -407,7 +436,7 @@ pub enum LoadError {
         message: String,
     },
     /// A file sits where no table kind is expected.
-    #[error("{file}: not a table file (expected options.toml, upstream.toml, clauses/*.toml or cases/*.toml)")]
+    #[error("{file}: not a table file (expected options.toml, upstream.toml, alternatives.toml, clauses/*.toml or cases/*.toml)")]
     StrayFile {
         /// The file.
         file: String,
@@ -454,6 +483,9 @@ pub enum LoadError {
     /// `upstream.toml` is wrong or missing.
     #[error("upstream.toml: {0}")]
     Upstream(String),
+    /// A row of `alternatives.toml` is wrong.
+    #[error("alternatives.toml: {0}")]
+    Alternative(String),
     /// A clause no case checks.
     #[error("clause {id} has no case")]
     UncoveredClause {
@@ -501,6 +533,7 @@ pub struct Spec {
     clauses: BTreeMap<String, Clause>,
     cases: Vec<TableCase>,
     upstream: Option<UpstreamPin>,
+    alternatives: Vec<Alternative>,
     /// Made when the tables are read, except for the embedded ones: their digest is worked out
     /// the first time it is asked for ([`Spec::digest`]), as a process that only runs a trial
     /// never asks.
@@ -602,6 +635,7 @@ impl Spec {
         let mut cases = Vec::new();
         let mut seen_options_file = false;
         let mut upstream: Option<UpstreamPin> = None;
+        let mut alternatives = Vec::new();
         for (path, text) in &files {
             let parse_err = |message: String| LoadError::Parse {
                 file: (*path).to_owned(),
@@ -634,6 +668,11 @@ impl Spec {
                         }
                         upstream = Some(file.upstream);
                     }
+                    Err(e) => errors.push(parse_err(e)),
+                }
+            } else if *path == "alternatives.toml" {
+                match read_table::<AlternativesFile>(text, json.get(path)) {
+                    Ok(file) => alternatives = file.alternative,
                     Err(e) => errors.push(parse_err(e)),
                 }
             } else if let Some(rest) = path.strip_prefix("clauses/") {
@@ -681,6 +720,7 @@ impl Spec {
         }
         if trust == Trust::Checked {
             check_tables(&clauses, &cases, &mut errors);
+            check_alternatives(&clauses, &alternatives, &mut errors);
         }
         if upstream.is_none() && clauses.values().any(Clause::diverges) {
             errors.push(LoadError::Upstream(
@@ -693,6 +733,7 @@ impl Spec {
                 clauses,
                 cases,
                 upstream,
+                alternatives,
                 digest,
                 local: None,
             })
@@ -850,6 +891,12 @@ impl Spec {
         self.upstream.as_ref()
     }
 
+    /// The answers the text allows where it is silent, other than the reference's
+    /// (`alternatives.toml`), in table order.
+    pub fn alternatives(&self) -> &[Alternative] {
+        &self.alternatives
+    }
+
     /// The cases that check `clause`.
     pub fn cases_for(&self, clause: &str) -> impl Iterator<Item = &TableCase> {
         let clause = clause.to_owned();
@@ -901,6 +948,42 @@ fn digest_of(files: &[(&str, &str)], built: bool) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// The rules of `alternatives.toml`: unique names of lowercase words, at least one capability,
+/// and clauses that exist and are the suite's choices (the text is silent there).
+fn check_alternatives(
+    clauses: &BTreeMap<String, Clause>,
+    alternatives: &[Alternative],
+    errors: &mut Vec<LoadError>,
+) {
+    let mut seen = BTreeSet::new();
+    for a in alternatives {
+        let mut wrong =
+            |why: String| errors.push(LoadError::Alternative(format!("{}: {why}", a.id)));
+        if !valid_case_name(&a.id) || a.id.contains('_') {
+            wrong("the name is not lowercase words joined by `-`".into());
+        }
+        if !seen.insert(a.id.as_str()) {
+            wrong("listed twice".into());
+        }
+        if a.capabilities.is_empty() {
+            wrong("names no capability".into());
+        }
+        if a.clauses.is_empty() {
+            wrong("names no clause".into());
+        }
+        for id in &a.clauses {
+            match clauses.get(id) {
+                None => wrong(format!("clause {id} does not exist")),
+                Some(c) if c.origin != Origin::ReferenceDefined => wrong(format!(
+                    "clause {id} is {}: an alternative makes a choice where the text is silent",
+                    c.origin
+                )),
+                Some(_) => {}
+            }
+        }
+    }
 }
 
 /// The rules the tables obey as a whole and case by case: valid, unique case names, clauses
@@ -1405,6 +1488,7 @@ pub fn schemas() -> Vec<(&'static str, serde_json::Value)> {
         ("clauses-table.schema.json", one::<ClausesFile>()),
         ("cases-table.schema.json", one::<CasesFile>()),
         ("upstream-table.schema.json", one::<UpstreamFile>()),
+        ("alternatives-table.schema.json", one::<AlternativesFile>()),
         ("scenario.schema.json", one::<Scenario>()),
         (
             "observation.schema.json",

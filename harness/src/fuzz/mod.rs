@@ -550,6 +550,24 @@ pub fn differential(judging: &Judging, backend: &dyn ge_spec::Backend, data: &[u
     Verdict::Keep
 }
 
+/// The allowed-answer target: one arbitrary scenario, answered by the reference with a
+/// combination of the alternatives of `alternatives.toml` ([`crate::allowed::Engine`]) that the
+/// input's bytes pick (a hash of them, so a seed scenario stays a readable JSON file), judged
+/// at level `documented` as `certify` judges properties. Any failure is a finding against the
+/// judge: it fails an answer the text allows. Panics naming the engine, the clause and the
+/// scenario.
+pub fn allowed(data: &[u8]) -> Verdict {
+    let engine = crate::allowed::Engine::from_bits(picks_of(data));
+    differential(&Judging::DEFAULT, &engine, data)
+}
+
+/// 64 bits from `data` (FNV-1a): which alternatives an [`allowed`] input combines.
+fn picks_of(data: &[u8]) -> u64 {
+    data.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 /// One target of the `fuzz/` project, as the `corpus` and `promote` commands and the
 /// regression replay see it.
 #[derive(Debug)]
@@ -613,6 +631,11 @@ pub const TARGETS: &[Target] = &[
     Target {
         name: "differential",
         run: differential_reference,
+        seeded_by: None,
+    },
+    Target {
+        name: "allowed",
+        run: allowed,
         seeded_by: None,
     },
     // The differential target over an engine behind the C ABI (`fuzz/fuzz_targets/cabi.rs`):
@@ -846,6 +869,13 @@ mod tests {
         let kept = smoke(weights_fs, 300);
         eprintln!("weights_fs: kept {kept} of 300");
         assert!(kept > 300 / 50, "the target rejects almost everything");
+    }
+
+    #[test]
+    fn smoke_allowed() {
+        let kept = smoke(allowed, 500);
+        eprintln!("allowed: kept {kept} of 500");
+        assert!(kept > 25, "the target rejects almost everything");
     }
 
     #[test]

@@ -1156,11 +1156,32 @@ fn judge_with(
         super::run_table(STOPPED, &opts, &mut out);
         return out;
     }
+    if let Some(v) = refusal(obs, session, loads) {
+        out.push(v);
+        return out;
+    }
     let end = scenario.events.len() as u64;
     super::run_table(HYGIENE, &Traced { profile, obs, end }, &mut out);
     let replay = Replay::run(profile, scenario, obs, chosen, per_graph);
     super::run_table(REPLAYED, &Replayed { replay, obs }, &mut out);
     out
+}
+
+/// A refusal of the whole script (errors, and no entry or refresh result) that a setting at a
+/// level where its option does not take effect allows, in the session's maps or a load's
+/// ([`Reading::refusal_reason`]): a departure from OPT-002's choice, nothing more. `None`: the
+/// answer is not such a refusal, or nothing allows one, and it is judged as the trace it is.
+fn refusal(
+    obs: &SessionObservation,
+    session: &Reading,
+    loads: &[Option<Reading>],
+) -> Option<Violation> {
+    if obs.errors.is_empty() || !obs.trace.is_empty() || !obs.refreshes.is_empty() {
+        return None;
+    }
+    std::iter::once(session)
+        .chain(loads.iter().flatten())
+        .find_map(Reading::refusal_reason)
 }
 
 /// A check of the phases whose context is [`SessionObservation`].

@@ -605,6 +605,12 @@ fn judge_named(
     super::under_readings(judging, &reading, &KEYS, planned, |values, rejected| {
         let refused = refusal(profile, scenario, values, rejected);
         let mut v = option_diagnostics(&reading, refused, o);
+        if refused.is_none() && wrote_nothing(o) {
+            if let Some(allowed) = reading.refusal_reason() {
+                v.push(allowed);
+                return v;
+            }
+        }
         let load = Load {
             profile,
             naming,
@@ -616,6 +622,15 @@ fn judge_named(
         v.extend(judge_load(&load, o));
         v
     })
+}
+
+/// Whether `o` refuses the load outright: errors, and no directory, file, node or removal.
+fn wrote_nothing(o: &WeightsObservation) -> bool {
+    !o.errors.is_empty()
+        && o.dir.is_empty()
+        && o.files.is_empty()
+        && o.nodes.is_empty()
+        && o.removed.is_empty()
 }
 
 /// The options' warnings, and their errors when the load is refused for a rejected option
@@ -1199,11 +1214,14 @@ fn index_listed(files: &Written, o: &WeightsObservation) -> Option<Violation> {
     })
 }
 
-/// WGT-011: the listed files hold nothing but the weights, so each is some weight's file.
+/// WGT-011: the listed files hold nothing but the weights, so each file that holds anything is
+/// some weight's file. An empty file holds nothing else either: mode 2 with nothing to convert
+/// may write its combined file empty as well as not at all (EXW-015 says which the suite does).
 fn idle_files(files: &Written) -> Option<Violation> {
     let idle: Vec<&str> = files
         .listed
         .iter()
+        .filter(|f| f.len > 0)
         .map(|f| f.path.as_str())
         .filter(|p| !files.pointed.contains(p))
         .collect();

@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod allowed_answers;
 mod cabi;
 mod certify;
 mod choice_variants;

@@ -785,3 +785,64 @@ fn the_json_form_of_the_tables_reads_as_their_text() {
         "the tables read from JSON differ from the tables read from TOML"
     );
 }
+
+#[test]
+fn alternatives_name_existing_suite_choices() {
+    let choice = r#"
+[[clause]]
+id = "OPT-002"
+summary = "A choice."
+origin = "reference-defined"
+rationale = "r"
+section = "s"
+"#;
+    let clauses = format!("{CLAUSE}{choice}");
+    let case2 = r#"
+[[case]]
+name = "two"
+clauses = ["OPT-002"]
+scenario = { capability = "options" }
+expect = { errors = [] }
+"#;
+    let cases = format!("{CASE}{case2}");
+    let row = |id: &str, clause: &str| {
+        format!(
+            "[[alternative]]\nid = \"{id}\"\ncapabilities = [\"options\"]\nclauses = [\"{clause}\"]\nsummary = \"s\"\n"
+        )
+    };
+    let good = row("another-way", "OPT-002");
+    let spec = load(&[
+        ("clauses/a.toml", &clauses),
+        ("cases/t.toml", &cases),
+        ("alternatives.toml", &good),
+    ])
+    .unwrap();
+    assert_eq!(spec.alternatives().len(), 1);
+    assert_eq!(spec.alternatives()[0].id, "another-way");
+    let bad = [
+        row("Bad_Name", "OPT-002"),
+        row("x", "OPT-001"),
+        row("y", "OPT-404"),
+        format!("{good}{good}"),
+    ];
+    let why = [
+        "lowercase words",
+        "is documented",
+        "does not exist",
+        "listed twice",
+    ];
+    for (text, why) in bad.iter().zip(why) {
+        let errors = load(&[
+            ("clauses/a.toml", &clauses),
+            ("cases/t.toml", &cases),
+            ("alternatives.toml", text),
+        ])
+        .unwrap_err();
+        assert!(
+            errors
+                .iter()
+                .any(|e| matches!(e, LoadError::Alternative(m) if m.contains(why))),
+            "{why}: {errors:?}"
+        );
+    }
+}
