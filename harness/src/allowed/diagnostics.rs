@@ -67,9 +67,6 @@ pub(super) fn finish(
                 d.clause = c;
             }
         }
-        if picks.contains(&Rewrite::Reworded) {
-            d.message = "the engine's own words".to_owned();
-        }
     }
 }
 

@@ -201,7 +201,6 @@ fn judge_under(
     let obs = observation;
     let spec = Spec::embedded();
     let wanted_errors = wanted_errors(scenario, reading, rejected);
-    let mut out = diagnostics::compare(spec, "errors", &wanted_errors, &obs.errors, false);
     let mut warnings = reading.expected_warnings();
     let refused = !obs.errors.is_empty() && planned_nothing(obs);
     // Only a refusal nothing calls for needs the setting's leave: an invalid scenario or a
@@ -210,6 +209,11 @@ fn judge_under(
     let allowed = (refused && !called_for)
         .then(|| reading.refusal_reason())
         .flatten();
+    // The errors of a refusal the setting allows are that refusal's own, whatever they cite.
+    let mut out = match allowed {
+        Some(_) => Vec::new(),
+        None => diagnostics::compare(spec, "errors", &wanted_errors, &obs.errors, false),
+    };
     if !wanted_errors.is_empty() || (rejected && !obs.errors.is_empty()) || allowed.is_some() {
         let cx = Stopped {
             obs,
