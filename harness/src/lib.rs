@@ -13,7 +13,7 @@
 //! | 1 rules | `judging`, `input`, `divergence`, `clock` | the profile and level a verdict is made under, a broken clause ([`judging::Violation`]), capped reading of what a user hands over, the divergence map, calendar dates |
 //! | 2 checks | `sandbox`, `oracle`, `pattern`, `gen`, `reduce` | the directories a trial's files are read back from, the oracles that say which clauses an observation breaks, `expect` patterns, scenario generators and shrinking |
 //! | 3 trials | `confine`, `protocol`, `dylib`, `backends`, `allowed`, `runner` | running one scenario on one backend: confinement, the subprocess protocol, the C ABI, the backends the command line names, the engines that answer as the text allows where it is silent (the allowed-answer generator), and judging one answer |
-//! | 4 certification | `report`, `expectations`, `local`, `certify`, `snapshot`, `fuzz`, `findings` | the result of a run and its text renderers, waivers, a vendor's own tables, the run itself, snapshot trials, the fuzz targets' logic, corpus and promotion |
+//! | 4 certification | `report`, `expectations`, `local`, `certify`, `forbidden`, `snapshot`, `fuzz`, `findings` | the result of a run and its text renderers, waivers, a vendor's own tables, the run itself, the forbidden-answer generator and the reach it measures, snapshot trials, the fuzz targets' logic, corpus and promotion |
 //! | 5 pictures and bundles | `draw`, `html`, `bundle` | SVG pictures of answers, the HTML report, bundles and their verification |
 //! | 6 routes | `libtest` | the `cargo test` route (the command line, `src/main.rs` and `src/cli/`, sits above it) |
 //!
@@ -37,6 +37,7 @@ pub mod draw;
 pub mod dylib;
 pub mod expectations;
 pub mod findings;
+pub mod forbidden;
 pub mod fuzz;
 pub mod gen;
 pub mod html;

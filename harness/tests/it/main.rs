@@ -41,6 +41,7 @@ mod protocol_reference;
 #[cfg(feature = "schema")]
 mod protocol_schema;
 mod protocol_shims;
+mod reach;
 mod reference_cases;
 mod reference_plans;
 mod report_html;
