@@ -10,6 +10,8 @@ mod files;
 mod plans;
 mod rewrite;
 
+pub use files::pack_combined;
+
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::str::FromStr;

@@ -1,14 +1,9 @@
 //! What the tests of engines written apart from the suite share: the clauses an engine departs
-//! from at level `strict`, checked against the adjudication in `docs/independent.md`, and the
-//! rewriting of a weights answer into another layout the text allows.
+//! from at level `strict`, checked against the adjudication in `docs/independent.md`.
 
-use std::collections::BTreeMap;
-use std::fs;
 use std::path::Path;
 
 use ge_conformance::report::{Outcome, Report};
-use ge_spec::vocab::weights::WeightsObservation;
-use sha2::{Digest, Sha256};
 
 /// Certifies the engine `interpreter` runs from `script` (a path from the repository root) over
 /// the subprocess protocol, at `level` under the documented profile.
@@ -81,58 +76,4 @@ pub fn unadjudicated(report: &Report, adjudication: &str) -> Vec<String> {
     departed.dedup();
     departed.retain(|c| !adjudication.contains(c.as_str()));
     departed
-}
-
-/// Rewrites the combined file of a weights answer with its distinct weights back to back (no
-/// padding), on disk and in the observation; an answer without a combined file on disk is left
-/// as it is.
-#[allow(dead_code)] // each test crate uses the helpers it needs
-pub fn pack_combined(obs: &mut WeightsObservation, sandbox: &Path) {
-    pack_combined_with(obs, sandbox, true);
-}
-
-/// [`pack_combined`], storing identical weights once (`dedup`) or each where its constant
-/// comes.
-#[allow(dead_code)] // each test crate uses the helpers it needs
-pub fn pack_combined_with(obs: &mut WeightsObservation, sandbox: &Path, dedup: bool) {
-    let Some(file) = obs
-        .files
-        .iter_mut()
-        .find(|f| f.path.ends_with("_weight_combined"))
-    else {
-        return;
-    };
-    let Ok(old) = fs::read(sandbox.join(&file.path)) else {
-        return;
-    };
-    let mut out = Vec::new();
-    let mut moved: BTreeMap<(u64, u64), u64> = BTreeMap::new();
-    let mut nodes: Vec<_> = obs.nodes.iter_mut().collect();
-    nodes.sort_by_key(|n| n.offset);
-    for n in nodes {
-        let (Some(at), Some(len)) = (n.offset, n.length) else {
-            continue;
-        };
-        let Some(bytes) = old.get(at as usize..(at + len) as usize) else {
-            return;
-        };
-        let mut store = || {
-            let new_at = out.len() as u64;
-            out.extend_from_slice(bytes);
-            new_at
-        };
-        let new_at = if dedup {
-            *moved.entry((at, len)).or_insert_with(store)
-        } else {
-            store()
-        };
-        n.offset = Some(new_at);
-    }
-    if fs::write(sandbox.join(&file.path), &out).is_ok() {
-        file.len = out.len() as u64;
-        file.sha256 = Sha256::digest(&out)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-    }
 }

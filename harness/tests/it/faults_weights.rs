@@ -237,7 +237,7 @@ impl Backend for Faulty {
             }
             Fault::HashTruncated => truncate_hashes(&mut obs, sandbox),
             Fault::Unaligned if !scenario.unload => {
-                common::engines::pack_combined(&mut obs, sandbox)
+                ge_conformance::allowed::pack_combined(&mut obs, sandbox, true)
             }
             Fault::RemovalUnreported => obs.removed.clear(),
             Fault::FailureHidden => obs.errors.retain(|d| d.clause != "WGT-008"),
