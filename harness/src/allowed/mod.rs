@@ -62,6 +62,8 @@ pub enum Rewrite {
     FollowsEnvironment,
     /// Kept zero-copy areas given back when the session closes.
     IoKeptToTheEnd,
+    /// Scripts over 4096 events or executions refused as too large.
+    LowerScriptCap,
     /// Mode-1 files named after another digest.
     OtherHash,
     /// The combined file without padding.
@@ -82,7 +84,7 @@ pub enum Rewrite {
 
 impl Rewrite {
     /// Every rewrite, in table order.
-    pub const ALL: [Rewrite; 25] = [
+    pub const ALL: [Rewrite; 26] = [
         Rewrite::NoClauseCited,
         Rewrite::OptionClauseCited,
         Rewrite::OneErrorPerKey,
@@ -100,6 +102,7 @@ impl Rewrite {
         Rewrite::PoolsKept,
         Rewrite::FollowsEnvironment,
         Rewrite::IoKeptToTheEnd,
+        Rewrite::LowerScriptCap,
         Rewrite::OtherHash,
         Rewrite::PackedCombinedFile,
         Rewrite::OwnFilePerConstant,
@@ -291,6 +294,18 @@ impl Backend for Engine {
             self.diagnose(&mut o.errors, &mut o.warnings);
             return Ok(o);
         }
+        let large = s.events.len() > SCRIPT_CAP || s.executions() > SCRIPT_CAP as u64;
+        if self.has(Rewrite::LowerScriptCap) && large {
+            let mut o = SessionObservation {
+                errors: vec![
+                    Diagnostic::new("", "the script is too large for this engine")
+                        .subject(ge_spec::Subject::part(ge_spec::Part::Script)),
+                ],
+                ..SessionObservation::default()
+            };
+            self.diagnose(&mut o.errors, &mut o.warnings);
+            return Ok(o);
+        }
         let (mut s, added) = rewrite::scenario(&self.picks, s);
         if self.has(Rewrite::FollowsEnvironment) {
             rewrite::follow_environment(&mut s);
@@ -318,6 +333,9 @@ impl Backend for Engine {
         Ok(o)
     }
 }
+
+/// The most events, or executions in all, of a script [`Rewrite::LowerScriptCap`] runs.
+const SCRIPT_CAP: usize = 4096;
 
 /// The levels, for the rewrites that walk every map.
 const LEVELS: [Level; 3] = Level::ALL;

@@ -605,12 +605,6 @@ fn judge_named(
     super::under_readings(judging, &reading, &KEYS, planned, |values, rejected| {
         let refused = refusal(profile, scenario, values, rejected);
         let mut v = option_diagnostics(&reading, refused, o);
-        if refused.is_none() && wrote_nothing(o) {
-            if let Some(allowed) = reading.refusal_reason() {
-                v.push(allowed);
-                return v;
-            }
-        }
         let load = Load {
             profile,
             naming,
@@ -619,7 +613,16 @@ fn judge_named(
             refused,
             rejected_keys: &rejected_keys,
         };
-        v.extend(judge_load(&load, o));
+        let judged = judge_load(&load, o);
+        // A load refused outright, that nothing else explains, is explained by a setting where
+        // its option does not take effect, when there is one: a departure from OPT-002's choice.
+        let unexplained = judged.iter().any(|x| judging.binds(&x.clause));
+        match reading.refusal_reason() {
+            Some(allowed) if unexplained && refused.is_none() && wrote_nothing(o) => {
+                v.push(allowed);
+            }
+            _ => v.extend(judged),
+        }
         v
     })
 }
@@ -1613,10 +1616,11 @@ fn at_its_offset(
         Violation::new(
             "EXW-015",
             format!(
-                "{name} must sit at offset {at:?}, length {}; found {:?}, {:?}",
+                "{name} must sit at offset {}, length {}; found offset {}, length {}",
+                shown(at),
                 bytes.len(),
-                n.offset,
-                n.length
+                shown(n.offset),
+                shown(n.length)
             ),
         )
     })
@@ -1637,9 +1641,9 @@ fn combined_file_holds(files: &Written, path: &str, implied: Option<Vec<u8>>) ->
         _ => Some(Violation::new(
             "EXW-015",
             format!(
-                "{path} holds {} bytes, where the placement observed makes {:?}",
+                "{path} holds {} bytes, where the placement observed makes {}",
                 f.len,
-                implied.map(|b| b.len())
+                shown(implied.map(|b| b.len()))
             ),
         )),
     }
@@ -1652,7 +1656,10 @@ fn nothing_removed(o: &WeightsObservation, temporary: bool) -> Option<Violation>
     (!o.removed.is_empty()).then(|| {
         Violation::new(
             clause,
-            format!("nothing may be removed here; reported {:?}", o.removed),
+            format!(
+                "nothing may be removed here; reported {}",
+                o.removed.join(", ")
+            ),
         )
     })
 }
