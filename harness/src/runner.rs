@@ -497,36 +497,68 @@ pub fn run_case(judging: &Judging, backend: &dyn Backend, case: &TableCase) -> V
             "capability `{}` is not declared",
             case.capability()
         )),
-        Ok(Ok(observation)) => {
-            let verdict = judge_observation(judging, case, observation.clone());
-            let twin = reuse_twin_violations(judging, backend, &case.case.scenario, &observation);
-            if !twin.is_empty() {
-                let mut problems = verdict.problems().to_vec();
-                problems.extend(
-                    twin.into_iter()
-                        .map(|v| Problem::weighed(judging, vec![v.clause], v.message)),
-                );
-                return Verdict::of(problems);
-            }
-            if let (ge_spec::Scenario::Weights(s), ge_spec::Observation::Weights(o)) =
-                (&case.case.scenario, &observation)
-            {
-                let mut found =
-                    oracle::weights::check_sandbox(judging, s, o, sandbox_path(&sandbox));
-                found.extend(oracle::weights::beside(&sandbox));
-                if !found.is_empty() {
-                    let mut problems = verdict.problems().to_vec();
-                    problems.extend(
-                        found
-                            .into_iter()
-                            .map(|v| Problem::weighed(judging, vec![v.clause], v.message)),
-                    );
-                    return Verdict::of(problems);
-                }
-            }
-            verdict
+        Ok(Ok(observation)) => judge_answer(judging, backend, case, observation, Some(&sandbox)),
+    }
+}
+
+/// Judges `backend`'s answer to `case` as a certification does: against the case
+/// ([`judge_observation`]), then the checks that ask the backend for a twin
+/// ([`reuse_twin_violations`]), then, for weights, what is on disk in the sandbox and beside it.
+/// `sandbox` is the directory the answer was made in, when the harness made it (a directory
+/// the user names is inspected inside only). `eval --case` judges its answer here too, so a
+/// case's reproducer gives the verdict its certification gave.
+pub fn judge_answer(
+    judging: &Judging,
+    backend: &dyn Backend,
+    case: &TableCase,
+    observation: Observation,
+    sandbox: Option<&Sandbox>,
+) -> Verdict {
+    judge_answer_in(judging, backend, case, observation, sandbox, None)
+}
+
+/// [`judge_answer`] for an answer made in the directory `dir`, which the harness did not make
+/// (`eval --sandbox`): its inside is inspected, nothing beside it.
+pub fn judge_answer_in_dir(
+    judging: &Judging,
+    backend: &dyn Backend,
+    case: &TableCase,
+    observation: Observation,
+    dir: &Path,
+) -> Verdict {
+    judge_answer_in(judging, backend, case, observation, None, Some(dir))
+}
+
+fn judge_answer_in(
+    judging: &Judging,
+    backend: &dyn Backend,
+    case: &TableCase,
+    observation: Observation,
+    sandbox: Option<&Sandbox>,
+    dir: Option<&Path>,
+) -> Verdict {
+    let verdict = judge_observation(judging, case, observation.clone());
+    let mut found = reuse_twin_violations(judging, backend, &case.case.scenario, &observation);
+    if let (ge_spec::Scenario::Weights(s), ge_spec::Observation::Weights(o)) =
+        (&case.case.scenario, &observation)
+    {
+        if let Some(path) = sandbox.map(sandbox_path).or(dir) {
+            found.extend(oracle::weights::check_sandbox(judging, s, o, path));
+        }
+        if let Some(sandbox) = sandbox {
+            found.extend(oracle::weights::beside(sandbox));
         }
     }
+    if found.is_empty() {
+        return verdict;
+    }
+    let mut problems = verdict.problems().to_vec();
+    problems.extend(
+        found
+            .into_iter()
+            .map(|v| Problem::weighed(judging, vec![v.clause], v.message)),
+    );
+    Verdict::of(problems)
 }
 
 /// Runs every case of `capability` (all cases when `None`) under `judging` and returns, for

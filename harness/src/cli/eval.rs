@@ -31,7 +31,10 @@ pub struct EvalArgs {
     /// The backend: `reference`, `dylib:<path>` (in-process, C ABI) or `exec:<command line>`.
     #[arg(long, default_value = "reference")]
     backend: String,
-    /// Directory weights scenarios work in (a temporary one when absent).
+    /// Directory weights scenarios work in. When absent, a fresh one beneath this run's
+    /// sandbox root, as `certify` makes: the one place a confined `exec:` backend may write. A
+    /// directory given here is outside that grant unless it is beneath the root
+    /// (`GE_CONFORMANCE_SANDBOX_ROOT`); use `--no-confine` to let a backend write elsewhere.
     #[arg(long)]
     sandbox: Option<PathBuf>,
     /// Also judge the answer against the reference (exit 1 when it differs).
@@ -86,7 +89,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode, Usage> {
         Exec::new(args.timeout_ms, args.no_confine),
         judging.profile,
     )?;
-    let (dir, _temp) = sandbox(args.sandbox)?;
+    let (dir, made) = sandbox(args.sandbox, &scenario)?;
     let observation = ask(&handle, &scenario, &dir)?;
     out!(
         "{}",
@@ -95,7 +98,13 @@ pub fn run(args: EvalArgs) -> Result<ExitCode, Usage> {
     let drawn_observation = args.draw.as_ref().map(|_| observation.clone());
     let mut judged = Judged::default();
     if let Some(c) = table_case {
-        judged.against_case(&judging, c, observation);
+        let verdict = match &made {
+            Some(made) => {
+                runner::judge_answer(&judging, handle.backend(), c, observation, Some(made))
+            }
+            None => runner::judge_answer_in_dir(&judging, handle.backend(), c, observation, &dir),
+        };
+        judged.against_case(judging.level, c, &verdict);
     }
     if args.judge {
         let draws = args.draw.is_some();
@@ -141,18 +150,24 @@ fn read_scenario(path: Option<&Path>) -> Result<Scenario, Usage> {
     serde_json::from_slice(&data).map_err(|e| Usage(format!("not a scenario: {e}")))
 }
 
-/// The directory the scenario works in: `--sandbox` (created), or a temporary one, returned
-/// with its guard so that it lives as long as the guard.
-fn sandbox(dir: Option<PathBuf>) -> Result<(PathBuf, Option<tempfile::TempDir>), Usage> {
+/// The directory the scenario works in: `--sandbox` (created), or the one `certify` would make
+/// for it, returned with its guard so that it lives as long as the guard.
+fn sandbox(
+    dir: Option<PathBuf>,
+    scenario: &Scenario,
+) -> Result<(PathBuf, Option<ge_conformance::sandbox::Sandbox>), Usage> {
     match dir {
         Some(d) => {
             std::fs::create_dir_all(&d).map_err(|e| Usage(format!("{}: {e}", d.display())))?;
             Ok((d, None))
         }
+        // The sandbox `certify` gives the same scenario: beneath this run's sandbox root, the
+        // one place a confined backend may write, so the reproducer of a weights trial runs
+        // under the confinement its certification ran under.
         None => {
-            let temp =
-                tempfile::tempdir().map_err(|e| Usage(format!("cannot create a sandbox: {e}")))?;
-            Ok((temp.path().to_path_buf(), Some(temp)))
+            let made = runner::sandbox(scenario)
+                .map_err(|e| Usage(format!("cannot create a sandbox: {e}")))?;
+            Ok((runner::sandbox_path(&made).to_path_buf(), Some(made)))
         }
     }
 }
@@ -179,12 +194,16 @@ struct Judged {
 }
 
 impl Judged {
-    /// Judges the observation against the table case `c` and says the verdict on standard error.
-    fn against_case(&mut self, judging: &Judging, c: &TableCase, observation: Observation) {
-        let level = judging.level;
-        let verdict = runner::judge_observation(judging, c, observation);
+    /// Takes the verdict on the table case `c` ([`runner::judge_answer`]: the case, the twins
+    /// and the sandbox, as `certify` judges) and says it on standard error.
+    fn against_case(
+        &mut self,
+        level: ge_spec::Conformance,
+        c: &TableCase,
+        verdict: &runner::Verdict,
+    ) {
         self.found.extend(verdict.problems().iter().cloned());
-        match &verdict {
+        match verdict {
             runner::Verdict::Pass => eprintln!("{}: pass at level {level}", c.full_name()),
             runner::Verdict::Deviates(problems) => {
                 eprintln!(

@@ -15,6 +15,16 @@ pub struct ServeReferenceArgs {
     /// The profile the served reference behaves per (and declares in its hello).
     #[arg(long, value_enum, default_value = "documented")]
     profile: ProfileArg,
+    /// Serve the reference with these alternatives of `spec/tables/alternatives.toml` made
+    /// (ids, comma-separated): an engine that chose otherwise where the text is silent, which
+    /// certifies at level `documented` (the documented profile only).
+    #[arg(long, value_delimiter = ',', conflicts_with = "mutation")]
+    alternatives: Vec<String>,
+    /// Serve the reference with this forbidden mutation made (`byte-flipped-0`, `refused`,
+    /// ...; `ge_conformance::forbidden::Mutation`): an engine with one fault the text forbids
+    /// (the documented profile only).
+    #[arg(long)]
+    mutation: Option<String>,
 }
 
 /// The arguments of `serve-dylib`.
@@ -35,7 +45,33 @@ pub fn run_reference(args: ServeReferenceArgs) -> Result<ExitCode, Usage> {
     let stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let profile: Profile = args.profile.into();
     let reference = ge_reference::Reference::new(profile);
-    match protocol::serve_profiles(&reference, &[profile], stdin, stdout) {
+    let changed = !args.alternatives.is_empty() || args.mutation.is_some();
+    if changed && profile != Profile::Documented {
+        return Err(Usage(
+            "--alternatives and --mutation change the documented reference: leave --profile out"
+                .into(),
+        ));
+    }
+    let allowed = args
+        .alternatives
+        .iter()
+        .map(|id| id.parse::<ge_conformance::allowed::Rewrite>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| Usage(e.to_string()))?;
+    let forbidden = args
+        .mutation
+        .as_deref()
+        .map(str::parse::<ge_conformance::forbidden::Mutation>)
+        .transpose()
+        .map_err(|e| Usage(e.to_string()))?;
+    let allowed_engine = ge_conformance::allowed::Engine::new(allowed);
+    let forbidden_engine = forbidden.map(ge_conformance::forbidden::Engine::new);
+    let backend: &dyn ge_spec::Backend = match &forbidden_engine {
+        Some(f) => f,
+        None if changed => &allowed_engine,
+        None => &reference,
+    };
+    match protocol::serve_profiles(backend, &[profile], stdin, stdout) {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(e) => {
             eprintln!("serve-reference: {e}");

@@ -126,12 +126,18 @@ impl Report {
 /// A trial that fails the run: its outcome and clauses, its message, every further
 /// counterexample, its scenario, reproducer and picture.
 fn text_failure(out: &mut String, trial: &TrialResult) {
+    // The clauses the answer broke; a breakdown (a panic, a broken pipe) breaks none, and the
+    // trial's own clauses say what it was checking.
+    let clauses = if trial.broken.is_empty() {
+        format!("checks {}", trial.clauses.join(", "))
+    } else {
+        format!("breaks {}", trial.broken.join(", "))
+    };
     let _ = writeln!(
         out,
-        "\n{} {}: {}",
+        "\n{} {}: {clauses}",
         trial.outcome.as_str().to_uppercase(),
         trial.name,
-        trial.clauses.join(", ")
     );
     if let Some(msg) = &trial.message {
         for line in msg.lines() {
