@@ -17,6 +17,11 @@ pub struct SpecArgs {
     /// List every clause with its number of cases and properties; fail if one has none.
     #[arg(long)]
     coverage: bool,
+    /// Print the reach table (Markdown): for every documented clause, the forbidden answers
+    /// the certification's fixed scenarios make that the judge fails under that clause alone;
+    /// fail if a clause is neither reached nor listed with where it is caught instead.
+    #[arg(long, conflicts_with = "coverage")]
+    reach: bool,
     /// Output format (text or json).
     #[arg(long, value_enum, default_value = "text")]
     format: SpecFormat,
@@ -40,6 +45,9 @@ pub fn run(args: SpecArgs) -> Result<ExitCode, Usage> {
         .clauses()
         .filter(|c| key.is_none() || c.option == key)
         .collect();
+    if args.reach {
+        return Ok(reach());
+    }
     if args.coverage {
         return Ok(coverage(spec, &clauses, args.format));
     }
@@ -54,6 +62,21 @@ pub fn run(args: SpecArgs) -> Result<ExitCode, Usage> {
 fn options(spec: &Spec, key: Option<OptionKey>) -> impl Iterator<Item = &OptionSpec> {
     spec.options()
         .filter(move |o| key.is_none_or(|k| o.key == k))
+}
+
+/// `--reach`: the reach table; status 1 when a documented clause that can be broken is neither
+/// reached nor listed in `forbidden::UNREACHED`.
+fn reach() -> ExitCode {
+    use ge_conformance::forbidden;
+    let reach = forbidden::reach(&forbidden::fixed_scenarios());
+    outn!("{}", forbidden::table(&reach));
+    let unexplained = Spec::embedded().clauses().any(|c| {
+        c.origin == ge_spec::Origin::Documented
+            && !c.permits_only()
+            && reach.get(&c.id).is_none_or(|r| r.answers == 0)
+            && !forbidden::UNREACHED.iter().any(|(id, _)| *id == c.id)
+    });
+    status(unexplained)
 }
 
 /// `--coverage`: each clause with its numbers of cases and properties; status 1 when a clause
