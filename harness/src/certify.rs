@@ -171,6 +171,7 @@ fn residual_clause(capability: Capability) -> Option<&'static str> {
 /// suite's own choices). Weights run in two fresh sandboxes, and the backend's is inspected.
 /// Returns the problems, weighed under `judging` (empty: nothing to report).
 pub fn compare(judging: &Judging, backend: &dyn Backend, scenario: &Scenario) -> Vec<Problem> {
+    let scenario = &runner::following(judging.profile, backend, scenario);
     let broke = |message: String| vec![Problem::broke(&message)];
     let (ours, theirs) = match (runner::sandbox(scenario), runner::sandbox(scenario)) {
         (Ok(a), Ok(b)) => (a, b),

@@ -1,6 +1,7 @@
 //! Runs one case against one backend and says pass, fail or not supported: the backend answers,
 //! the harness judges (pattern, oracle), and a panicking backend fails only its own case.
 
+use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
@@ -184,6 +185,102 @@ pub fn sandbox(scenario: &Scenario) -> std::io::Result<Sandbox> {
 /// The path of a sandbox; the empty path stands for "no sandbox".
 pub fn sandbox_path(dir: &Sandbox) -> &Path {
     dir.path()
+}
+
+/// Whether a setup path ends in a weight file's name as the reference gives it: `weight_<hash>`
+/// (mode 1) or `<root graph>_weight_combined` (mode 2).
+fn names_a_weight_file(path: &str) -> bool {
+    let last = path.rsplit('/').next().unwrap_or(path);
+    last.starts_with("weight_") || last.ends_with("_weight_combined")
+}
+
+/// The node -> file map of `backend`'s load of `scenario`, made in a sandbox of its own.
+fn files_of(backend: &dyn Backend, scenario: &Scenario) -> Option<BTreeMap<String, String>> {
+    let dir = sandbox(scenario).ok()?;
+    match ask(backend, scenario, sandbox_path(&dir)) {
+        Ok(Ok(Observation::Weights(o))) => Some(
+            o.nodes
+                .into_iter()
+                .filter_map(|n| n.file.map(|f| (n.name, f)))
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+/// Traps that follow the engine. A weights scenario's `setup` may plant a trap (a directory, a
+/// file, a link) at the name the reference gives a weight's file; an engine that names its
+/// files another way the text allows would never meet it, and a fault in how it handles a
+/// write that fails, or a link in the way, would go unseen. This is the scenario with each such
+/// trap moved to the name `backend` gives the same weight, learned from a load of the scenario
+/// without the traps (the reference's names from the same load under `profile`). A trap whose
+/// weight the engine names alike, or whose name is nobody's, stays where it is; so does every
+/// scenario when either load fails. Certification, properties and `eval` judge the moved
+/// scenario, which is the one the backend is asked.
+pub fn following(
+    profile: ge_spec::Profile,
+    backend: &dyn Backend,
+    scenario: &Scenario,
+) -> Scenario {
+    let Scenario::Weights(s) = scenario else {
+        return scenario.clone();
+    };
+    let traps: Vec<usize> = (0..s.setup.len())
+        .filter(|&i| names_a_weight_file(s.setup[i].path()))
+        .collect();
+    if traps.is_empty() {
+        return scenario.clone();
+    }
+    let mut probe = s.clone();
+    probe.setup = (0..s.setup.len())
+        .filter(|i| !traps.contains(i))
+        .map(|i| s.setup[i].clone())
+        .collect();
+    let probe = Scenario::Weights(probe);
+    let reference = ge_reference::Reference::new(profile);
+    let (Some(ours), Some(theirs)) = (files_of(&reference, &probe), files_of(backend, &probe))
+    else {
+        return scenario.clone();
+    };
+    let mut moved = s.clone();
+    for i in traps {
+        let at = s.setup[i].path();
+        let Some(node) = ours.iter().find(|(_, f)| f.as_str() == at).map(|(n, _)| n) else {
+            continue;
+        };
+        let Some(name) = theirs.get(node).filter(|n| n.as_str() != at) else {
+            continue;
+        };
+        if moved.setup.iter().any(|step| step.path() == name) {
+            continue;
+        }
+        match &mut moved.setup[i] {
+            ge_spec::vocab::weights::SetupStep::Dir { path }
+            | ge_spec::vocab::weights::SetupStep::File { path, .. }
+            | ge_spec::vocab::weights::SetupStep::Symlink { path, .. } => *path = name.clone(),
+        }
+    }
+    Scenario::Weights(moved)
+}
+
+/// [`following`] for a table case: the case with its scenario's traps moved to the backend's
+/// names (the same case when nothing moves).
+pub fn following_case(
+    profile: ge_spec::Profile,
+    backend: &dyn Backend,
+    case: &TableCase,
+) -> TableCase {
+    let moved = following(profile, backend, &case.case.scenario);
+    if moved == case.case.scenario {
+        return case.clone();
+    }
+    TableCase {
+        table: case.table.clone(),
+        case: std::sync::Arc::new(ge_spec::Case {
+            scenario: moved,
+            ..(*case.case).clone()
+        }),
+    }
 }
 
 /// How the message of a backend that panicked starts.
@@ -480,6 +577,7 @@ pub fn reuse_twin_violations(
 /// under its profile: [`ge_spec::Case::runs_in`]). Weights cases get a fresh temporary sandbox,
 /// inspected afterwards.
 pub fn run_case(judging: &Judging, backend: &dyn Backend, case: &TableCase) -> Verdict {
+    let case = &following_case(judging.profile, backend, case);
     let sandbox = match sandbox(&case.case.scenario) {
         Ok(dir) => dir,
         Err(e) => return Verdict::broke(format!("cannot create a sandbox directory: {e}")),

@@ -89,17 +89,22 @@ fn lay_out(
     if !o.errors.is_empty() {
         return;
     }
+    // The rewrites that rename or rewrite files work on the files the load left; after an
+    // unload they are gone, and the engine names them as the reference does.
+    if s.unload {
+        return;
+    }
     let own = picks.contains(&Rewrite::OwnFilePerConstant);
     if own {
         own_files(o, sandbox);
     }
-    if !s.unload && (own || picks.contains(&Rewrite::PackedCombinedFile)) {
+    if own || picks.contains(&Rewrite::PackedCombinedFile) {
         pack_combined(o, sandbox, !own);
     }
     if picks.contains(&Rewrite::OtherHash) {
         other_hash(o, sandbox);
     }
-    if picks.contains(&Rewrite::EmptyCombinedFile) && !s.unload {
+    if picks.contains(&Rewrite::EmptyCombinedFile) {
         empty_combined(s, o, sandbox);
     }
 }
@@ -169,6 +174,7 @@ fn own_files(obs: &mut WeightsObservation, sandbox: &Path) {
         return;
     }
     let mut new_files = Vec::new();
+    let mut failed = Vec::new();
     let mut renamed: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for n in &mut obs.nodes {
         let Some(f) = n.file.as_deref().and_then(|f| old.get(f)) else {
@@ -181,8 +187,19 @@ fn own_files(obs: &mut WeightsObservation, sandbox: &Path) {
         } else {
             format!("{dir}/weight_{hash}")
         };
-        if let Ok(bytes) = fs::read(sandbox.join(&f.path)) {
-            let _ = fs::write(sandbox.join(&path), bytes);
+        // Under a temporary name first, then renamed: a link planted at the final name is
+        // replaced, never written through (WGT-004, WGT-006).
+        let part = sandbox.join(format!("{path}.part"));
+        let written = fs::read(sandbox.join(&f.path))
+            .and_then(|bytes| fs::write(&part, bytes))
+            .and_then(|()| fs::rename(&part, sandbox.join(&path)))
+            .is_ok();
+        if !written {
+            let _ = fs::remove_file(&part);
+        }
+        if !written {
+            failed.push(path);
+            continue;
         }
         renamed
             .entry(f.path.clone())
@@ -209,6 +226,23 @@ fn own_files(obs: &mut WeightsObservation, sandbox: &Path) {
     }
     obs.removed.sort();
     obs.removed.dedup();
+    fail_writes(obs, failed);
+}
+
+/// A load some of whose files could not be written at the names the engine gave them (a trap
+/// planted there): it fails, as the reference's does, naming each such path, with no node
+/// converted; the files written completely stay listed.
+fn fail_writes(obs: &mut WeightsObservation, failed: Vec<String>) {
+    if failed.is_empty() {
+        return;
+    }
+    obs.files.retain(|f| !failed.contains(&f.path));
+    obs.nodes.clear();
+    for path in failed {
+        obs.errors.push(
+            Diagnostic::new("", "the weight file cannot be written").subject(Subject::path(path)),
+        );
+    }
 }
 
 /// Renames every mode-1 file `weight_<hash>` to `weight_<hash reversed>`, on disk and in the
@@ -220,10 +254,15 @@ fn other_hash(obs: &mut WeightsObservation, sandbox: &Path) {
         }
         _ => p.to_owned(),
     };
+    let mut failed = Vec::new();
     for f in &mut obs.files {
         let new = rename(&f.path);
-        // A file unload removed already is reported under the name the engine gave it.
-        let _ = fs::rename(sandbox.join(&f.path), sandbox.join(&new));
+        if new != f.path && fs::rename(sandbox.join(&f.path), sandbox.join(&new)).is_err() {
+            // The final name is taken by something no rename replaces: the file is not
+            // written, and what was written under the temporary name goes.
+            let _ = fs::remove_file(sandbox.join(&f.path));
+            failed.push(new.clone());
+        }
         f.path = new;
     }
     for n in &mut obs.nodes {
@@ -232,6 +271,7 @@ fn other_hash(obs: &mut WeightsObservation, sandbox: &Path) {
     for r in &mut obs.removed {
         *r = rename(r);
     }
+    fail_writes(obs, failed);
 }
 
 /// In mode 2, when no constant was converted and so no combined file written, writes the

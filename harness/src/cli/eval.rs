@@ -89,6 +89,13 @@ pub fn run(args: EvalArgs) -> Result<ExitCode, Usage> {
         Exec::new(args.timeout_ms, args.no_confine),
         judging.profile,
     )?;
+    // A trap at a weight file's name goes where this backend names that file, as in `certify`.
+    let table_case =
+        table_case.map(|c| runner::following_case(judging.profile, handle.backend(), c));
+    let scenario = match &table_case {
+        Some(c) => c.case.scenario.clone(),
+        None => runner::following(judging.profile, handle.backend(), &scenario),
+    };
     let (dir, made) = sandbox(args.sandbox, &scenario)?;
     let observation = ask(&handle, &scenario, &dir)?;
     out!(
@@ -97,7 +104,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode, Usage> {
     );
     let drawn_observation = args.draw.as_ref().map(|_| observation.clone());
     let mut judged = Judged::default();
-    if let Some(c) = table_case {
+    if let Some(c) = &table_case {
         let verdict = match &made {
             Some(made) => {
                 runner::judge_answer(&judging, handle.backend(), c, observation, Some(made))

@@ -37,6 +37,11 @@ enum Fault {
     TempLeftBehind,
     /// Mode-1 file names carry only the first 16 hex digits of the hash.
     HashTruncated,
+    /// Mode-1 files named with a truncated hash (as `HashTruncated`), and a file that cannot be
+    /// written under that name is reported written, its node converted: a trap at the suite's
+    /// name would never meet this engine, so the trap follows its names
+    /// (`runner::following`).
+    TruncatedNamesFailureHidden,
     /// The combined file is packed without alignment.
     Unaligned,
     /// An empty ASCEND_WORK_PATH is taken as the sandbox root rather than as unset.
@@ -235,7 +240,8 @@ impl Backend for Faulty {
             Fault::TempLeftBehind if !obs.dir.is_empty() && obs.errors.is_empty() => {
                 let _ = fs::write(sandbox.join(&obs.dir).join(".weight.partial"), b"half");
             }
-            Fault::HashTruncated => truncate_hashes(&mut obs, sandbox),
+            Fault::HashTruncated => truncate_hashes(&mut obs, sandbox, false),
+            Fault::TruncatedNamesFailureHidden => truncate_hashes(&mut obs, sandbox, true),
             Fault::Unaligned if !scenario.unload => {
                 ge_conformance::allowed::pack_combined(&mut obs, sandbox, true)
             }
@@ -363,18 +369,34 @@ fn sha(bytes: &[u8]) -> String {
 }
 
 /// Renames every `weight_<hash>` file to `weight_<first 16 digits>` and reports that.
-fn truncate_hashes(obs: &mut WeightsObservation, sandbox: &Path) {
+fn truncate_hashes(obs: &mut WeightsObservation, sandbox: &Path, hide_failures: bool) {
     let short = |p: &str| match p.rsplit_once("/weight_") {
         Some((dir, hash)) if hash.len() == 64 => format!("{dir}/weight_{}", &hash[..16]),
         _ => p.to_owned(),
     };
+    // A name taken by something no rename replaces (a trap moved to this engine's names)
+    // fails that write honestly: the load fails naming it, no node converted.
+    let mut failed = Vec::new();
     for f in &mut obs.files {
         let new = short(&f.path);
-        let _ = fs::rename(sandbox.join(&f.path), sandbox.join(&new));
+        let old = sandbox.join(&f.path);
+        if new != f.path && old.exists() && fs::rename(&old, sandbox.join(&new)).is_err() {
+            let _ = fs::remove_file(&old);
+            failed.push(new.clone());
+        }
         f.path = new;
     }
     for n in &mut obs.nodes {
         n.file = n.file.as_deref().map(short);
+    }
+    if !failed.is_empty() && !hide_failures {
+        obs.files.retain(|f| !failed.contains(&f.path));
+        obs.nodes.clear();
+        for path in failed {
+            obs.errors.push(
+                ge_spec::Diagnostic::new("", "cannot write").subject(ge_spec::Subject::path(path)),
+            );
+        }
     }
 }
 
@@ -397,6 +419,7 @@ fn reference_is_caught_by_nothing() {
 #[case::lies_about_files(Fault::LiesAboutFiles, "WGT-005")]
 #[case::temp_left_behind(Fault::TempLeftBehind, "WGT-004")]
 #[case::hash_truncated(Fault::HashTruncated, "EXW-012")]
+#[case::truncated_names_failure_hidden(Fault::TruncatedNamesFailureHidden, "WGT-011")]
 #[case::unaligned(Fault::Unaligned, "EXW-015")]
 #[case::empty_work_path_as_root(Fault::EmptyWorkPathAsRoot, "EXW-018")]
 #[case::dir_from_wrong_base(Fault::DirFromWrongBase, "EWD-011")]
