@@ -148,7 +148,7 @@ impl Rewrite {
 
 /// A name that is no row of `alternatives.toml`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("`{0}` is not an alternative of alternatives.toml")]
+#[error("`{0}` is not an alternative of alternatives.toml; they are {ids}", ids = Rewrite::ALL.iter().map(|r| r.id()).collect::<Vec<_>>().join(", "))]
 pub struct UnknownAlternative(pub String);
 
 impl FromStr for Rewrite {

@@ -184,7 +184,7 @@ impl Mutation {
 
 /// A name that is no [`Mutation`]'s.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("`{0}` is not a mutation (see `Mutation::all`)")]
+#[error("`{0}` is not a mutation; the mutations are {names}", names = Mutation::all().iter().map(|m| m.name()).collect::<Vec<_>>().join(", "))]
 pub struct UnknownMutation(pub String);
 
 impl std::str::FromStr for Mutation {
