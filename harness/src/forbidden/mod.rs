@@ -66,6 +66,10 @@ pub enum Mutation {
     EntryDropped(usize),
     /// Session: an allocation (and the free of that block) is half its size, rounded up to 32.
     AllocHalved(usize),
+    /// Session: an allocation (and the free of that block) is twice its size.
+    AllocDoubled(usize),
+    /// Session: two neighbouring entries of one step change places.
+    EntriesSwapped(usize),
     /// Session: a refresh result says the opposite.
     RefreshFlipped(usize),
     /// Session: an execution allocates and frees a zero-copy area of 32 bytes more.
@@ -160,6 +164,8 @@ impl Mutation {
                 for f in [
                     Mutation::EntryDropped as fn(usize) -> Mutation,
                     Mutation::AllocHalved,
+                    Mutation::AllocDoubled,
+                    Mutation::EntriesSwapped,
                     Mutation::RefreshFlipped,
                     Mutation::ExtraIoArea,
                 ] {

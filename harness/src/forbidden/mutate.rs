@@ -322,25 +322,14 @@ pub(super) fn session(m: Mutation, s: &SessionScenario, o: &mut SessionObservati
         Mutation::EntryDropped(k) if k < o.trace.len() => {
             o.trace.remove(k);
         }
-        Mutation::AllocHalved(k) => {
-            let Some(at) = o
-                .trace
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| e.action == TraceAction::Alloc && e.bytes > 32)
-                .map(|(i, _)| i)
+        Mutation::AllocHalved(k) => resize(o, k, |b| aligned(b / 2).unwrap_or(b)),
+        Mutation::AllocDoubled(k) => resize(o, k, |b| b.saturating_mul(2)),
+        Mutation::EntriesSwapped(k) => {
+            if let Some(i) = (1..o.trace.len())
+                .filter(|&i| o.trace[i - 1].step == o.trace[i].step && o.trace[i - 1] != o.trace[i])
                 .nth(k)
-            else {
-                return;
-            };
-            let (pool, bytes) = (o.trace[at].pool.clone(), o.trace[at].bytes);
-            let half = aligned(bytes / 2).unwrap_or(bytes);
-            o.trace[at].bytes = half;
-            if let Some(free) = o.trace[at + 1..]
-                .iter_mut()
-                .find(|e| e.action == TraceAction::Free && e.pool == pool && e.bytes == bytes)
             {
-                free.bytes = half;
+                o.trace.swap(i - 1, i);
             }
         }
         Mutation::RefreshFlipped(k) => {
@@ -380,6 +369,30 @@ pub(super) fn session(m: Mutation, s: &SessionScenario, o: &mut SessionObservati
             };
         }
         _ => {}
+    }
+}
+
+/// The `k`-th allocation of more than 32 bytes, and the free of that block, resized by `to`:
+/// the trace still balances.
+fn resize(o: &mut SessionObservation, k: usize, to: impl Fn(u64) -> u64) {
+    let Some(at) = o
+        .trace
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.action == TraceAction::Alloc && e.bytes > 32)
+        .map(|(i, _)| i)
+        .nth(k)
+    else {
+        return;
+    };
+    let (pool, bytes) = (o.trace[at].pool.clone(), o.trace[at].bytes);
+    let new = to(bytes);
+    o.trace[at].bytes = new;
+    if let Some(free) = o.trace[at + 1..]
+        .iter_mut()
+        .find(|e| e.action == TraceAction::Free && e.pool == pool && e.bytes == bytes)
+    {
+        free.bytes = new;
     }
 }
 

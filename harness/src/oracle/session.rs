@@ -455,6 +455,7 @@ impl Model {
 /// user (SMP-013). So a pool the engine made larger, or kept, is judged from what it holds.
 struct EnginePools<'o> {
     trace: &'o [ge_spec::vocab::session::TraceEntry],
+    events: &'o [SessionEvent],
     next: usize,
     held: BTreeMap<&'o str, Vec<u64>>,
     /// What [`EnginePools::check_cover`] found: a pool smaller than a loaded graph's need.
@@ -462,9 +463,10 @@ struct EnginePools<'o> {
 }
 
 impl<'o> EnginePools<'o> {
-    fn new(obs: &'o SessionObservation) -> Self {
+    fn new(obs: &'o SessionObservation, events: &'o [SessionEvent]) -> Self {
         EnginePools {
             trace: &obs.trace,
+            events,
             next: 0,
             held: BTreeMap::new(),
             short: Vec::new(),
@@ -507,6 +509,59 @@ impl<'o> EnginePools<'o> {
         }
     }
 
+    /// SMP-011, SMP-014 (or SMP-015, SMP-016 where they decide the pooling): a shared pool
+    /// allocated by the load of a graph that draws on it is allocated at what the largest
+    /// loaded graph drawing on it needs ("the memory required by the maximum graph is
+    /// allocated", reallocated "based on the memory required by the current graph", read as
+    /// the suite reads "based on the actual size" for per-graph memory: that size), and only
+    /// once the pool it replaces is given back ("the memory of the previous graph is directly
+    /// released", then reallocated). `holds`: the engine holds a block under the pool's name
+    /// at the allocation. Whether and when a pool is given back otherwise are the suite's
+    /// choices (SMP-012, SMP-013), judged elsewhere.
+    fn allocated(
+        &self,
+        e: &ge_spec::vocab::session::TraceEntry,
+        holds: bool,
+        model: &Model,
+    ) -> Option<Violation> {
+        let Some(SessionEvent::Load { graph, .. }) = self.events.get(e.step as usize) else {
+            return None;
+        };
+        let g = model.graphs.get(graph)?;
+        if pool_name(g.shape) != e.pool || !pooled(g.policy, g.shape) {
+            return None;
+        }
+        let clause = Model::feature_clause(g);
+        if holds {
+            return Some(Violation::new(
+                clause,
+                format!(
+                    "step {}: `{}` is allocated again while it still holds its block: the previous pool is released first, then the pool is reallocated",
+                    e.step, e.pool
+                ),
+            ));
+        }
+        let pool = model.pools.get(&Model::pool_key(g.shape))?;
+        let largest = pool
+            .users
+            .iter()
+            .filter_map(|id| model.graphs.get(id))
+            .filter(|u| !u.released)
+            .map(|u| u.feature)
+            .chain([g.feature])
+            .max()
+            .unwrap_or(g.feature);
+        (e.bytes != largest).then(|| {
+            Violation::new(
+                clause,
+                format!(
+                    "step {}: `{}` is allocated at {} bytes; the memory the largest graph drawing on it needs is {largest} bytes",
+                    e.step, e.pool, e.bytes
+                ),
+            )
+        })
+    }
+
     /// Reads the engine's entries before `step`, and gives the model's pools the sizes the
     /// engine holds (documented profile; a pool the engine holds as one block or none).
     fn adopt(&mut self, step: u32, model: &mut Model) {
@@ -514,6 +569,15 @@ impl<'o> EnginePools<'o> {
             self.next += 1;
             if !matches!(parse_block(&e.pool), Some(Block::Pool(_))) {
                 continue;
+            }
+            if e.action == TraceAction::Alloc && model.profile == Profile::Documented {
+                let holds = self
+                    .held
+                    .get(e.pool.as_str())
+                    .is_some_and(|b| !b.is_empty());
+                if let Some(v) = self.allocated(e, holds, model) {
+                    self.short.push(v);
+                }
             }
             let blocks = self.held.entry(e.pool.as_str()).or_default();
             match e.action {
@@ -1461,7 +1525,7 @@ impl<'a> Replay<'a> {
             options_refused: false,
             short: Vec::new(),
         };
-        let mut engine = EnginePools::new(obs);
+        let mut engine = EnginePools::new(obs, &scenario.events);
         for (index, (event, res)) in scenario.events.iter().zip(load_alts).enumerate() {
             let step = index as u32;
             engine.adopt(step, &mut replay.model);

@@ -72,6 +72,7 @@ fn failures(report: &Report) -> Vec<String> {
 #[case::lenient_pair_lists(Rewrite::LenientSpellings, "ORI-006")]
 #[case::ignore_invalid(Rewrite::IgnoreInvalid, "OPT-005")]
 #[case::pools_kept_for_the_session(Rewrite::PoolsKept, "SMP-013")]
+#[case::pools_kept_at_their_size(Rewrite::PoolsKept, "SMP-012")]
 #[case::no_batch_copy_on_dynamic_shapes(Rewrite::NoBatchOnDynamic, "IBC-015")]
 #[case::missing_user_dir_refused(Rewrite::MissingUserDirRefused, "EWD-012")]
 #[case::invalid_mode_ignored_by_the_load(Rewrite::IgnoreInvalid, "WGT-009")]

@@ -25,8 +25,12 @@ const FBR: &str = "ge.featureBaseRefreshable";
 enum Fault {
     /// The shared pool keeps its first size: a larger graph never makes it grow.
     PoolNeverGrows,
-    /// The pool is allocated at twice the largest need.
+    /// The pool is allocated at twice the largest need: the text allocates the memory the
+    /// largest graph needs.
     PoolOversized,
+    /// A pool that grows is allocated at its new size before the smaller one is freed: the
+    /// text releases the previous graph's memory first, then reallocates.
+    PoolAllocatedBeforeFree,
     /// A static-shape load that needs less than the pool holds takes the pool again at its own
     /// size, while a larger graph still draws on it.
     PoolShrinksUnderLargerUser,
@@ -269,6 +273,19 @@ impl Faulty {
             {
                 obs.trace = pool_cut_short(self.0, scenario, &obs.trace);
             }
+            Fault::PoolAllocatedBeforeFree => {
+                for i in 1..obs.trace.len() {
+                    let (a, b) = (&obs.trace[i - 1], &obs.trace[i]);
+                    if a.step == b.step
+                        && is_pool(&a.pool)
+                        && a.pool == b.pool
+                        && a.action == TraceAction::Free
+                        && b.action == TraceAction::Alloc
+                    {
+                        obs.trace.swap(i - 1, i);
+                    }
+                }
+            }
             Fault::PoolOversized => {
                 for e in &mut obs.trace {
                     if is_pool(&e.pool) {
@@ -469,7 +486,8 @@ fn reference_is_caught_by_nothing() {
 
 #[rstest]
 #[case::pool_never_grows(Fault::PoolNeverGrows, "SMP-011")]
-#[case::pool_oversized(Fault::PoolOversized, "SMP-012")]
+#[case::pool_oversized(Fault::PoolOversized, "SMP-011")]
+#[case::pool_allocated_before_the_old_is_freed(Fault::PoolAllocatedBeforeFree, "SMP-011")]
 #[case::pool_shrinks_under_larger_user(Fault::PoolShrinksUnderLargerUser, "SMP-011")]
 #[case::pool_freed_with_users_left(Fault::PoolFreedWithUsersLeft, "SMP-011")]
 #[case::zero_copy_reallocated_with_reuse_on(Fault::ZeroCopyReallocatedWithReuseOn, "RZC-012")]
@@ -520,7 +538,8 @@ fn fault_is_caught(#[case] fault: Fault, #[case] clause: &str) {
 /// scenario is judged on the faulty backend's observation.
 #[rstest]
 #[case(Fault::PoolNeverGrows, "SMP-011")]
-#[case(Fault::PoolOversized, "SMP-012")]
+#[case(Fault::PoolOversized, "SMP-011")]
+#[case(Fault::PoolAllocatedBeforeFree, "SMP-011")]
 #[case(Fault::PoolShrinksUnderLargerUser, "SMP-011")]
 #[case(Fault::PoolFreedWithUsersLeft, "SMP-011")]
 #[case(Fault::ZeroCopyReallocatedWithReuseOn, "RZC-012")]
@@ -724,7 +743,7 @@ fn counterexample_sizes() {
         (
             "pool_oversized",
             Box::new(Faulty(Fault::PoolOversized)),
-            "SMP-012",
+            "SMP-011",
         ),
         (
             "zero_copy_reallocated_with_reuse_on",
