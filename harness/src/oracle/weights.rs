@@ -2132,8 +2132,14 @@ fn unload_clause(o: &WeightsObservation) -> &'static str {
     }
 }
 
+/// Whether `path` lies in the user's weight directory.
+fn in_user_dir(cx: &Disk, path: &str) -> bool {
+    cx.user_dir.as_deref().is_some_and(|d| under(path, d))
+}
+
 /// WGT-005, EWD-013: every reported file is really there, with the reported length and hash
-/// (or removed by unload); one missing from the user's directory after an unload is EWD-013's.
+/// (or removed by unload, the directory unload removes or as the answer reports it); one
+/// missing from the user's directory after an unload is EWD-013's.
 fn reported_files_on_disk(cx: &Disk) -> Vec<Violation> {
     let mut v = Vec::new();
     for f in &cx.o.files {
@@ -2154,9 +2160,13 @@ fn reported_files_on_disk(cx: &Disk) -> Vec<Violation> {
                     ));
                 }
             }
+            // The answer says unload removed it: whether it should have is judged where
+            // removals are (WGT-007, EXW-019), and the listing is true.
+            _ if cx.scenario.unload
+                && !in_user_dir(cx, &f.path)
+                && cx.o.removed.iter().any(|r| under(&f.path, r)) => {}
             _ => {
-                let in_user_dir = cx.user_dir.as_deref().is_some_and(|d| under(&f.path, d));
-                let clause = if in_user_dir && cx.scenario.unload {
+                let clause = if in_user_dir(cx, &f.path) && cx.scenario.unload {
                     "EWD-013"
                 } else {
                     "WGT-005"
@@ -2255,8 +2265,9 @@ fn unplanted_entry(cx: &Disk, path: &str, entry: &Entry) -> Vec<Violation> {
     if let Some(outside) = outside_weight_dir(cx, path) {
         return vec![outside];
     }
-    let mut v = vec![unreported(path)];
-    v.extend(temporary_left(cx, path));
+    // A file under a name no weight takes is a temporary left behind (the suite's choice of
+    // how files are written, WGT-004); any other unlisted file breaks the listing (WGT-005).
+    let mut v = vec![temporary_left(cx, path).unwrap_or_else(|| unreported(path))];
     v.extend(left_after_unload(cx, path));
     v
 }
