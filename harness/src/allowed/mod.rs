@@ -62,6 +62,8 @@ pub enum Rewrite {
     FollowsEnvironment,
     /// Kept zero-copy areas given back when the session closes.
     IoKeptToTheEnd,
+    /// A kept zero-copy area taken at the graph's first execution, not at its load.
+    IoAreaAtFirstExecution,
     /// Scripts over 4096 events or executions refused as too large.
     LowerScriptCap,
     /// Mode-1 files named after another digest.
@@ -84,7 +86,7 @@ pub enum Rewrite {
 
 impl Rewrite {
     /// Every rewrite, in table order.
-    pub const ALL: [Rewrite; 26] = [
+    pub const ALL: [Rewrite; 27] = [
         Rewrite::NoClauseCited,
         Rewrite::OptionClauseCited,
         Rewrite::OneErrorPerKey,
@@ -102,6 +104,7 @@ impl Rewrite {
         Rewrite::PoolsKept,
         Rewrite::FollowsEnvironment,
         Rewrite::IoKeptToTheEnd,
+        Rewrite::IoAreaAtFirstExecution,
         Rewrite::LowerScriptCap,
         Rewrite::OtherHash,
         Rewrite::PackedCombinedFile,

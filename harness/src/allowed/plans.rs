@@ -171,6 +171,9 @@ pub(super) fn session(picks: &BTreeSet<Rewrite>, s: &SessionScenario, o: &mut Se
     if picks.contains(&Rewrite::PoolsKept) && !o.trace.is_empty() {
         keep_pools(&mut o.trace, end);
     }
+    if picks.contains(&Rewrite::IoAreaAtFirstExecution) {
+        io_at_first_execution(s, &mut o.trace);
+    }
     if picks.contains(&Rewrite::IoKeptToTheEnd) {
         let unloads = |step: u32| {
             matches!(
@@ -187,6 +190,52 @@ pub(super) fn session(picks: &BTreeSet<Rewrite>, s: &SessionScenario, o: &mut Se
         kept.extend(moved);
         o.trace = kept;
     }
+}
+
+/// Moves each zero-copy area kept across executions (allocated at its graph's load) to the
+/// graph's first execution; a graph loaded and never executed takes none, and gives none back.
+fn io_at_first_execution(s: &SessionScenario, trace: &mut Vec<TraceEntry>) {
+    let mut out = Vec::with_capacity(trace.len());
+    let mut never_used: Vec<(String, u64)> = Vec::new();
+    for e in std::mem::take(trace) {
+        let loaded = match s.events.get(e.step as usize) {
+            Some(SessionEvent::Load { graph, .. })
+                if e.action == TraceAction::Alloc && e.pool == format!("graph-{graph}/io") =>
+            {
+                Some(*graph)
+            }
+            _ => None,
+        };
+        if let Some(graph) = loaded {
+            let first = s
+                .events
+                .iter()
+                .enumerate()
+                .skip(e.step as usize + 1)
+                .find_map(|(i, ev)| match ev {
+                    SessionEvent::Execute { graph: g, .. } if *g == graph => Some(Some(i)),
+                    SessionEvent::Unload { graph: g } if *g == graph => Some(None),
+                    _ => None,
+                });
+            match first.flatten().and_then(|i| u32::try_from(i).ok()) {
+                Some(step) => out.push(TraceEntry { step, ..e }),
+                None => never_used.push((e.pool.clone(), e.bytes)),
+            }
+            continue;
+        }
+        let unused = never_used
+            .iter()
+            .position(|(p, b)| e.action == TraceAction::Free && *p == e.pool && *b == e.bytes);
+        match unused {
+            Some(i) => {
+                never_used.remove(i);
+            }
+            None => out.push(e),
+        }
+    }
+    // The moved entries join their new step, after what the step already held.
+    out.sort_by_key(|e| e.step);
+    *trace = out;
 }
 
 /// Rewrites the reference's trace so that each shared pool is kept once taken: its last

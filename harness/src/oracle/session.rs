@@ -1787,6 +1787,8 @@ fn check_entries(replay: &Replay<'_>, obs: &SessionObservation, out: &mut Vec<Vi
             .entry((e.action, e.pool.as_str(), e.bytes))
             .or_default() += 1;
     }
+    // Entries due at an earlier step and not found there: (entry, times, clause, step due).
+    let mut due_before: Vec<(EntryKey<'_>, u64, &'static str, u32)> = Vec::new();
     for wants in &replay.wants {
         let step = wants.step;
         let mut got = by_step.remove(&step).unwrap_or_default();
@@ -1799,10 +1801,46 @@ fn check_entries(replay: &Replay<'_>, obs: &SessionObservation, out: &mut Vec<Vi
             }
         }
         let mut missing = missing_entries(&wants.want, &mut got);
+        found_late(step, &mut due_before, &mut got, out);
         out.extend(pair_by_form(step, &mut missing, &mut got));
-        check_missing_entries(step, missing, out);
+        due_before.extend(missing.into_iter().map(|(k, n, c)| (k, n, c, step)));
         check_extra_entries(wants, &replay.model, got, out);
     }
+    for (key, short, clause, step) in due_before {
+        check_missing_entries(step, vec![(key, short, clause)], out);
+    }
+}
+
+/// An entry due at an earlier step that the engine made later, at `step`, breaks the clause
+/// that calls for it when it is due (the timing), never the clause of the step it landed in:
+/// a zero-copy area kept across executions and taken at the first execution instead of at
+/// load departs from RZC-013's choice of when, not from RZC-012's reuse. What it accounts for
+/// leaves `due_before` and `got`.
+fn found_late<'a>(
+    step: u32,
+    due_before: &mut Vec<(EntryKey<'a>, u64, &'static str, u32)>,
+    got: &mut BTreeMap<EntryKey<'a>, u64>,
+    out: &mut Vec<Violation>,
+) {
+    for (key, short, clause, due) in due_before.iter_mut() {
+        let Some(have) = got.get_mut(key) else {
+            continue;
+        };
+        let n = (*have).min(*short);
+        *have -= n;
+        *short -= n;
+        out.push(Violation::new(
+            *clause,
+            format!(
+                "`{} {} {} bytes` is due at step {due} and made at step {step}",
+                action_text(key.0),
+                key.1,
+                key.2
+            ),
+        ));
+    }
+    got.retain(|_, n| *n > 0);
+    due_before.retain(|(_, short, _, _)| *short > 0);
 }
 
 /// The entries `want` calls for that `got` lacks: each with how many times it is short and the

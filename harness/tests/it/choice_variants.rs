@@ -67,6 +67,7 @@ fn failures(report: &Report) -> Vec<String> {
 #[case::raised_plan(Rewrite::RaisedPlan, "DRM-016")]
 #[case::empty_combined_file(Rewrite::EmptyCombinedFile, "EXW-015")]
 #[case::lower_script_cap(Rewrite::LowerScriptCap, "SES-020")]
+#[case::io_area_at_first_execution(Rewrite::IoAreaAtFirstExecution, "RZC-013")]
 #[case::lenient_spellings(Rewrite::LenientSpellings, "OPT-003")]
 #[case::lenient_index_lists(Rewrite::LenientSpellings, "ORM-004")]
 #[case::lenient_pair_lists(Rewrite::LenientSpellings, "ORI-006")]
