@@ -132,9 +132,10 @@ pub fn default_twins(
         .collect()
 }
 
-/// IFS-001, IBC-001 (the value clauses, which state the defaults): `unset`, a plan made with
-/// `key` unset, against `twin`, the same engine's plan with `key` set to its default
-/// ([`default_twins`]). Where they differ, the engine's default is not the text's. Answers with
+/// OPT-006 (an option not set has its default value; the value clauses IFS-001 and IBC-001
+/// state the defaults): `unset`, a plan made with `key` unset, against `twin`, the same
+/// engine's plan with `key` set to its default ([`default_twins`]). Where they differ, the
+/// engine's default is not the text's, charged as the options oracle charges it. Answers with
 /// errors are not compared: an engine may refuse a value a restriction keeps from taking
 /// effect (OPT-008), and what an answer lacks is judged where it is answered.
 pub fn judge_default_twin(
@@ -178,8 +179,9 @@ pub fn judge_default_twin(
             list(&p.3)
         )
     };
+    // A wrong default is OPT-006's, as the options oracle charges it: one place for the clause.
     vec![Violation::new(
-        super::options::value_clause(key),
+        "OPT-006",
         format!(
             "with {key} unset the plan is {}, but with it set to its default `{default}` the plan is {}: the engine's default is another",
             show(&a),
@@ -377,7 +379,7 @@ const CALLED: &[Called] = &[
         run: (),
     },
     Entry {
-        clauses: &["IFS-001", "IBC-001"],
+        clauses: &["OPT-006"],
         name: "judge_default_twin",
         run: (),
     },

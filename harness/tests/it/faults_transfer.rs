@@ -235,7 +235,7 @@ fn the_fault_free_copy_is_caught_by_nothing() {
 #[case::fusing_on_the_sync_run(Fault::FuseOnSync, "IFS-003", "IFS-003")]
 #[case::fusing_dynamic_shapes(Fault::FuseDynamic, "IFS-004", "IFS-004")]
 #[case::ignoring_threshold_0(Fault::IgnoreThresholdZero, "IFS-012", "IFS-012")]
-#[case::no_default_threshold(Fault::NoDefaultThreshold, "IFS-001", "IFS-010")]
+#[case::no_default_threshold(Fault::NoDefaultThreshold, "OPT-006", "IFS-010")]
 #[case::fusing_a_single_input(Fault::FuseSingle, "IFS-016", "IFS-016")]
 #[case::comparing_padded_sizes(Fault::AlignedSizes, "IFS-010", "IFS-010")]
 #[case::padding_the_fused_bytes(Fault::PaddedFusedBytes, "IFS-018", "IFS-018")]
@@ -386,7 +386,7 @@ fn counterexample_sizes() {
         (
             "no_default_threshold",
             Box::new(Faulty(Fault::NoDefaultThreshold)),
-            "IFS-001",
+            "OPT-006",
         ),
         (
             "fusing_a_single_input",
