@@ -11,16 +11,9 @@ use ge_spec::vocab::weights::{
     resolve_in_sandbox, WeightsObservation, WeightsScenario, WorkPathEnv, WrittenFile,
 };
 use ge_spec::{Answer, Backend, Diagnostic, Profile, Subject};
-use sha2::{Digest, Sha256};
 
 use super::Rewrite;
-
-fn sha(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
+use crate::oracle::weights::sha;
 
 /// The value of a session-wide option (the session map over the global one).
 fn get<'a>(s: &'a WeightsScenario, key: &str) -> Option<&'a str> {

@@ -118,15 +118,7 @@ impl Rewrite {
 
     /// The row's `id`: the variant's name in lowercase words joined by `-`.
     pub fn id(self) -> String {
-        let name = format!("{self:?}");
-        let mut id = String::with_capacity(name.len() + 4);
-        for (i, c) in name.chars().enumerate() {
-            if c.is_ascii_uppercase() && i > 0 {
-                id.push('-');
-            }
-            id.push(c.to_ascii_lowercase());
-        }
-        id
+        words(&format!("{self:?}"))
     }
 
     /// The row of `alternatives.toml` this rewrite makes.
@@ -147,6 +139,19 @@ impl Rewrite {
     pub fn capabilities(self) -> &'static [Capability] {
         &self.row().capabilities
     }
+}
+
+/// `UpperCamelCase` as lowercase words joined by `-`: how a row's id (and a forbidden
+/// mutation's name) is spelled after its variant.
+pub(crate) fn words(camel: &str) -> String {
+    let mut out = String::with_capacity(camel.len() + 4);
+    for (i, c) in camel.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('-');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
 }
 
 /// A name that is no row of `alternatives.toml`.
@@ -223,7 +228,13 @@ impl Engine {
             return None;
         }
         let errors: Vec<Diagnostic> = readings.iter().flat_map(rewrite::ineffective).collect();
-        (!errors.is_empty()).then_some(errors)
+        (!errors.is_empty()).then(|| self.refused(errors))
+    }
+
+    /// The errors of a request refused whole, as this engine gives its diagnostics.
+    fn refused(&self, mut errors: Vec<Diagnostic>) -> Vec<Diagnostic> {
+        self.diagnose(&mut errors, &mut Vec::new());
+        errors
     }
 }
 
@@ -253,12 +264,10 @@ impl Backend for Engine {
 
     fn transfer(&self, s: &TransferScenario) -> Answer<TransferObservation> {
         if let Some(errors) = self.refusal(&[rewrite::Read::of_transfer(s)]) {
-            let mut o = TransferObservation {
+            return Ok(TransferObservation {
                 errors,
                 ..TransferObservation::default()
-            };
-            self.diagnose(&mut o.errors, &mut o.warnings);
-            return Ok(o);
+            });
         }
         let (s, added) = rewrite::scenario(&self.picks, s);
         let mut o = Engine::reference().transfer(&s)?;
@@ -273,12 +282,10 @@ impl Backend for Engine {
 
     fn memory(&self, s: &MemoryScenario) -> Answer<MemoryObservation> {
         if let Some(errors) = self.refusal(&[rewrite::Read::plain(&s.options)]) {
-            let mut o = MemoryObservation {
+            return Ok(MemoryObservation {
                 errors,
                 ..MemoryObservation::default()
-            };
-            self.diagnose(&mut o.errors, &mut o.warnings);
-            return Ok(o);
+            });
         }
         let (s, added) = rewrite::scenario(&self.picks, s);
         let mut o = Engine::reference().memory(&s)?;
@@ -289,25 +296,21 @@ impl Backend for Engine {
     }
 
     fn session(&self, s: &SessionScenario) -> Answer<SessionObservation> {
-        if let Some(errors) = self.refusal(&rewrite::Read::of_session(s)) {
-            let mut o = SessionObservation {
+        let large = s.events.len() > SCRIPT_CAP || s.executions() > SCRIPT_CAP as u64;
+        let refused = self.refusal(&rewrite::Read::of_session(s)).or_else(|| {
+            (self.has(Rewrite::LowerScriptCap) && large).then(|| {
+                self.refused(vec![Diagnostic::new(
+                    "",
+                    "the script is too large for this engine",
+                )
+                .subject(ge_spec::Subject::part(ge_spec::Part::Script))])
+            })
+        });
+        if let Some(errors) = refused {
+            return Ok(SessionObservation {
                 errors,
                 ..SessionObservation::default()
-            };
-            self.diagnose(&mut o.errors, &mut o.warnings);
-            return Ok(o);
-        }
-        let large = s.events.len() > SCRIPT_CAP || s.executions() > SCRIPT_CAP as u64;
-        if self.has(Rewrite::LowerScriptCap) && large {
-            let mut o = SessionObservation {
-                errors: vec![
-                    Diagnostic::new("", "the script is too large for this engine")
-                        .subject(ge_spec::Subject::part(ge_spec::Part::Script)),
-                ],
-                ..SessionObservation::default()
-            };
-            self.diagnose(&mut o.errors, &mut o.warnings);
-            return Ok(o);
+            });
         }
         let (mut s, added) = rewrite::scenario(&self.picks, s);
         if self.has(Rewrite::FollowsEnvironment) {
@@ -322,12 +325,10 @@ impl Backend for Engine {
 
     fn weights(&self, s: &WeightsScenario, sandbox: &Path) -> Answer<WeightsObservation> {
         if let Some(errors) = self.refusal(&[rewrite::Read::plain(&s.options)]) {
-            let mut o = WeightsObservation {
+            return Ok(WeightsObservation {
                 errors,
                 ..WeightsObservation::default()
-            };
-            self.diagnose(&mut o.errors, &mut o.warnings);
-            return Ok(o);
+            });
         }
         let (s, added) = rewrite::scenario(&self.picks, s);
         let mut o = files::load(&self.picks, &s, sandbox)?;

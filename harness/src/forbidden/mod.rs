@@ -108,13 +108,7 @@ impl Mutation {
             Some((w, rest)) => (w.to_owned(), Some(rest.trim_end_matches(')').to_owned())),
             None => (debug, None),
         };
-        let mut name = String::new();
-        for (i, c) in word.chars().enumerate() {
-            if c.is_ascii_uppercase() && i > 0 {
-                name.push('-');
-            }
-            name.push(c.to_ascii_lowercase());
-        }
+        let mut name = crate::allowed::words(&word);
         if let Some(k) = k {
             name.push('-');
             name.push_str(&k);

@@ -14,9 +14,9 @@ use ge_spec::vocab::session::{
 use ge_spec::vocab::transfer::{TransferObservation, TransferScenario};
 use ge_spec::vocab::weights::{NodeType, WeightsObservation, WeightsScenario, WrittenFile};
 use ge_spec::{Diagnostic, Level, OptionKey, Source, Spec};
-use sha2::{Digest, Sha256};
 
 use super::Mutation;
+use crate::oracle::weights::sha;
 
 fn refusal() -> Vec<Diagnostic> {
     vec![Diagnostic::new("", "the request is refused")]
@@ -421,7 +421,7 @@ pub(super) fn weights(
                 *b ^= 0xff;
             }
             if fs::write(&path, &bytes).is_ok() {
-                f.sha256 = hex(&Sha256::digest(&bytes));
+                f.sha256 = sha(&bytes);
             }
         }
         Mutation::OffsetShifted(k) => {
@@ -443,17 +443,13 @@ pub(super) fn weights(
                 o.files.push(WrittenFile {
                     path: path.to_owned(),
                     len: 0,
-                    sha256: hex(&Sha256::digest(b"")),
+                    sha256: sha(b""),
                 });
             }
         }
         Mutation::OtherDir => other_dir(o, sandbox),
         _ => {}
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Moves the directory a load wrote in to `<dir>_moved` beside it, on disk and in the answer.

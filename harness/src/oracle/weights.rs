@@ -210,7 +210,8 @@ fn unload_removes(profile: Profile, scenario: &WeightsScenario) -> bool {
     scenario.unload && profile == Profile::Documented
 }
 
-fn sha(bytes: &[u8]) -> String {
+/// The SHA-256 of `bytes` in lowercase hexadecimal, as a weights answer reports a file's.
+pub(crate) fn sha(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
         .iter()
         .map(|b| format!("{b:02x}"))
