@@ -29,6 +29,11 @@ enum Fault {
     ScatterMemset,
     /// Does not check the run's addresses of a pair.
     IgnoreRunMismatch,
+    /// Checks a pair's run addresses against the output at the input's index, not the pair's
+    /// own output: invisible while pairs are `i,i`.
+    RunCheckAtInputIndex,
+    /// Drops the pairs of outputReuseInputMemIndexes when memory reuse is off.
+    PairsDroppedWithReuseOff,
     /// Reads lifetimes as half-open: a tensor's memory is free during its last step.
     HalfOpenLifetimes,
     /// Reports a peak one alignment unit too high.
@@ -135,6 +140,39 @@ impl Backend for Faulty {
                 let mut obs = reference(&s)?;
                 repeak(scenario, &mut obs);
                 Ok(obs)
+            }
+            Fault::RunCheckAtInputIndex => {
+                let mut s = scenario.clone();
+                let pairs = s
+                    .options
+                    .graph
+                    .get("ge.exec.outputReuseInputMemIndexes")
+                    .cloned()
+                    .unwrap_or_default();
+                if let Some(run) = &mut s.run {
+                    let outputs = run.outputs.clone();
+                    for (i, j) in pairs.split('|').filter_map(|p| p.split_once(',')) {
+                        let (Ok(i), Ok(j)) = (i.parse::<usize>(), j.parse::<usize>()) else {
+                            continue;
+                        };
+                        if let (Some(&at), Some(slot)) = (outputs.get(i), run.outputs.get_mut(j)) {
+                            *slot = at;
+                        }
+                    }
+                }
+                reference(&s)
+            }
+            Fault::PairsDroppedWithReuseOff => {
+                let off = scenario
+                    .options
+                    .graph
+                    .get("ge.exec.disableReuseMemory")
+                    .is_some_and(|v| v == "1");
+                if off {
+                    reference(&without(scenario, "ge.exec.outputReuseInputMemIndexes"))
+                } else {
+                    reference(scenario)
+                }
             }
             Fault::AliasApart => {
                 let mut obs = reference(scenario)?;
@@ -337,6 +375,8 @@ impl Backend for Faulty {
 #[case::alias_apart(Fault::AliasApart, "ORI-001")]
 #[case::scatter_memset(Fault::ScatterMemset, "ACP-012")]
 #[case::ignore_run_mismatch(Fault::IgnoreRunMismatch, "ORI-011")]
+#[case::run_check_at_input_index(Fault::RunCheckAtInputIndex, "ORI-011")]
+#[case::pairs_dropped_with_reuse_off(Fault::PairsDroppedWithReuseOff, "ORI-001")]
 #[case::half_open_lifetimes(Fault::HalfOpenLifetimes, "DRM-013")]
 #[case::misreport_peak(Fault::MisreportPeak, "MEM-004")]
 #[case::misalign(Fault::Misalign, "MEM-003")]
