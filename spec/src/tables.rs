@@ -197,6 +197,13 @@ pub struct Clause {
     /// it. Whether such a diagnostic must be there is judged at that clause's level.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reported_under: Option<String>,
+    /// Documented clauses whose rules this one follows from: every answer that breaks it
+    /// breaks one of them too (a worked example is its rules applied to one graph; a
+    /// restriction can be another clause's rule seen from another option). The judge charges
+    /// those; the reach of the certification counts an answer failed under them, on a case
+    /// citing this clause, as reaching it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub implied_by: Vec<String>,
     /// What the open-source GE implementation does instead, when it departs from this clause
     /// (absent when it agrees).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1212,6 +1219,25 @@ fn check_reporting(
                     why: format!("`reported_under` names {target}, which does not exist"),
                 });
             }
+        }
+        for target in &clause.implied_by {
+            let why = match clauses.get(target) {
+                None => format!("`implied_by` names {target}, which does not exist"),
+                Some(_) if target == id => "`implied_by` names the clause itself".to_owned(),
+                Some(c)
+                    if c.origin != Origin::Documented || clause.origin != Origin::Documented =>
+                {
+                    format!("`implied_by` ties {id} to {target}: both must be documented")
+                }
+                Some(c) if !c.implied_by.is_empty() => {
+                    format!("`implied_by` names {target}, which is implied itself: name what implies it")
+                }
+                Some(_) => continue,
+            };
+            errors.push(LoadError::BadClause {
+                id: id.clone(),
+                why,
+            });
         }
     }
     let index = citing_index(cases);

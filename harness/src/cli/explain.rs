@@ -78,6 +78,12 @@ fn origin(clause: &Clause) {
     if let Some(r) = &clause.reported_under {
         out!("reported under: {r} (the clause that calls for its diagnostics)");
     }
+    if !clause.implied_by.is_empty() {
+        out!(
+            "implied by: {} (an answer breaking it breaks those, and is charged to them)",
+            clause.implied_by.join(", ")
+        );
+    }
 }
 
 /// What the clause says, and why the suite decided so when it did.

@@ -4,7 +4,8 @@
 //! another, drop a trace entry, flip a byte of a weight file, ...), not written for a clause:
 //! which clause it breaks is what the judge says. An answer that the judge fails under exactly
 //! one binding clause is a forbidden answer for that clause, and [`reach`] counts, for every
-//! clause, the scenarios of the certification on which some mutation makes one. The fixed
+//! clause, the scenarios of the certification on which some mutation makes one (for a clause
+//! other clauses imply, an answer failed under those, on a case citing it). The fixed
 //! scenarios (case tables, boundary catalogue) are in every certification whatever the seed, so
 //! a clause reached there is reached at every seed.
 
@@ -38,6 +39,9 @@ pub enum Mutation {
     SetWhereUnset(usize),
     /// Options: a number in force is one more than it is; a list in force loses its last item.
     ValueOff(usize),
+    /// Options: the value a warning names is in force after all, as the key's whole value
+    /// (the warning dropped): what the answer said does not take effect takes effect.
+    WarnedValueInForce(usize),
     /// Transfer: a fused input is moved directly.
     FusedToDirect(usize),
     /// Transfer: an input moved directly is fused.
@@ -48,6 +52,11 @@ pub enum Mutation {
     DirectToBatched(usize),
     /// Transfer: two inputs moved directly, the `k`-th and the next, are batch-copied.
     DirectPairToBatched(usize),
+    /// Transfer: a fused input is batch-copied as well (planned twice).
+    FusedAlsoBatched(usize),
+    /// Options, transfer, session: every graph is answered as if its shapes were static (the
+    /// scenario changed before it is answered, so every answer of the engine agrees).
+    ShapeIgnored,
     /// Any capability but options: the request is refused with one error, nothing planned,
     /// traced or written.
     Refused,
@@ -128,9 +137,11 @@ impl Mutation {
                     Mutation::DefaultInstead,
                     Mutation::SetWhereUnset,
                     Mutation::ValueOff,
+                    Mutation::WarnedValueInForce,
                 ] {
                     out.extend(each(f));
                 }
+                out.push(Mutation::ShapeIgnored);
             }
             Capability::Transfer => {
                 for f in [
@@ -139,10 +150,11 @@ impl Mutation {
                     Mutation::BatchedToDirect,
                     Mutation::DirectToBatched,
                     Mutation::DirectPairToBatched,
+                    Mutation::FusedAlsoBatched,
                 ] {
                     out.extend(each(f));
                 }
-                out.push(Mutation::Refused);
+                out.extend([Mutation::Refused, Mutation::ShapeIgnored]);
             }
             Capability::Memory => {
                 out.extend(each(Mutation::Overlap));
@@ -165,7 +177,7 @@ impl Mutation {
                 ] {
                     out.extend(each(f));
                 }
-                out.push(Mutation::Refused);
+                out.extend([Mutation::Refused, Mutation::ShapeIgnored]);
             }
             Capability::Weights => {
                 out.extend(each(Mutation::ByteFlipped));
@@ -230,12 +242,14 @@ impl Backend for Engine {
     }
 
     fn options(&self, s: &OptionsScenario) -> Answer<OptionsObservation> {
+        let s = &mutate::options_scenario(self.mutation, s);
         let mut o = reference().options(s)?;
         mutate::options(self.mutation, s, &mut o);
         Ok(o)
     }
 
     fn transfer(&self, s: &TransferScenario) -> Answer<TransferObservation> {
+        let s = &mutate::transfer_scenario(self.mutation, s);
         let mut o = reference().transfer(s)?;
         mutate::transfer(self.mutation, s, &mut o);
         Ok(o)
@@ -248,6 +262,7 @@ impl Backend for Engine {
     }
 
     fn session(&self, s: &SessionScenario) -> Answer<SessionObservation> {
+        let s = &mutate::session_scenario(self.mutation, s);
         let mut o = reference().session(s)?;
         mutate::session(self.mutation, s, &mut o);
         Ok(o)
@@ -271,7 +286,8 @@ impl Backend for Engine {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Reached {
     /// How many (scenario, mutation) pairs make an answer the judge fails under this clause
-    /// alone.
+    /// alone, or, for a clause other clauses imply (`implied_by`), under those (and it) on a
+    /// case citing it.
     pub answers: usize,
     /// The first such pair: the scenario's name and the mutation.
     pub example: Option<(String, Mutation)>,
@@ -280,14 +296,35 @@ pub struct Reached {
     pub together: BTreeSet<String>,
 }
 
+impl Reached {
+    fn count(&mut self, name: &str, m: Mutation) {
+        self.answers += 1;
+        self.example.get_or_insert_with(|| (name.to_owned(), m));
+    }
+}
+
 /// For every clause, the forbidden answers the mutations make on `scenarios` that the judge
 /// fails under that clause alone, at level `documented` ([`crate::certify::compare`], as a
-/// property judges). A mutation that changes nothing, or an answer failed under several
-/// clauses, counts for none.
+/// property judges). A clause that others imply (`implied_by`: a worked example, a restriction
+/// another option's rule states) is reached by an answer failed, on a case citing it, under
+/// nothing but those clauses and itself. A mutation that changes nothing, or an answer failed
+/// under several clauses otherwise, counts for none.
 pub fn reach(scenarios: &[(String, Scenario)]) -> BTreeMap<String, Reached> {
     let judging = Judging::DEFAULT;
+    let spec = ge_spec::Spec::embedded();
+    let cites: BTreeMap<String, &[String]> = spec
+        .cases_in(Profile::Documented)
+        .map(|c| (c.full_name(), c.case.clauses.as_slice()))
+        .collect();
     let mut out: BTreeMap<String, Reached> = BTreeMap::new();
     for (name, scenario) in scenarios {
+        let implied: Vec<&ge_spec::Clause> = cites
+            .get(name)
+            .into_iter()
+            .flat_map(|ids| ids.iter())
+            .filter_map(|id| spec.clause(id))
+            .filter(|c| !c.implied_by.is_empty())
+            .collect();
         for m in Mutation::of(scenario.capability()) {
             let broken: BTreeSet<String> =
                 crate::certify::compare(&judging, &Engine::new(m), scenario)
@@ -295,6 +332,12 @@ pub fn reach(scenarios: &[(String, Scenario)]) -> BTreeMap<String, Reached> {
                     .filter(|p| !p.deviation)
                     .flat_map(|p| p.clauses)
                     .collect();
+            for c in &implied {
+                let by = |b: &String| *b == c.id || c.implied_by.contains(b);
+                if !broken.is_empty() && broken.iter().all(by) {
+                    out.entry(c.id.clone()).or_default().count(name, m);
+                }
+            }
             if broken.len() > 1 {
                 for c in &broken {
                     let others = broken.iter().filter(|o| *o != c).cloned();
@@ -302,12 +345,12 @@ pub fn reach(scenarios: &[(String, Scenario)]) -> BTreeMap<String, Reached> {
                 }
                 continue;
             }
-            let Some(clause) = broken.into_iter().next() else {
-                continue;
-            };
-            let row = out.entry(clause).or_default();
-            row.answers += 1;
-            row.example.get_or_insert_with(|| (name.clone(), m));
+            if let Some(clause) = broken.into_iter().next() {
+                let row = out.entry(clause.clone()).or_default();
+                if !implied.iter().any(|c| c.id == clause) {
+                    row.count(name, m);
+                }
+            }
         }
     }
     out
@@ -332,19 +375,15 @@ pub fn fixed_scenarios() -> Vec<(String, Scenario)> {
     out
 }
 
-/// Documented clauses no mutation breaks alone on the fixed scenarios yet, each with what
-/// catches a fault there today (a planted fault of `docs/faults.md` or of the harness's
-/// `documented_reach` tests, and the seed sweep of its `seed_independence` tests). A test holds
-/// the list to exactly the clauses unreached: it only shrinks.
-pub const UNREACHED: &[(&str, &str)] = &[
-    ("EWD-003", "a scenario-level fault: `documented_reach.rs` `DirWithoutExternalWeight` (a directory alone flushes as mode 1)"),
-    ("FBR-003", "judged against the refresh twin, which a mutation of one answer changes with it: `documented_reach.rs` `DynamicFollowsOption`"),
-    ("IBC-003", "a batch of one input is IBC-013's too: `documented_reach.rs` `BatchOneInput`"),
-    ("IBC-012", "a fused input batch-copied instead is no longer fused (IFS-010): the fault row `BatchFusedInputs`"),
-    ("IFS-013", "the worked example's plan is IFS-010's and IFS-011's rules applied: `documented_reach.rs` `RefusesTransfers`"),
-    ("IFS-014", "the worked example at threshold 0 is IFS-012's rule applied: `documented_reach.rs` `ZeroMeansDefault`"),
-    ("ORM-003", "an index kept out of range changes the option's value, a scenario-level fault: the fault row `KeepOutOfRange(\"ORM-003\")`"),
-];
+/// The documented clauses that can be broken (not MAY) and that `reach` does not reach.
+pub fn unreached(reach: &BTreeMap<String, Reached>) -> Vec<String> {
+    ge_spec::Spec::embedded()
+        .clauses()
+        .filter(|c| c.origin == ge_spec::Origin::Documented && !c.permits_only())
+        .filter(|c| reach.get(&c.id).is_none_or(|r| r.answers == 0))
+        .map(|c| c.id.clone())
+        .collect()
+}
 
 /// The reach table (`docs/reach.md`, `ge-conformance spec --reach`): for every documented
 /// clause, the forbidden answers that reach it and the first of them, or why none does.
@@ -358,9 +397,12 @@ pub fn table(reach: &BTreeMap<String, Reached>) -> String {
          For every documented clause: how many forbidden answers (the reference's answer on a\n\
          fixed scenario of the certification, changed by one generic mutation of\n\
          `harness/src/forbidden/`) the judge fails at level `documented` under that clause and\n\
-         no other, and the first of them. The fixed scenarios are the case tables and the\n\
-         boundary catalogue: every certification judges them whatever its seed, so a clause\n\
-         reached here is reached at every seed. A clause only permitting (MAY) cannot be broken.\n\n\
+         no other, and the first of them. A clause that others imply (`implied_by`: a worked\n\
+         example, a restriction another option's rule states) cannot be broken alone: it is\n\
+         reached by answers failed under those, on a case that cites it. The fixed scenarios are\n\
+         the case tables and the boundary catalogue: every certification judges them whatever\n\
+         its seed, so a clause reached here is reached at every seed. A clause only permitting\n\
+         (MAY) cannot be broken.\n\n\
          | clause | strength | forbidden answers | first: scenario, mutation |\n|---|---|---|---|\n",
     );
     for c in spec
@@ -375,21 +417,22 @@ pub fn table(reach: &BTreeMap<String, Reached>) -> String {
                     .as_ref()
                     .map(|(n, m)| (n.clone(), format!("{m:?}")))
                     .unwrap_or_default();
+                let by = if c.implied_by.is_empty() {
+                    String::new()
+                } else {
+                    format!(", failed under {}, which imply it", c.implied_by.join(", "))
+                };
                 let _ = writeln!(
                     out,
-                    "| {} | {strength} | {} | `{name}`, {m} |",
+                    "| {} | {strength} | {} | `{name}`, {m}{by} |",
                     c.id, r.answers
                 );
             }
             None => {
-                let why = UNREACHED
-                    .iter()
-                    .find(|(id, _)| *id == c.id)
-                    .map_or("not reached", |(_, why)| why);
                 let why = if c.permits_only() {
                     "only permits (MAY): no answer breaks it"
                 } else {
-                    why
+                    "NOT REACHED"
                 };
                 let together = reach
                     .get(&c.id)

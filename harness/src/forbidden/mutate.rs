@@ -13,7 +13,7 @@ use ge_spec::vocab::session::{
 };
 use ge_spec::vocab::transfer::{TransferObservation, TransferScenario};
 use ge_spec::vocab::weights::{NodeType, WeightsObservation, WeightsScenario, WrittenFile};
-use ge_spec::{Diagnostic, Level, OptionKey, Source, Spec};
+use ge_spec::{Diagnostic, Level, OptionKey, ShapeKind, Source, Spec};
 
 use super::Mutation;
 use crate::oracle::weights::sha;
@@ -24,7 +24,6 @@ fn refusal() -> Vec<Diagnostic> {
 
 /// Options: see [`Mutation`].
 pub(super) fn options(m: Mutation, s: &OptionsScenario, o: &mut OptionsObservation) {
-    let spec = Spec::embedded();
     let set: Vec<String> = o
         .effective
         .iter()
@@ -45,36 +44,14 @@ pub(super) fn options(m: Mutation, s: &OptionsScenario, o: &mut OptionsObservati
             }
         }
         Mutation::DefaultInstead(k) => {
-            let Some(key) = set.get(k) else { return };
-            let Ok(option) = key.parse::<OptionKey>() else {
-                return;
-            };
-            let default = spec.option(option).default.clone().unwrap_or_default();
-            o.effective.insert(
-                key.clone(),
-                Effective {
-                    value: default,
-                    from: Source::Default,
-                },
-            );
+            if let Some(key) = set.get(k) {
+                default_instead(o, key);
+            }
         }
         Mutation::SetWhereUnset(k) => {
-            let Some(key) = unset.get(k) else { return };
-            let Ok(option) = key.parse::<OptionKey>() else {
-                return;
-            };
-            let row = spec.option(option);
-            let default = row.default.clone().unwrap_or_default();
-            let Some(other) = row.values.iter().find(|v| v.value != default) else {
-                return;
-            };
-            o.effective.insert(
-                key.clone(),
-                Effective {
-                    value: other.value.clone(),
-                    from: Source::Graph,
-                },
-            );
+            if let Some(key) = unset.get(k) {
+                set_where_unset(o, key);
+            }
         }
         Mutation::ValueOff(k) => {
             let keys: Vec<String> = o
@@ -92,8 +69,94 @@ pub(super) fn options(m: Mutation, s: &OptionsScenario, o: &mut OptionsObservati
                 e.value = rest.to_owned();
             }
         }
+        Mutation::WarnedValueInForce(k) => {
+            let named: Vec<(String, String)> = o
+                .warnings
+                .iter()
+                .filter_map(|w| Some((w.key.clone()?, w.value.clone()?)))
+                .filter(|(key, _)| o.effective.contains_key(key))
+                .collect();
+            let Some((key, value)) = named.get(k).cloned() else {
+                return;
+            };
+            o.warnings
+                .retain(|w| w.key.as_ref() != Some(&key) || w.value.as_ref() != Some(&value));
+            if let Some(e) = o.effective.get_mut(&key) {
+                e.value = value;
+            }
+        }
         _ => {}
     }
+}
+
+/// Options, transfer, session: the scenario the engine answers, the one asked for or, under
+/// [`Mutation::ShapeIgnored`], the same with every shape static.
+pub(super) fn options_scenario(m: Mutation, s: &OptionsScenario) -> OptionsScenario {
+    let mut s = s.clone();
+    if m == Mutation::ShapeIgnored {
+        s.graph.shape = ShapeKind::Static;
+    }
+    s
+}
+
+/// See [`options_scenario`].
+pub(super) fn transfer_scenario(m: Mutation, s: &TransferScenario) -> TransferScenario {
+    let mut s = s.clone();
+    if m == Mutation::ShapeIgnored {
+        s.shape = ShapeKind::Static;
+    }
+    s
+}
+
+/// See [`options_scenario`].
+pub(super) fn session_scenario(m: Mutation, s: &SessionScenario) -> SessionScenario {
+    let mut s = s.clone();
+    if m == Mutation::ShapeIgnored {
+        for e in &mut s.events {
+            if let SessionEvent::Load { shape, .. } = e {
+                *shape = ShapeKind::Static;
+            }
+        }
+    }
+    s
+}
+
+/// `key` in force at its default instead.
+fn default_instead(o: &mut OptionsObservation, key: &str) {
+    let Ok(option) = key.parse::<OptionKey>() else {
+        return;
+    };
+    let default = Spec::embedded()
+        .option(option)
+        .default
+        .clone()
+        .unwrap_or_default();
+    o.effective.insert(
+        key.to_owned(),
+        Effective {
+            value: default,
+            from: Source::Default,
+        },
+    );
+}
+
+/// `key`, at its default, in force at another value of its table, from graph level.
+fn set_where_unset(o: &mut OptionsObservation, key: &str) {
+    let Ok(option) = key.parse::<OptionKey>() else {
+        return;
+    };
+    let row = Spec::embedded().option(option);
+    let default = row.default.clone().unwrap_or_default();
+    let Some(other) = row.values.iter().find(|v| v.value != default) else {
+        return;
+    };
+    o.effective.insert(
+        key.to_owned(),
+        Effective {
+            value: other.value.clone(),
+            from: Source::Graph,
+        },
+    );
 }
 
 /// The `k`-th rejected key of `o` in force after all, at the value and level it was set at
@@ -183,6 +246,12 @@ pub(super) fn transfer(m: Mutation, s: &TransferScenario, o: &mut TransferObserv
         Mutation::DirectPairToBatched(k) if k + 1 < o.direct.len() => {
             shift(&mut o.direct, &mut o.batched, k);
             shift(&mut o.direct, &mut o.batched, k);
+        }
+        Mutation::FusedAlsoBatched(k) => {
+            if let Some(&i) = o.fused.get(k) {
+                o.batched.push(i);
+                o.batched.sort_unstable();
+            }
         }
         Mutation::Refused => {
             *o = TransferObservation {
