@@ -46,8 +46,8 @@ fn sandbox_rule_text() -> &'static str {
      was given to it is unsafe to run, so such a write fails the trial at every level, beside \
      WGT-007 (the suite's clause for writes outside the chosen directory, a deviation at level \
      documented). What a confined backend leaves in its own $TMPDIR and $HOME, its scratch \
-     area, is WGT-007's alone.\n\nChecked in: oracle::weights::beside \
-     (harness/src/oracle/weights.rs)"
+     area, is WGT-007's alone.\n\nChecked in: oracle::weights::plant::beside \
+     (harness/src/oracle/weights/plant.rs)"
 }
 
 /// The clause's ID with its strength and origin.
