@@ -163,7 +163,7 @@ fn main() {
                 Some((_, at, name)) => (*at, name.clone()),
                 None => (i + 1, String::new()),
             };
-            let numbers = if rel == "oracle/options.rs" {
+            let numbers = if rel == "oracle/options.rs" || rel.starts_with("oracle/options/") {
                 numbered(line)
             } else {
                 Vec::new()

@@ -151,7 +151,7 @@ mod tests {
         let irm = of("IRM-004");
         assert!(irm
             .iter()
-            .any(|s| s.file == "harness/src/oracle/options.rs" && s.by_number));
+            .any(|s| s.file.starts_with("harness/src/oracle/options") && s.by_number));
         // Numbers apply to options' clauses only.
         assert!(of("MEM-004").iter().all(|s| !s.by_number));
         assert!(of("NOT-A-CLAUSE").is_empty());
