@@ -190,6 +190,9 @@ struct Block {
 }
 
 /// Groups the tensors into blocks (see the module docs).
+// Long because: the blocks in the order they are taken (I/O pairs, cleanup groups, the rest, then
+// reuse turned off), sharing one push closure over the member list; split, each part would need the
+// index maps and the list passed along.
 fn blocks(scenario: &MemoryScenario, values: &Values) -> (Vec<Block>, Vec<(usize, u64)>) {
     let end = scenario.run_end();
     let mut blocks = Vec::with_capacity(scenario.tensors.len());

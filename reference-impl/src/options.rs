@@ -444,6 +444,8 @@ fn upstream_reads(key: OptionKey, level: Level, maps: &OptionMaps) -> bool {
 }
 
 /// Resolves `maps` in `ctx` against `spec`, under `profile`.
+// Long because: the walk over levels for one key, in the order OPT-001 resolves them, with each
+// profile's departure at the step where it happens.
 pub fn resolve_with(spec: &Spec, profile: Profile, maps: &OptionMaps, ctx: Context) -> Resolution {
     let upstream = profile == Profile::Upstream;
     let mut obs = OptionsObservation::default();
@@ -466,43 +468,8 @@ pub fn resolve_with(spec: &Spec, profile: Profile, maps: &OptionMaps, ctx: Conte
             let Some(raw) = maps.at(level).get(key.as_str()) else {
                 continue;
             };
-            let listed = row.takes_effect_at(level);
-            // OPT-002: documented, an unlisted level is ignored; upstream uses it anyway, except
-            // for the index options (OPT-010).
-            let used_anyway = upstream && upstream_uses(key);
-            let ignored = !(listed || used_anyway);
-            // Upstream warns about unlisted levels too, except for atomicCleanPolicy, which it
-            // takes at every level (ACP-002), and always about externalWeightDir (EWD-002).
-            let upstream_warns = upstream
-                && !ignored
-                && ((!listed && key != OptionKey::AtomicCleanPolicy)
-                    || key == OptionKey::ExternalWeightDir);
-            let levels: Vec<_> = row.levels.iter().map(|l| l.as_str()).collect();
-            if ignored && upstream && !upstream_warns_ignored(key, level) {
+            if !level_used(row, key, level, raw, upstream, &mut obs) {
                 continue;
-            }
-            if ignored {
-                obs.warnings.push(
-                    Diagnostic::new("OPT-002", format!("{key} takes effect at {} level(s) only; the value set at {level} level is ignored", levels.join(" and ")))
-                        .key(key.as_str())
-                        .level(level)
-                        .value(raw.as_str()),
-                );
-                continue;
-            }
-            if upstream_warns {
-                let why = if key == OptionKey::ExternalWeightDir {
-                    // EWD-002 upstream: in no level's list, so every level draws the warning.
-                    format!("upstream lists {key} at no level and warns wherever it is set; the value set at {level} level is used anyway")
-                } else {
-                    format!("{key} is documented for {} level(s) only; the value set at {level} level is used anyway", levels.join(" and "))
-                };
-                obs.warnings.push(
-                    Diagnostic::new("OPT-002", why)
-                        .key(key.as_str())
-                        .level(level)
-                        .value(raw.as_str()),
-                );
             }
             if upstream && !upstream_reads(key, level, maps) {
                 continue;
@@ -531,28 +498,16 @@ pub fn resolve_with(spec: &Spec, profile: Profile, maps: &OptionMaps, ctx: Conte
             obs.rejected.push(key.as_str().to_owned());
             continue;
         }
-        match winner {
+        let (value, from) = match winner {
             Some((value, level, warnings)) => {
                 obs.warnings.extend(warnings);
-                effective.push((
-                    key.as_str().to_owned(),
-                    Effective {
-                        value: value.canonical(),
-                        from: level.into(),
-                    },
-                ));
+                let canonical = value.canonical();
                 parsed.insert(key, (value, level));
+                (canonical, level.into())
             }
-            None => {
-                effective.push((
-                    key.as_str().to_owned(),
-                    Effective {
-                        value: row.default.clone().unwrap_or_default(),
-                        from: Source::Default,
-                    },
-                ));
-            }
-        }
+            None => (row.default.clone().unwrap_or_default(), Source::Default),
+        };
+        effective.push((key.as_str().to_owned(), Effective { value, from }));
     }
     obs.effective = effective.into_iter().collect();
     if !upstream {
@@ -572,6 +527,57 @@ pub fn resolve_with(spec: &Spec, profile: Profile, maps: &OptionMaps, ctx: Conte
     }
 }
 
+/// OPT-002 and its upstream entry: whether the value set for `key` at `level` is read on, with
+/// the warning in `obs` that a level where it does not take effect draws.
+fn level_used(
+    row: &OptionSpec,
+    key: OptionKey,
+    level: Level,
+    raw: &str,
+    upstream: bool,
+    obs: &mut OptionsObservation,
+) -> bool {
+    let listed = row.takes_effect_at(level);
+    // OPT-002: documented, an unlisted level is ignored; upstream uses it anyway, except
+    // for the index options (OPT-010).
+    let used_anyway = upstream && upstream_uses(key);
+    let ignored = !(listed || used_anyway);
+    // Upstream warns about unlisted levels too, except for atomicCleanPolicy, which it
+    // takes at every level (ACP-002), and always about externalWeightDir (EWD-002).
+    let upstream_warns = upstream
+        && !ignored
+        && ((!listed && key != OptionKey::AtomicCleanPolicy)
+            || key == OptionKey::ExternalWeightDir);
+    let levels: Vec<_> = row.levels.iter().map(|l| l.as_str()).collect();
+    if ignored && upstream && !upstream_warns_ignored(key, level) {
+        return false;
+    }
+    if ignored {
+        obs.warnings.push(
+            Diagnostic::new("OPT-002", format!("{key} takes effect at {} level(s) only; the value set at {level} level is ignored", levels.join(" and ")))
+                .key(key.as_str())
+                .level(level)
+                .value(raw),
+        );
+        return false;
+    }
+    if upstream_warns {
+        let why = if key == OptionKey::ExternalWeightDir {
+            // EWD-002 upstream: in no level's list, so every level draws the warning.
+            format!("upstream lists {key} at no level and warns wherever it is set; the value set at {level} level is used anyway")
+        } else {
+            format!("{key} is documented for {} level(s) only; the value set at {level} level is used anyway", levels.join(" and "))
+        };
+        obs.warnings.push(
+            Diagnostic::new("OPT-002", why)
+                .key(key.as_str())
+                .level(level)
+                .value(raw),
+        );
+    }
+    true
+}
+
 /// The clause a restriction of an option belongs to.
 fn restriction_clause(key: OptionKey, restriction: &str) -> Option<&'static str> {
     Some(match (key, restriction) {
@@ -588,6 +594,8 @@ fn restriction_clause(key: OptionKey, restriction: &str) -> Option<&'static str>
 
 /// OPT-008: a restriction that the context does not meet leaves an explicitly set, non-default
 /// value in force and draws a warning.
+// Long because: one branch per kind of restriction the options table has (run mode, shape,
+// products, input count, a dependency; OPT-008), each the condition the table states.
 fn restriction_warnings(
     spec: &Spec,
     effective: &BTreeMap<String, Effective>,

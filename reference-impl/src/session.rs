@@ -546,67 +546,10 @@ pub fn run(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObserv
         );
         return Ok(obs);
     }
-
-    // SES-016, SES-017: the session's own resolution, then one per load.
-    let session_maps = OptionMaps {
-        global: scenario.options.global.clone(),
-        session: scenario.options.session.clone(),
-        graph: BTreeMap::new(),
-    };
-    let session = resolve(profile, &session_maps, context(ShapeKind::Static));
-    // SES-017: as documented, any rejected option stops the script; upstream, only a value GE
-    // refuses at initialisation or session creation does, and every other refusal belongs to
-    // the load whose addition, compilation or build makes it, reported when that load runs.
-    let per_graph = profile == Profile::Upstream
-        && !session
-            .observation
-            .errors
-            .iter()
-            .any(|d| check_point(d) == CheckPoint::Session);
-    let mut rejected = !per_graph && session.rejected();
-    if !per_graph {
-        obs.errors
-            .extend(session.observation.errors.iter().cloned());
-    }
-    obs.warnings
-        .extend(session.observation.warnings.iter().cloned());
-    let mut per_load: Vec<Option<Resolution>> = Vec::with_capacity(events.len());
-    for event in events {
-        let SessionEvent::Load {
-            graph,
-            shape,
-            options,
-            ..
-        } = event
-        else {
-            per_load.push(None);
-            continue;
-        };
-        let r = resolve(
-            profile,
-            &graph_maps(scenario, options.as_ref()),
-            context(*shape),
-        );
-        if !per_graph {
-            rejected |= r.rejected();
-            for d in extra(&r.observation.errors, &session.observation.errors) {
-                obs.errors.push(for_graph(d, *graph));
-            }
-        }
-        for d in extra(&r.observation.warnings, &session.observation.warnings) {
-            obs.warnings.push(for_graph(d, *graph));
-        }
-        per_load.push(Some(r));
-    }
-    obs.errors.sort();
-    obs.errors.dedup();
-    obs.warnings.sort();
-    obs.warnings.dedup();
-    if rejected {
+    let options = SessionOptions::resolve(profile, scenario, &mut obs);
+    if options.rejected {
         return Ok(obs);
     }
-
-    let env = scenario.ge_use_static_memory.as_deref();
     let mut run = Run {
         profile,
         trace: Vec::new(),
@@ -616,45 +559,11 @@ pub fn run(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObserv
         unbuilt: BTreeSet::new(),
         pools: BTreeMap::new(),
     };
-    for (index, (event, resolution)) in events.iter().zip(&per_load).enumerate() {
+    for (index, event) in events.iter().enumerate() {
         // The script holds at most MAX_SCRIPT events, so the index fits.
         let step = index as u32;
         match event {
-            SessionEvent::Load {
-                graph,
-                shape,
-                feature_bytes,
-                io_bytes,
-                ..
-            } => {
-                if per_graph && run.refused_by_options(*graph, resolution.as_ref()) {
-                    continue;
-                }
-                let values = resolution
-                    .as_ref()
-                    .map(|r| r.values.clone())
-                    .unwrap_or_default();
-                let own = graph_policy(
-                    profile,
-                    session.values.static_memory_policy,
-                    values.static_memory_policy,
-                );
-                let policy = effective_policy(profile, own, env);
-                run.load(
-                    step,
-                    *graph,
-                    Graph {
-                        shape: *shape,
-                        feature: *feature_bytes,
-                        io: *io_bytes,
-                        pool: pool_for(policy, *shape),
-                        io_place: io_place(profile, *shape, values.reuse_zero_copy),
-                        refreshable: values.feature_base_refreshable,
-                        base_set: false,
-                        released: false,
-                    },
-                );
-            }
+            SessionEvent::Load { .. } => run.load_event(step, event, &options, scenario),
             SessionEvent::Execute { graph, times } => run.execute(step, *graph, *times),
             SessionEvent::Refresh { graph, bytes } => run.refresh(step, *graph, *bytes),
             SessionEvent::Unload { graph } => run.unload(step, *graph),
@@ -675,6 +584,133 @@ pub fn run(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObserv
     // Two refused loads of one graph with one map give the same refusal: it is reported once.
     obs.errors.dedup();
     Ok(obs)
+}
+
+/// The options of a session (SES-016, SES-017): the session's own resolution, then one per
+/// load event (`None` for the other events).
+struct SessionOptions {
+    session: Resolution,
+    per_load: Vec<Option<Resolution>>,
+    /// Upstream, when nothing is refused at session creation: each load answers for its own
+    /// options, reported when it runs.
+    per_graph: bool,
+    /// The script stops before its first event.
+    rejected: bool,
+}
+
+impl SessionOptions {
+    /// Resolves the session's options and each load's, with their diagnostics in `obs`.
+    fn resolve(profile: Profile, scenario: &SessionScenario, obs: &mut SessionObservation) -> Self {
+        let session_maps = OptionMaps {
+            global: scenario.options.global.clone(),
+            session: scenario.options.session.clone(),
+            graph: BTreeMap::new(),
+        };
+        let session = resolve(profile, &session_maps, context(ShapeKind::Static));
+        // SES-017: as documented, any rejected option stops the script; upstream, only a value
+        // GE refuses at initialisation or session creation does, and every other refusal
+        // belongs to the load whose addition, compilation or build makes it, reported when that
+        // load runs.
+        let per_graph = profile == Profile::Upstream
+            && !session
+                .observation
+                .errors
+                .iter()
+                .any(|d| check_point(d) == CheckPoint::Session);
+        let mut rejected = !per_graph && session.rejected();
+        if !per_graph {
+            obs.errors
+                .extend(session.observation.errors.iter().cloned());
+        }
+        obs.warnings
+            .extend(session.observation.warnings.iter().cloned());
+        let mut per_load: Vec<Option<Resolution>> = Vec::with_capacity(scenario.events.len());
+        for event in &scenario.events {
+            let SessionEvent::Load {
+                graph,
+                shape,
+                options,
+                ..
+            } = event
+            else {
+                per_load.push(None);
+                continue;
+            };
+            let r = resolve(
+                profile,
+                &graph_maps(scenario, options.as_ref()),
+                context(*shape),
+            );
+            if !per_graph {
+                rejected |= r.rejected();
+                for d in extra(&r.observation.errors, &session.observation.errors) {
+                    obs.errors.push(for_graph(d, *graph));
+                }
+            }
+            for d in extra(&r.observation.warnings, &session.observation.warnings) {
+                obs.warnings.push(for_graph(d, *graph));
+            }
+            per_load.push(Some(r));
+        }
+        obs.errors.sort();
+        obs.errors.dedup();
+        obs.warnings.sort();
+        obs.warnings.dedup();
+        SessionOptions {
+            session,
+            per_load,
+            per_graph,
+            rejected,
+        }
+    }
+}
+
+impl Run {
+    /// The load event at `step`, under the options resolved for it.
+    fn load_event(
+        &mut self,
+        step: u32,
+        event: &SessionEvent,
+        options: &SessionOptions,
+        scenario: &SessionScenario,
+    ) {
+        let SessionEvent::Load {
+            graph,
+            shape,
+            feature_bytes,
+            io_bytes,
+            ..
+        } = event
+        else {
+            return;
+        };
+        let profile = self.profile;
+        let resolution = options.per_load.get(step as usize).and_then(Option::as_ref);
+        if options.per_graph && self.refused_by_options(*graph, resolution) {
+            return;
+        }
+        let values = resolution.map(|r| r.values.clone()).unwrap_or_default();
+        let own = graph_policy(
+            profile,
+            options.session.values.static_memory_policy,
+            values.static_memory_policy,
+        );
+        let policy = effective_policy(profile, own, scenario.ge_use_static_memory.as_deref());
+        self.load(
+            step,
+            *graph,
+            Graph {
+                shape: *shape,
+                feature: *feature_bytes,
+                io: *io_bytes,
+                pool: pool_for(policy, *shape),
+                io_place: io_place(profile, *shape, values.reuse_zero_copy),
+                refreshable: values.feature_base_refreshable,
+                base_set: false,
+                released: false,
+            },
+        );
+    }
 }
 
 #[cfg(test)]

@@ -32,6 +32,8 @@ pub fn context(scenario: &TransferScenario) -> Context {
 
 /// Plans the transfer under `profile` and returns the observation directly (the reference always
 /// answers).
+// Long because: the text's order of the transfer rules (options, device inputs, fusion, batch
+// copy), each a few lines, read top to bottom.
 pub fn plan_observation(profile: Profile, scenario: &TransferScenario) -> TransferObservation {
     let mut obs = TransferObservation::default();
     let ctx = context(scenario);

@@ -516,21 +516,8 @@ fn run(profile: Profile, scenario: &WeightsScenario, sandbox: &Path) -> WeightsO
     let Some((work, weights)) = checked else {
         return obs;
     };
-    // WGT-001: the user's directory, resolved against the working directory, must stay inside
-    // the sandbox too (an absolute path would make the case depend on this machine).
-    let user_parts = match user_dir.map(|d| (d, resolve_in_sandbox(&work, d))) {
-        Some((d, None)) if values.external_weight != 0 => {
-            obs.errors.push(
-                scenario_error(
-                    Subject::part(Part::ExternalWeightDir),
-                    format!("ge.externalWeightDir {d:?} is absolute or leaves the sandbox"),
-                )
-                .key("ge.externalWeightDir"),
-            );
-            return obs;
-        }
-        Some((_, parts)) => parts,
-        None => None,
+    let Ok(user_parts) = user_dir_parts(user_dir, values.external_weight, &work, &mut obs) else {
+        return obs;
     };
     if !obs.errors.is_empty() {
         // An option was rejected: the load is refused and nothing is written (WGT-009).
@@ -542,31 +529,134 @@ fn run(profile: Profile, scenario: &WeightsScenario, sandbox: &Path) -> WeightsO
         return obs;
     }
     let g = &scenario.root_graph;
-    if mode == 2 {
-        // Upstream takes the name as it is (WGT-002's upstream entry); a NUL cannot reach a
-        // file name under either profile.
-        let unusable = match profile {
-            Profile::Documented => g.is_empty() || g == "." || g == ".." || g.contains('/'),
-            Profile::Upstream => false,
-        };
-        if unusable || g.contains('\0') {
-            obs.errors.push(
-                Diagnostic::new(
-                    "WGT-002",
-                    format!("root graph name {g:?} cannot be part of a file name"),
-                )
-                .subject(Subject::part(Part::RootGraph)),
-            );
-            return obs;
-        }
+    if let Some(unusable) = unusable_root_graph(profile, mode, g) {
+        obs.errors.push(unusable);
+        return obs;
     }
     // EXW-015 upstream: with nothing to convert GE returns before it makes its weight manager,
     // so it neither creates the directory nor reads (or creates) ASCEND_WORK_PATH.
     let converting = weights.iter().any(|w| converts(profile, &w.bytes));
-    // The flush-path priority (EWD-010, EXW-016, EXW-017); an empty ASCEND_WORK_PATH counts as
-    // unset (EXW-018).
+    let (dir, tier) = flush_dir(profile, scenario, sandbox, user_parts, &work, converting);
+    if !converting && profile == Profile::Upstream {
+        obs.dir = show(&dir);
+        obs.nodes = weights.iter().map(kept).collect();
+        return obs;
+    }
+    let combined = if mode == 2 {
+        let Some(parts) = combined_path(profile, &dir, g) else {
+            // WGT-002 upstream: GE would write there; the suite never lets a load write
+            // outside its sandbox (WGT-001), so such a name is a scenario error.
+            obs.errors.push(scenario_error(
+                Subject::part(Part::RootGraph),
+                format!("root graph name {g:?} puts the combined file outside the sandbox"),
+            ));
+            return obs;
+        };
+        parts
+    } else {
+        Vec::new()
+    };
+    obs.dir = show(&dir);
+    let dir_path = on_disk(sandbox, &dir);
+    let place = Place {
+        profile,
+        dir: &dir,
+        dir_path: &dir_path,
+        combined: &combined,
+        sandbox,
+    };
+    let loaded = create_dir_and_write(&place, tier, mode, &weights, &mut obs);
+    if !loaded {
+        obs.nodes.clear();
+    }
+    if scenario.unload && tier == Tier::Temporary && unload_removes_tmp_dir(profile) {
+        obs.removed = remove_tmp_dir(sandbox, &dir, &mut obs.errors);
+    }
+    obs
+}
+
+/// Creates the weight directory (WGT-008 when it cannot be made) and writes the weights into
+/// it; whether the load went through.
+fn create_dir_and_write(
+    place: &Place,
+    tier: Tier,
+    mode: u8,
+    weights: &[Weight],
+    obs: &mut WeightsObservation,
+) -> bool {
+    match create_dir(place.profile, place.sandbox, place.dir, tier) {
+        Err(e) => {
+            obs.errors.push(
+                Diagnostic::new(
+                    "WGT-008",
+                    format!(
+                        "cannot create the weight directory {}: {e}",
+                        show(place.dir)
+                    ),
+                )
+                .subject(Subject::path(show(place.dir))),
+            );
+            false
+        }
+        Ok(()) => write_weights(place, mode, weights, obs),
+    }
+}
+
+/// WGT-001: the user's directory, resolved against the working directory `work`, must stay
+/// inside the sandbox too (an absolute path would make the case depend on this machine): its
+/// parts, `None` without one, or `Err` with the error in `obs` when it leaves the sandbox and
+/// the mode would flush to it.
+fn user_dir_parts(
+    user_dir: Option<&str>,
+    mode: u8,
+    work: &[String],
+    obs: &mut WeightsObservation,
+) -> Result<Option<Vec<String>>, ()> {
+    match user_dir.map(|d| (d, resolve_in_sandbox(work, d))) {
+        Some((d, None)) if mode != 0 => {
+            obs.errors.push(
+                scenario_error(
+                    Subject::part(Part::ExternalWeightDir),
+                    format!("ge.externalWeightDir {d:?} is absolute or leaves the sandbox"),
+                )
+                .key("ge.externalWeightDir"),
+            );
+            Err(())
+        }
+        Some((_, parts)) => Ok(parts),
+        None => Ok(None),
+    }
+}
+
+/// WGT-002: in mode 2 the root graph's name must be usable as part of a file name. Upstream
+/// takes the name as it is (WGT-002's upstream entry); a NUL cannot reach a file name under
+/// either profile.
+fn unusable_root_graph(profile: Profile, mode: u8, g: &str) -> Option<Diagnostic> {
+    let unusable = match profile {
+        Profile::Documented => g.is_empty() || g == "." || g == ".." || g.contains('/'),
+        Profile::Upstream => false,
+    };
+    (mode == 2 && (unusable || g.contains('\0'))).then(|| {
+        Diagnostic::new(
+            "WGT-002",
+            format!("root graph name {g:?} cannot be part of a file name"),
+        )
+        .subject(Subject::part(Part::RootGraph))
+    })
+}
+
+/// The flush-path priority (EWD-010, EXW-016, EXW-017): the weight directory's parts and its
+/// tier. An empty ASCEND_WORK_PATH counts as unset (EXW-018).
+fn flush_dir(
+    profile: Profile,
+    scenario: &WeightsScenario,
+    sandbox: &Path,
+    user_parts: Option<Vec<String>>,
+    work: &[String],
+    converting: bool,
+) -> (Vec<String>, Tier) {
     let tmp_name = tmp_dir_name(scenario.pid, scenario.session_id);
-    let (dir, tier) = match (user_parts, &scenario.ascend_work_path) {
+    match (user_parts, &scenario.ascend_work_path) {
         (Some(parts), _) => (parts, Tier::User),
         (None, WorkPathEnv::Set { path }) => {
             let mut parts = resolve_in_sandbox(&[], path).unwrap_or_default();
@@ -580,67 +670,17 @@ fn run(profile: Profile, scenario: &WeightsScenario, sandbox: &Path) -> WeightsO
                 work_path_available(sandbox, &at)
             };
             if profile == Profile::Upstream && !usable {
-                parts = work.clone();
+                parts = work.to_vec();
             }
             parts.push(tmp_name);
             (parts, Tier::Temporary)
         }
         (None, WorkPathEnv::Unset | WorkPathEnv::Empty) => {
-            let mut parts = work.clone();
+            let mut parts = work.to_vec();
             parts.push(tmp_name);
             (parts, Tier::Temporary)
         }
-    };
-    if !converting && profile == Profile::Upstream {
-        obs.dir = show(&dir);
-        obs.nodes = weights.iter().map(kept).collect();
-        return obs;
     }
-    let combined = if mode == 2 {
-        match combined_path(profile, &dir, g) {
-            Some(parts) => parts,
-            None => {
-                // WGT-002 upstream: GE would write there; the suite never lets a load write
-                // outside its sandbox (WGT-001), so such a name is a scenario error.
-                obs.errors.push(scenario_error(
-                    Subject::part(Part::RootGraph),
-                    format!("root graph name {g:?} puts the combined file outside the sandbox"),
-                ));
-                return obs;
-            }
-        }
-    } else {
-        Vec::new()
-    };
-    obs.dir = show(&dir);
-    let dir_path = on_disk(sandbox, &dir);
-    let place = Place {
-        profile,
-        dir: &dir,
-        dir_path: &dir_path,
-        combined: &combined,
-        sandbox,
-    };
-    let loaded = match create_dir(profile, sandbox, &dir, tier) {
-        Err(e) => {
-            obs.errors.push(
-                Diagnostic::new(
-                    "WGT-008",
-                    format!("cannot create the weight directory {}: {e}", show(&dir)),
-                )
-                .subject(Subject::path(show(&dir))),
-            );
-            false
-        }
-        Ok(()) => write_weights(&place, mode, &weights, &mut obs),
-    };
-    if !loaded {
-        obs.nodes.clear();
-    }
-    if scenario.unload && tier == Tier::Temporary && unload_removes_tmp_dir(profile) {
-        obs.removed = remove_tmp_dir(sandbox, &dir, &mut obs.errors);
-    }
-    obs
 }
 
 /// Where a load writes: the profile, the weight directory (sandbox-relative and on disk), the
@@ -797,37 +837,51 @@ fn write_weight_files(
     weights: &[Weight],
     obs: &mut WeightsObservation,
 ) -> bool {
+    if mode == 1 {
+        write_own_files(place, weights, obs)
+    } else {
+        write_combined_file(place, weights, obs)
+    }
+}
+
+/// Mode 1: one file per distinct weight, named after its hash (EXW-011); whether the load
+/// went through.
+fn write_own_files(place: &Place, weights: &[Weight], obs: &mut WeightsObservation) -> bool {
     let profile = place.profile;
     let dir = place.dir;
-    if mode == 1 {
-        let mut done = BTreeSet::new();
-        let mut failed = false;
-        for w in weights {
-            if !converts(profile, &w.bytes) {
-                obs.nodes.push(kept(w));
-                continue;
-            }
-            let name = weight_file_name(profile, &w.bytes);
-            if done.insert(name.clone()) {
-                let mut parts = dir.to_vec();
-                parts.push(name.clone());
-                if !write_listed(place, &parts, &w.bytes, obs) {
-                    failed = true;
-                    if profile == Profile::Documented {
-                        return false;
-                    }
+    let mut done = BTreeSet::new();
+    let mut failed = false;
+    for w in weights {
+        if !converts(profile, &w.bytes) {
+            obs.nodes.push(kept(w));
+            continue;
+        }
+        let name = weight_file_name(profile, &w.bytes);
+        if done.insert(name.clone()) {
+            let mut parts = dir.to_vec();
+            parts.push(name.clone());
+            if !write_listed(place, &parts, &w.bytes, obs) {
+                failed = true;
+                if profile == Profile::Documented {
+                    return false;
                 }
             }
-            obs.nodes.push(NodeConversion {
-                name: converted_node_name(profile, &w.name, &w.bytes),
-                node_type: NodeType::FileConstant,
-                file: Some(join(dir, &name)),
-                offset: Some(0),
-                length: Some(w.bytes.len() as u64),
-            });
         }
-        return !failed;
+        obs.nodes.push(NodeConversion {
+            name: converted_node_name(profile, &w.name, &w.bytes),
+            node_type: NodeType::FileConstant,
+            file: Some(join(dir, &name)),
+            offset: Some(0),
+            length: Some(w.bytes.len() as u64),
+        });
     }
+    !failed
+}
+
+/// Mode 2: every converted weight in one combined file (EXW-014); whether the load went
+/// through.
+fn write_combined_file(place: &Place, weights: &[Weight], obs: &mut WeightsObservation) -> bool {
+    let profile = place.profile;
     let (weights, left): (Vec<&Weight>, Vec<&Weight>) =
         weights.iter().partition(|w| converts(profile, &w.bytes));
     obs.nodes.extend(left.into_iter().map(kept));

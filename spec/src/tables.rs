@@ -523,10 +523,7 @@ pub enum LoadError {
 pub struct LoadErrors(pub Vec<LoadError>);
 
 /// A table file's rows: from its JSON form when there is one, else from its TOML text.
-fn read_table<T: serde::de::DeserializeOwned>(
-    text: &str,
-    json: Option<&&str>,
-) -> Result<T, String> {
+fn read_table<T: serde::de::DeserializeOwned>(text: &str, json: Option<&str>) -> Result<T, String> {
     match json {
         Some(json) => serde_json::from_str(json).map_err(|e| e.to_string()),
         None => toml::from_str(text).map_err(|e| e.to_string()),
@@ -637,85 +634,18 @@ impl Spec {
         if trust == Trust::Checked {
             let _ = digest.set(digest_of(&files, !built.is_empty()));
         }
-        let mut options = BTreeMap::new();
-        let mut clauses: BTreeMap<String, Clause> = BTreeMap::new();
-        let mut cases = Vec::new();
-        let mut seen_options_file = false;
-        let mut upstream: Option<UpstreamPin> = None;
-        let mut alternatives = Vec::new();
+        let mut read = Read::default();
         for (path, text) in &files {
-            let parse_err = |message: String| LoadError::Parse {
-                file: (*path).to_owned(),
-                message: message.trim_end().to_owned(),
-            };
-            if *path == "options.toml" {
-                seen_options_file = true;
-                match read_table::<OptionsFile>(text, json.get(path)) {
-                    Ok(file) => {
-                        for row in file.option {
-                            check_option(&row, &mut errors);
-                            if options.insert(row.key, row.clone()).is_some() {
-                                errors.push(LoadError::Option(format!(
-                                    "{} is listed twice",
-                                    row.key
-                                )));
-                            }
-                        }
-                    }
-                    Err(e) => errors.push(parse_err(e)),
-                }
-            } else if *path == "upstream.toml" {
-                match read_table::<UpstreamFile>(text, json.get(path)) {
-                    Ok(file) => {
-                        let commit = &file.upstream.commit;
-                        if commit.len() != 40 || !commit.bytes().all(|b| b.is_ascii_hexdigit()) {
-                            errors.push(LoadError::Upstream(format!(
-                                "commit `{commit}` is not 40 hexadecimal digits"
-                            )));
-                        }
-                        upstream = Some(file.upstream);
-                    }
-                    Err(e) => errors.push(parse_err(e)),
-                }
-            } else if *path == "alternatives.toml" {
-                match read_table::<AlternativesFile>(text, json.get(path)) {
-                    Ok(file) => alternatives = file.alternative,
-                    Err(e) => errors.push(parse_err(e)),
-                }
-            } else if let Some(rest) = path.strip_prefix("clauses/") {
-                let _ = rest;
-                match read_table::<ClausesFile>(text, json.get(path)) {
-                    Ok(file) => {
-                        for clause in file.clause {
-                            check_clause(&clause, &mut errors);
-                            if clauses.contains_key(&clause.id) {
-                                errors.push(LoadError::DuplicateClause { id: clause.id });
-                            } else {
-                                clauses.insert(clause.id.clone(), clause);
-                            }
-                        }
-                    }
-                    Err(e) => errors.push(parse_err(e)),
-                }
-            } else if let Some(rest) = path.strip_prefix("cases/") {
-                let table = rest.strip_suffix(".toml").unwrap_or(rest).replace('/', "-");
-                match read_table::<CasesFile>(text, json.get(path)) {
-                    Ok(file) => {
-                        for case in file.case {
-                            cases.push(TableCase {
-                                table: table.clone(),
-                                case: Arc::new(case),
-                            });
-                        }
-                    }
-                    Err(e) => errors.push(parse_err(e)),
-                }
-            } else {
-                errors.push(LoadError::StrayFile {
-                    file: (*path).to_owned(),
-                });
-            }
+            read.file(path, text, json.get(path).copied(), &mut errors);
         }
+        let Read {
+            options,
+            clauses,
+            mut cases,
+            seen_options_file,
+            upstream,
+            alternatives,
+        } = read;
         cases.extend(built);
         if !seen_options_file {
             errors.push(LoadError::Option("options.toml is missing".into()));
@@ -1196,6 +1126,92 @@ fn check_case_patterns(
                     why,
                 });
             }
+        }
+    }
+}
+
+/// What the table files read so far hold.
+#[derive(Default)]
+struct Read {
+    options: BTreeMap<OptionKey, OptionSpec>,
+    clauses: BTreeMap<String, Clause>,
+    cases: Vec<TableCase>,
+    seen_options_file: bool,
+    upstream: Option<UpstreamPin>,
+    alternatives: Vec<Alternative>,
+}
+
+impl Read {
+    /// Reads the table file `path` (its TOML `text`, or `json` when the build converted it),
+    /// each row checked on its own; what is wrong goes to `errors`.
+    fn file(&mut self, path: &str, text: &str, json: Option<&str>, errors: &mut Vec<LoadError>) {
+        let parse_err = |message: String| LoadError::Parse {
+            file: path.to_owned(),
+            message: message.trim_end().to_owned(),
+        };
+        if path == "options.toml" {
+            self.seen_options_file = true;
+            match read_table::<OptionsFile>(text, json) {
+                Ok(file) => {
+                    for row in file.option {
+                        check_option(&row, errors);
+                        if self.options.insert(row.key, row.clone()).is_some() {
+                            errors.push(LoadError::Option(format!("{} is listed twice", row.key)));
+                        }
+                    }
+                }
+                Err(e) => errors.push(parse_err(e)),
+            }
+        } else if path == "upstream.toml" {
+            match read_table::<UpstreamFile>(text, json) {
+                Ok(file) => {
+                    let commit = &file.upstream.commit;
+                    if commit.len() != 40 || !commit.bytes().all(|b| b.is_ascii_hexdigit()) {
+                        errors.push(LoadError::Upstream(format!(
+                            "commit `{commit}` is not 40 hexadecimal digits"
+                        )));
+                    }
+                    self.upstream = Some(file.upstream);
+                }
+                Err(e) => errors.push(parse_err(e)),
+            }
+        } else if path == "alternatives.toml" {
+            match read_table::<AlternativesFile>(text, json) {
+                Ok(file) => self.alternatives = file.alternative,
+                Err(e) => errors.push(parse_err(e)),
+            }
+        } else if let Some(rest) = path.strip_prefix("clauses/") {
+            let _ = rest;
+            match read_table::<ClausesFile>(text, json) {
+                Ok(file) => {
+                    for clause in file.clause {
+                        check_clause(&clause, errors);
+                        if self.clauses.contains_key(&clause.id) {
+                            errors.push(LoadError::DuplicateClause { id: clause.id });
+                        } else {
+                            self.clauses.insert(clause.id.clone(), clause);
+                        }
+                    }
+                }
+                Err(e) => errors.push(parse_err(e)),
+            }
+        } else if let Some(rest) = path.strip_prefix("cases/") {
+            let table = rest.strip_suffix(".toml").unwrap_or(rest).replace('/', "-");
+            match read_table::<CasesFile>(text, json) {
+                Ok(file) => {
+                    for case in file.case {
+                        self.cases.push(TableCase {
+                            table: table.clone(),
+                            case: Arc::new(case),
+                        });
+                    }
+                }
+                Err(e) => errors.push(parse_err(e)),
+            }
+        } else {
+            errors.push(LoadError::StrayFile {
+                file: path.to_owned(),
+            });
         }
     }
 }

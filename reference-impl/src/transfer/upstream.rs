@@ -39,6 +39,8 @@ pub(crate) fn span(sizes: &mut [u64]) -> Option<u64> {
 }
 
 /// Plans the transfer as upstream does, the options already resolved without errors.
+// Long because: GE's planning path followed step by step as the cited code takes it, so each step
+// can be checked against its lines.
 pub(super) fn plan(scenario: &TransferScenario, values: &Values, obs: &mut TransferObservation) {
     let asynchronous = scenario.run_mode == RunMode::Async;
     let static_async = scenario.shape == ShapeKind::Static && asynchronous;
