@@ -108,6 +108,8 @@ fn export_coverage_callbacks() {
     }
 }
 
+// Long because: one pass over the sources that collects the clause sites, the generic judges and
+// the oracle's functions together, then writes them.
 fn main() {
     export_coverage_callbacks();
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets this"));

@@ -353,6 +353,8 @@ fn a_deviation_snapshot_records_how_the_engine_departs() -> Result<(), Failed> {
     Ok(())
 }
 
+// Long because: one vendor route end to end (run, bundle, verify, tamper, verify again), each step
+// checked where it happens.
 fn the_bundle_of_a_cargo_test_run_verifies() -> Result<(), Failed> {
     let copy = copy_snapshots();
     let out = tempfile::tempdir().expect("a temporary directory");
@@ -884,6 +886,8 @@ fn waivers(dir: &Path, patterns: &[&str]) -> PathBuf {
 /// or an exact waiver's trial that passes, is listed to run and fails. Run anyway, a waived
 /// trial fails its process under nextest and shows as ignored under `cargo test`. What the
 /// engine prints while the trials are judged ahead never reaches the list.
+// Long because: one vendor route end to end under nextest (list, run, waive), each step checked
+// where it happens.
 fn nextest_skips_a_waived_failure() -> Result<(), Failed> {
     let copy = copy_snapshots();
     let dir = tempfile::tempdir().expect("a temporary directory");

@@ -173,6 +173,8 @@ fn listed(resolved: &Resolved, key: OptionKey, count: u32) -> BTreeSet<u32> {
 }
 
 /// Builds the blocks and places them.
+// Long because: an engine written from the text alone, kept as its author wrote it: the placement
+// in one pass, as the text describes it.
 fn place(scenario: &MemoryScenario, resolved: &Resolved) -> Result<Placed, Vec<Diagnostic>> {
     let tensors = &scenario.tensors;
     let (input_at, output_at) = io_positions(tensors);

@@ -344,6 +344,7 @@ fn parse_indexes(setting: &Setting<'_>, count: u32) -> Parsed {
 }
 
 /// `input,output` pairs separated by `|` (N8, N9).
+// Long because: an engine written from the text alone, kept as its author wrote it.
 fn parse_pairs(setting: &Setting<'_>, inputs: u32, outputs: u32) -> Parsed {
     if setting.raw.is_empty() {
         return Ok((Value::Pairs(Vec::new()), Vec::new()));
@@ -576,6 +577,8 @@ pub fn resolve(maps: &OptionMaps, facts: &Facts) -> Resolved {
 /// Warnings for options that ask for something a condition outside the maps rules out (N10).
 /// Only an explicitly set value that asks for the function is warned about, at the level it
 /// came from.
+// Long because: an engine written from the text alone, kept as its author wrote it: one branch per
+// restriction.
 fn condition_warnings(resolved: &Resolved, facts: &Facts) -> Vec<Diagnostic> {
     let mut warnings = Vec::new();
     let asked = |key: OptionKey| -> Option<(Level, String)> {

@@ -938,6 +938,7 @@ fn plan(s: &MemoryScenario) -> MemoryObservation {
 /// Independent check of a plan's safety: aligned offsets, no two tensors in use at the same time
 /// sharing a byte, unlisted inputs and outputs alone in their bytes, cleanup regions holding their
 /// tensors and nothing else in use meanwhile, and a correct peak.
+// Long because: an engine written from the text alone, kept as its author wrote it.
 fn check_safe(s: &MemoryScenario, obs: &MemoryObservation) {
     let listed = |key: &str| -> Vec<u32> {
         s.options

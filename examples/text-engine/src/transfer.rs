@@ -19,6 +19,7 @@ use crate::options::{self, Facts, BATCH_COPY_PRODUCTS};
 /// the product in the text's list, the run asynchronous and the run has more than one user input,
 /// the host inputs left over are batch-copied if there are at least two of them; every other host
 /// input is moved directly.
+// Long because: an engine written from the text alone, kept as its author wrote it.
 pub fn plan(scenario: &TransferScenario) -> TransferObservation {
     let user_inputs = u32::try_from(scenario.inputs.len()).unwrap_or(u32::MAX);
     let facts = Facts {

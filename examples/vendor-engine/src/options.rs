@@ -278,6 +278,7 @@ fn level_of(from: Source) -> Option<Level> {
 }
 
 /// Warnings for explicitly set values whose conditions the context does not meet (`OPT-008`).
+// Long because: one branch per restriction of the documentation, each the condition it states.
 fn restrictions(effective: &BTreeMap<String, Effective>, ctx: &Context) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let set = |key: OptionKey| {

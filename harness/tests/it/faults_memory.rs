@@ -93,6 +93,7 @@ impl Backend for Faulty {
         [Capability::Memory].into_iter().collect()
     }
 
+    // Long because: one arm per fault of the table above, each the fault it names, read on its own.
     fn memory(&self, scenario: &MemoryScenario) -> Answer<MemoryObservation> {
         let reference = |s: &MemoryScenario| Reference.memory(s);
         match self.0 {
@@ -573,6 +574,8 @@ fn a_memory_fault_shrinks_to_the_ports_its_rule_needs() {
 /// Measures shrinking: the size of each fault's property counterexample on its clause (option
 /// keys and items), then their distribution, for `docs/benchmarks.md`. Run with
 /// `cargo test --release -p ge-conformance --test it -- --ignored --nocapture faults_memory::counterexample_sizes`.
+// Long because: a list of every fault with its clause, one row each; the measuring is the last
+// lines.
 #[test]
 #[ignore = "a measurement for docs/benchmarks.md; the regression it guards is held by the shrinking tests"]
 fn counterexample_sizes() {

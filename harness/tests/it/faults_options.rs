@@ -91,6 +91,7 @@ impl Backend for Faulty {
         [Capability::Options].into_iter().collect()
     }
 
+    // Long because: one arm per fault of the table above, each the fault it names, read on its own.
     fn options(&self, scenario: &OptionsScenario) -> Answer<OptionsObservation> {
         let mut s = scenario.clone();
         match &self.0 {
@@ -493,6 +494,8 @@ fn an_upstream_engine_stopping_at_the_wrong_refusal_is_caught() {
 /// Measures shrinking: the size of each fault's property counterexample on its clause (option
 /// keys and items), then their distribution, for `docs/benchmarks.md`. Run with
 /// `cargo test --release -p ge-conformance --test it -- --ignored --nocapture faults_options::counterexample_sizes`.
+// Long because: a list of every fault with its clause, one row each; the measuring is the last
+// lines.
 #[test]
 #[ignore = "a measurement for docs/benchmarks.md; the regression it guards is held by the shrinking tests"]
 fn counterexample_sizes() {

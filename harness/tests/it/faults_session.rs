@@ -211,6 +211,7 @@ fn pool_cut_short(
 }
 
 impl Faulty {
+    // Long because: one arm per fault of the table above, each the fault it names, read on its own.
     fn run(&self, scenario: &SessionScenario) -> SessionObservation {
         let mut s = scenario.clone();
         match self.0 {
@@ -731,6 +732,8 @@ fn rare_fault_is_caught_by_the_generated_scripts(#[case] fault: Rare, #[case] cl
 /// Measures shrinking: the size of each fault's property counterexample on its clause (option
 /// keys and items), then their distribution, for `docs/benchmarks.md`. Run with
 /// `cargo test --release -p ge-conformance --test it -- --ignored --nocapture faults_session::counterexample_sizes`.
+// Long because: a list of every fault with its clause, one row each; the measuring is the last
+// lines.
 #[test]
 #[ignore = "a measurement for docs/benchmarks.md; the regression it guards is held by the shrinking tests"]
 fn counterexample_sizes() {

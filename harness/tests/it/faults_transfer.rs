@@ -87,6 +87,8 @@ fn padded(size: u64) -> u64 {
 }
 
 /// The reference planner's logic, with `fault` switched in (`None`: no fault).
+// Long because: a planner written out with every fault's branch in place, so each fault reads where
+// the rule it breaks is.
 fn plan(fault: Option<Fault>, s: &TransferScenario) -> TransferObservation {
     use Fault::*;
     let f = |x: Fault| fault == Some(x);
@@ -359,6 +361,8 @@ fn rare_fault_is_caught_by_the_default_certification(#[case] fault: Rare, #[case
 /// Measures shrinking: the size of each fault's property counterexample on its clause (option
 /// keys and items), then their distribution, for `docs/benchmarks.md`. Run with
 /// `cargo test --release -p ge-conformance --test it -- --ignored --nocapture faults_transfer::counterexample_sizes`.
+// Long because: a list of every fault with its clause, one row each; the measuring is the last
+// lines.
 #[test]
 #[ignore = "a measurement for docs/benchmarks.md; the regression it guards is held by the shrinking tests"]
 fn counterexample_sizes() {

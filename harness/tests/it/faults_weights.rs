@@ -155,6 +155,7 @@ impl Backend for Faulty {
         [Capability::Weights].into_iter().collect()
     }
 
+    // Long because: one arm per fault of the table above, each the fault it names, read on its own.
     fn weights(&self, scenario: &WeightsScenario, sandbox: &Path) -> Answer<WeightsObservation> {
         let mut s = scenario.clone();
         match self.0 {
@@ -545,6 +546,8 @@ fn rare_fault_is_caught_by_the_generated_scenarios(#[case] fault: Rare, #[case] 
 /// Measures shrinking: the size of each fault's property counterexample on its clause (option
 /// keys and items), then their distribution, for `docs/benchmarks.md`. Run with
 /// `cargo test --release -p ge-conformance --test it -- --ignored --nocapture faults_weights::counterexample_sizes`.
+// Long because: a list of every fault with its clause, one row each; the measuring is the last
+// lines.
 #[test]
 #[ignore = "a measurement for docs/benchmarks.md; the regression it guards is held by the shrinking tests"]
 fn counterexample_sizes() {

@@ -124,6 +124,8 @@ impl MemoryScenario {
     /// last` for every tensor, exactly one tensor per graph input and per graph output (indexes
     /// below the counts), sizes whose sum, each rounded up to [`ALIGNMENT`], fits in a `u64`,
     /// and, when run addresses are given, exactly one address per input and per output.
+    // Long because: one check after another, each a rule of MEM-001's list above, in the order the
+    // doc gives them.
     pub fn validate(&self) -> Vec<Diagnostic> {
         let mut errors = Vec::new();
         let bad = |subject: Subject, message: String| {
