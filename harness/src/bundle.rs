@@ -9,7 +9,7 @@ use std::path::Path;
 use ge_spec::Spec;
 use sha2::{Digest, Sha256};
 
-use crate::report::{self, Report, Standing};
+use crate::report::{self, Report};
 
 /// The manifest's file name inside a bundle.
 pub const MANIFEST: &str = "MANIFEST.sha256";
@@ -373,7 +373,7 @@ fn recheck(r: &Report, read: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
         );
     }
     let verdict = report::standing(&r.meta, &r.trials, &r.expired_waivers);
-    if r.verdict != verdict || r.certified != (verdict == Standing::Certified) {
+    if r.verdict != verdict || r.certified != verdict.is_certified() {
         findings.push(format!(
             "report.json says {:?} (certified: {}), but its trials make it {:?}",
             r.verdict, r.certified, verdict

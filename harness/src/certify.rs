@@ -8,7 +8,7 @@
 //! clause once, with a counterexample shrunk for that clause alone, so one deviation never hides
 //! a failure.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -52,6 +52,28 @@ pub struct Config {
     pub boundaries: bool,
     /// A vendor's own case tables, run beside the contract's cases (none by default).
     pub local: Option<crate::local::LocalCases>,
+    /// The capabilities the run must cover (`--require`, `Suite::require`): one the backend
+    /// does not declare makes the verdict NOT CERTIFIED. None by default.
+    pub required: BTreeSet<Capability>,
+}
+
+/// Reads a `--require` value: `all`, or capability names separated by commas
+/// (`options,transfer`).
+pub fn parse_required(text: &str) -> Result<BTreeSet<Capability>, String> {
+    if text.trim() == "all" {
+        return Ok(Capability::ALL.into_iter().collect());
+    }
+    text.split(',')
+        .map(|part| {
+            part.trim().parse::<Capability>().map_err(|_| {
+                format!(
+                    "`{}` is no capability: say `all`, or some of {} separated by commas",
+                    part.trim(),
+                    Capability::ALL.map(|c| c.as_str()).join(", ")
+                )
+            })
+        })
+        .collect()
 }
 
 impl Config {
@@ -76,6 +98,7 @@ impl Default for Config {
             today: Date::today(),
             boundaries: true,
             local: None,
+            required: BTreeSet::new(),
         }
     }
 }
@@ -497,9 +520,9 @@ pub fn run_case_trial(
 /// waiver naming a clause waives that clause's failures wherever they occur, inside a property
 /// too, and nothing else: the trial is waived when every clause it fails on is waived, and
 /// still fails, saying which clauses were waived, when it fails on another one as well. A
-/// trial that passes is an unexpected pass when a waiver names it (or one of its clauses)
-/// exactly, and stays a pass when only globs cover it; a deviation stays a deviation (it fails
-/// nothing to waive).
+/// trial that passes is an unexpected pass when a waiver names it exactly, and stays a pass
+/// when only globs or clause waivers cover it; a deviation stays a deviation (it fails nothing
+/// to waive).
 pub fn apply_waivers(result: &mut TrialResult, expectations: &Expectations) {
     let why = |w: &crate::expectations::Waiver| {
         format!("{} ({}, expires {})", w.reason, w.tracker, w.expires)
@@ -534,11 +557,14 @@ pub fn apply_waivers(result: &mut TrialResult, expectations: &Expectations) {
                 ));
             }
         }
-        // Only a waiver naming this trial or clause exactly insists that it fails; a glob
-        // covers a group of which some may pass (part of a fix landed).
+        // Only a waiver naming this trial exactly insists that it fails; a glob covers a group
+        // of which some may pass (part of a fix landed), and a clause waiver waives failures
+        // of its clause, whichever trials pass while citing it.
         Outcome::Pass => {
-            let matched = expectations.matching(&result.name, &result.clauses);
-            if let Some((_, w)) = matched.into_iter().find(|(_, w)| !w.is_glob()) {
+            if let Some(w) = expectations
+                .naming_trial(&result.name)
+                .find(|w| !w.is_glob())
+            {
                 result.outcome = Outcome::UnexpectedPass;
                 result.message = Some(format!(
                     "passed, but is waived as failing: {}; remove the waiver",
@@ -579,6 +605,72 @@ pub fn stale_waivers<'e>(
         .collect()
 }
 
+/// The waivers that waive nothing in a whole run's `trials`: stale as [`stale_waivers`] says,
+/// or naming no trial and matching no clause any trial failed on (a clause waiver whose clause
+/// every trial passes). A filtered run cannot tell, and reports the first kind only.
+pub fn stale_after<'e>(
+    expectations: &'e Expectations,
+    spec: &Spec,
+    profile: ge_spec::Profile,
+    trials: Option<&[TrialResult]>,
+) -> Vec<&'e crate::expectations::Waiver> {
+    let mut stale = stale_waivers(expectations, spec, profile);
+    let Some(trials) = trials else {
+        return stale;
+    };
+    let names = trial_names(spec, profile);
+    for w in &expectations.waive {
+        let names_a_trial = names.iter().any(|(n, _)| w.matches(n));
+        let fails_its_clause = trials.iter().any(|t| t.broken.iter().any(|c| w.matches(c)));
+        if !names_a_trial && !fails_its_clause && !stale.iter().any(|s| std::ptr::eq(*s, w)) {
+            stale.push(w);
+        }
+    }
+    stale
+}
+
+/// A waiver too broad to be taken without `broad = true`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("waiver `{pattern}` covers {what}: it would waive whatever that part of the engine gets wrong; name the trials or clauses, or mark it `broad = true` with its reason")]
+pub struct BroadWaiver {
+    /// Its pattern.
+    pub pattern: String,
+    /// What it covers: `every case of transfer`, `every clause of the suite`.
+    pub what: String,
+}
+
+/// Refuses a glob waiver that covers every case of a capability (its property aside), or every
+/// clause of the suite, unless it says `broad = true`.
+pub fn check_waivers(cfg: &Config) -> Result<(), BroadWaiver> {
+    let spec = cfg.spec();
+    let names = trial_names(spec, cfg.judging.profile);
+    let clauses: Vec<&str> = spec.clauses().map(|c| c.id.as_str()).collect();
+    for w in cfg
+        .expectations
+        .waive
+        .iter()
+        .filter(|w| w.is_glob() && !w.broad)
+    {
+        let refuse = |what: String| BroadWaiver {
+            pattern: w.pattern.clone(),
+            what,
+        };
+        if clauses.iter().all(|c| w.matches(c)) {
+            return Err(refuse("every clause of the suite".to_owned()));
+        }
+        for cap in Capability::ALL {
+            let mut cases = names
+                .iter()
+                .filter(|(n, c)| *c == cap && !n.starts_with("property/"))
+                .peekable();
+            if cases.peek().is_some() && cases.all(|(n, _)| w.matches(n)) {
+                return Err(refuse(format!("every case of {cap}")));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Every trial of the suite under `profile`, by name, in run order: the cases of `spec`, then
 /// one property per capability.
 pub fn trial_names(spec: &Spec, profile: ge_spec::Profile) -> Vec<(String, Capability)> {
@@ -603,6 +695,9 @@ pub enum SetupError {
     /// No scenario per property.
     #[error("--cases must be at least 1: a property judged on no scenario proves nothing")]
     NoScenarios,
+    /// A waiver covers a whole capability or the whole suite without saying so.
+    #[error(transparent)]
+    Broad(BroadWaiver),
 }
 
 fn micros(d: std::time::Duration) -> u64 {
@@ -631,7 +726,7 @@ pub fn check(cfg: &Config) -> Result<(), SetupError> {
             return Err(SetupError::FilterMatchesNothing(f.clone()));
         }
     }
-    Ok(())
+    check_waivers(cfg).map_err(SetupError::Broad)
 }
 
 /// Certifies `backend`: runs every trial (calling `progress` after each), applies the
@@ -699,9 +794,10 @@ pub fn report(
     started: std::time::SystemTime,
     wall: Duration,
 ) -> Report {
-    // Stale means matching no trial of the suite, whatever the filter ran: the same list as
-    // under `cargo test`.
-    let stale = stale_waivers(&cfg.expectations, cfg.spec(), cfg.judging.profile)
+    // Stale means matching no trial of the suite, whatever the filter ran (the list `cargo
+    // test` shows ahead); a whole run also knows which clause waivers waived nothing.
+    let whole = cfg.filter.is_none().then_some(trials.as_slice());
+    let stale = stale_after(&cfg.expectations, cfg.spec(), cfg.judging.profile, whole)
         .into_iter()
         .map(|w| format!("{} ({})", w.pattern, w.tracker))
         .collect();
@@ -719,6 +815,7 @@ pub fn report(
         backend: one_line(backend.name(), MAX_NAME),
         backend_version: one_line(backend.version(), MAX_NAME),
         capabilities: backend.capabilities().into_iter().collect(),
+        required: cfg.required.iter().copied().collect(),
         profile: cfg.judging.profile,
         level: cfg.judging.level,
         seed: cfg.seed,

@@ -30,6 +30,11 @@ pub struct Waiver {
     /// read, so an impossible one (`2099-02-31`, `0000-01-01`) is refused with its line.
     #[serde(deserialize_with = "calendar_date")]
     pub expires: String,
+    /// Set when the pattern is meant to cover every case of a capability, or every clause of
+    /// the suite: without it such a waiver is refused (`certify::check_waivers`), since it
+    /// waives whatever that part of the engine gets wrong.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub broad: bool,
     /// The pattern as the `glob` crate reads it, made on first use: each trial checks every
     /// waiver, and a file of many waivers made each check compile them all again.
     #[serde(skip)]

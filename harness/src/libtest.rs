@@ -341,6 +341,14 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         self
     }
 
+    /// The capabilities the engine must cover: each one the backend does not declare is a
+    /// failing trial `scope/<capability>`, and the bundle's verdict NOT CERTIFIED. Without it a
+    /// capability dropped from `capabilities()` by mistake only shows as ignored trials.
+    pub fn require(mut self, capabilities: impl IntoIterator<Item = ge_spec::Capability>) -> Self {
+        self.config.required.extend(capabilities);
+        self
+    }
+
     /// Replaces the configuration (seed, budget, waivers).
     pub fn with_config(mut self, config: Config) -> Self {
         self.config = config;
@@ -390,6 +398,23 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         if let Some(why) = &self.cases_error {
             let why = why.clone();
             trials.push(Trial::test("cases/local", move || Err(why.into())).with_kind("cases"));
+        }
+        for cap in self
+            .config
+            .required
+            .iter()
+            .filter(|c| !declared.contains(c))
+        {
+            let why = format!(
+                "the suite requires `{cap}` (Suite::require) and the backend does not declare it"
+            );
+            trials.push(
+                Trial::test(format!("scope/{cap}"), move || Err(why.into())).with_kind("scope"),
+            );
+        }
+        if let Err(e) = certify::check_waivers(&self.config) {
+            let why = e.to_string();
+            trials.push(Trial::test("setup/waivers", move || Err(why.into())).with_kind("setup"));
         }
         trials
     }

@@ -1,12 +1,14 @@
 //! `ge-conformance verify`: a report bundle checked offline (digests, missing or extra files,
-//! spec tables); exit 0 only for an intact bundle whose verdict is CERTIFIED.
+//! spec tables); exit 0 only for an intact bundle whose verdict is CERTIFIED (with waivers or
+//! without; `--no-waivers` takes only a clean one), covering the capabilities `--require`
+//! names.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use ge_conformance::bundle;
 use ge_conformance::input::{one_line, MAX_NAME};
-use ge_conformance::report::Report;
+use ge_conformance::report::{Report, Standing};
 
 use super::Usage;
 
@@ -18,6 +20,13 @@ pub struct VerifyArgs {
     /// Check integrity only: exit 0 for an intact bundle whatever its verdict.
     #[arg(long)]
     integrity_only: bool,
+    /// The gate of a third-party certification: a verdict CERTIFIED WITH WAIVERS fails.
+    #[arg(long)]
+    no_waivers: bool,
+    /// The capabilities the bundle's engine must have been certified for: `all`, or names
+    /// separated by commas. One it did not declare fails.
+    #[arg(long, value_parser = ge_conformance::certify::parse_required)]
+    require: Option<std::collections::BTreeSet<ge_spec::Capability>>,
 }
 
 /// Verifies the bundle in `args.dir` and says what it holds.
@@ -25,13 +34,17 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode, Usage> {
     match bundle::verify(&args.dir) {
         Ok(report) => {
             summary(&report);
-            if args.integrity_only || report.certified {
-                Ok(ExitCode::SUCCESS)
-            } else {
-                eprintln!(
-                    "the bundle is intact but its verdict is not CERTIFIED (--integrity-only checks integrity alone)"
-                );
-                Ok(ExitCode::from(1))
+            if args.integrity_only {
+                return Ok(ExitCode::SUCCESS);
+            }
+            match refusal(&report, args.no_waivers, args.require.as_ref()) {
+                None => Ok(ExitCode::SUCCESS),
+                Some(why) => {
+                    eprintln!(
+                        "the bundle is intact but {why} (--integrity-only checks integrity alone)"
+                    );
+                    Ok(ExitCode::from(1))
+                }
             }
         }
         Err(e) => {
@@ -41,18 +54,61 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode, Usage> {
     }
 }
 
-/// The line that says an intact bundle's backend, verdict, totals and tables.
+/// Why an intact bundle does not pass the gate asked for, if it does not.
+fn refusal(
+    report: &Report,
+    no_waivers: bool,
+    require: Option<&std::collections::BTreeSet<ge_spec::Capability>>,
+) -> Option<String> {
+    let names = |caps: Vec<ge_spec::Capability>| {
+        caps.iter()
+            .map(|c| c.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let undeclared: Vec<ge_spec::Capability> = require
+        .into_iter()
+        .flatten()
+        .filter(|c| !report.meta.capabilities.contains(c))
+        .copied()
+        .collect();
+    if !report.verdict.is_certified() {
+        Some("its verdict is not CERTIFIED".to_owned())
+    } else if !undeclared.is_empty() {
+        Some(format!(
+            "its engine was not certified for {} (--require)",
+            names(undeclared)
+        ))
+    } else if no_waivers && report.verdict == Standing::CertifiedWithWaivers {
+        Some(format!(
+            "its verdict is CERTIFIED WITH WAIVERS ({} waived; --no-waivers takes only a clean certification)",
+            report.totals.waived
+        ))
+    } else {
+        None
+    }
+}
+
+/// The line that says an intact bundle's backend, verdict, scope, totals and tables.
 fn summary(report: &Report) {
+    let caps: Vec<&str> = report
+        .meta
+        .capabilities
+        .iter()
+        .map(|c| c.as_str())
+        .collect();
     out!(
-        "bundle verifies: backend {} {}, {} at level {} (profile {}; {} passed, {} failed, {} deviations), spec tables {}{}",
+        "bundle verifies: backend {} {}, {} for {} at level {} (profile {}; {} passed, {} failed, {} deviations, {} waived), spec tables {}{}",
         one_line(&report.meta.backend, MAX_NAME),
         one_line(&report.meta.backend_version, MAX_NAME),
         report.verdict.as_str(),
+        caps.join(", "),
         report.meta.level,
         report.meta.profile,
         report.totals.passed,
         report.totals.failed,
         report.totals.deviations,
+        report.totals.waived,
         report.meta.spec_digest,
         report
             .meta

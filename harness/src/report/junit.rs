@@ -260,6 +260,7 @@ mod tests {
             backend: format!("odd <engine> & \"co\" {odd}"),
             backend_version: "1.0".to_owned(),
             capabilities: vec![C::Options, C::Transfer, C::Memory],
+            required: Vec::new(),
             profile: Profile::Upstream,
             level: Conformance::Strict,
             seed: 42,
@@ -370,7 +371,7 @@ run it</failure>
             <failure message="expired waiver y/z (T-2): renew it or remove it" type="expired-waiver"/>
         </testcase>
         <testcase name="waiver/stale/x/*" classname="waivers">
-            <skipped message="waiver x/* (T-9) matches no trial of the suite: remove it"/>
+            <skipped message="waiver x/* (T-9) waives nothing (it names no trial, or no trial fails on its clause): remove it"/>
         </testcase>
     </testsuite>
 </testsuites>

@@ -227,6 +227,11 @@ pub struct Meta {
     pub backend_version: String,
     /// The capabilities the backend declared.
     pub capabilities: Vec<Capability>,
+    /// The capabilities the run was required to cover (`certify --require`,
+    /// `Suite::require`): one the backend does not declare fails the run. Empty when none was
+    /// required.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub required: Vec<Capability>,
     /// The behaviour profile judged against.
     pub profile: Profile,
     /// The conformance level judged at.
@@ -308,11 +313,15 @@ impl Tally {
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Standing {
-    /// Every trial ran, every declared capability was judged, and nothing failed at the level
-    /// in force.
+    /// Every trial ran, every declared (and every required) capability was judged, nothing
+    /// failed at the level in force, and no failure was waived.
     Certified,
-    /// A trial failed, a waived trial passed, a waiver expired, or a declared capability had no
-    /// trial that passed (all not supported, or all waived).
+    /// As `certified`, except that failures were waived: a vendor's own CI may accept it
+    /// (`certify` exits 0), a third-party certification does not (`verify --no-waivers`).
+    CertifiedWithWaivers,
+    /// A trial failed, a waived trial passed, a waiver expired, a declared capability had no
+    /// trial that passed (all not supported, or all waived), or a required capability is not
+    /// declared.
     NotCertified,
     /// A filtered run: nothing failed among the trials it ran, but it is not a certification.
     Partial,
@@ -321,10 +330,16 @@ pub enum Standing {
 }
 
 impl Standing {
+    /// True for a certification, with waivers or without.
+    pub fn is_certified(self) -> bool {
+        matches!(self, Standing::Certified | Standing::CertifiedWithWaivers)
+    }
+
     /// The verdict's words in reports.
     pub fn as_str(self) -> &'static str {
         match self {
             Standing::Certified => "certified",
+            Standing::CertifiedWithWaivers => "certified with waivers",
             Standing::NotCertified => "not certified",
             Standing::Partial => "partial run, not a certification",
             Standing::NothingToCertify => "nothing to certify",
@@ -340,7 +355,8 @@ pub struct Report {
     pub meta: Meta,
     /// What the report amounts to.
     pub verdict: Standing,
-    /// True exactly when the verdict is `certified`.
+    /// True exactly when the verdict is `certified` or `certified-with-waivers` (the verdict
+    /// says which; [`Standing::is_certified`]).
     pub certified: bool,
     /// All trials together.
     pub totals: Tally,
@@ -421,12 +437,23 @@ pub fn standing(meta: &Meta, trials: &[TrialResult], expired: &[String]) -> Stan
             t.capability == *cap && matches!(t.outcome, Outcome::Pass | Outcome::Deviation)
         })
     });
+    let waived = trials.iter().any(|t| t.outcome == Outcome::Waived);
     match (failed, meta.filter.is_some()) {
         (true, _) => Standing::NotCertified,
         (false, true) => Standing::Partial,
-        (false, false) if unjudged => Standing::NotCertified,
+        (false, false) if unjudged || !missing(meta).is_empty() => Standing::NotCertified,
+        (false, false) if waived => Standing::CertifiedWithWaivers,
         (false, false) => Standing::Certified,
     }
+}
+
+/// The capabilities `meta` requires that the backend does not declare.
+pub fn missing(meta: &Meta) -> Vec<Capability> {
+    meta.required
+        .iter()
+        .filter(|c| !meta.capabilities.contains(c))
+        .copied()
+        .collect()
 }
 
 impl Report {
@@ -442,7 +469,7 @@ impl Report {
         Report {
             meta,
             verdict,
-            certified: verdict == Standing::Certified,
+            certified: verdict.is_certified(),
             totals,
             clauses,
             options,
@@ -475,7 +502,7 @@ impl Report {
         let stale = self.stale_waivers.iter().map(|w| WaiverNote {
             name: format!("waiver/stale/{}", pattern(w)),
             fails: false,
-            why: format!("waiver {w} matches no trial of the suite: remove it"),
+            why: format!("waiver {w} waives nothing (it names no trial, or no trial fails on its clause): remove it"),
         });
         expired.chain(stale).collect()
     }
@@ -485,22 +512,35 @@ impl Report {
     pub fn verdict_line(&self) -> String {
         let m = &self.meta;
         let t = &self.totals;
+        let scope = if t.not_supported == 0 {
+            String::new()
+        } else {
+            let caps: Vec<&str> = m.capabilities.iter().map(|c| c.as_str()).collect();
+            format!("for {} only, ", caps.join(", "))
+        };
         let head = match self.verdict {
-            Standing::Certified if t.not_supported == 0 => {
-                format!("CERTIFIED at level {} (profile {})", m.level, m.profile)
+            Standing::Certified => {
+                format!(
+                    "CERTIFIED {scope}at level {} (profile {})",
+                    m.level, m.profile
+                )
             }
-            Standing::Certified => format!(
-                "CERTIFIED for {} only, at level {} (profile {})",
-                m.capabilities
-                    .iter()
-                    .map(|c| c.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                m.level,
-                m.profile
+            Standing::CertifiedWithWaivers => format!(
+                "CERTIFIED WITH WAIVERS ({}) {scope}at level {} (profile {})",
+                t.waived, m.level, m.profile
             ),
             Standing::NotCertified => {
-                format!("NOT CERTIFIED at level {} (profile {})", m.level, m.profile)
+                let missing = missing(m);
+                let why = if missing.is_empty() {
+                    String::new()
+                } else {
+                    let caps: Vec<&str> = missing.iter().map(|c| c.as_str()).collect();
+                    format!("; required but not declared: {}", caps.join(", "))
+                };
+                format!(
+                    "NOT CERTIFIED at level {} (profile {}{why})",
+                    m.level, m.profile
+                )
             }
             Standing::Partial => format!(
                 "PARTIAL RUN (filter {:?}), NOT A CERTIFICATION, at level {} (profile {})",

@@ -324,10 +324,11 @@ expires = "2027-01-01"
         outcome("options-numbers/ifs-accepts-zero"),
         Some(Outcome::UnexpectedPass)
     );
-    // Other IFS-001 cases pass: a waiver by clause that matches a passing case is an unexpected pass too.
+    // Other IFS-001 cases pass: a clause waiver waives failures of its clause and leaves a
+    // passing trial that cites it a pass.
     assert_eq!(
         outcome("options-numbers/ifs-rejects-huge"),
-        Some(Outcome::UnexpectedPass)
+        Some(Outcome::Pass)
     );
     assert!(!report.certified);
     assert_eq!(report.stale_waivers, vec!["nothing/* (ENG-3)".to_owned()]);
@@ -382,7 +383,7 @@ impl Backend for Empty {
 fn a_waiver_covers_failures_never_the_judging() {
     let cfg = Config {
         expectations: waivers(
-            "[[waive]]\nmatch = \"*\"\nreason = \"r\"\ntracker = \"T\"\nexpires = \"2027-01-01\"\n",
+            "[[waive]]\nmatch = \"*\"\nreason = \"r\"\ntracker = \"T\"\nexpires = \"2027-01-01\"\nbroad = true\n",
         ),
         ..small()
     };
@@ -635,6 +636,42 @@ fn under_cargo_test_a_backend_that_declares_no_capability_fails() {
     );
 }
 
+#[test]
+fn under_cargo_test_a_required_capability_the_backend_drops_fails() {
+    let suite = ge_conformance::libtest::Suite::new(OptionsOnly).require(Capability::ALL);
+    let conclusion = libtest_run(
+        suite,
+        &[
+            "scope/transfer",
+            "scope/memory",
+            "scope/session",
+            "scope/weights",
+        ],
+    );
+    assert_eq!(conclusion.num_failed, 4, "each missing capability fails");
+    let suite = ge_conformance::libtest::Suite::new(OptionsOnly).require([Capability::Options]);
+    assert!(
+        !suite
+            .trials()
+            .iter()
+            .any(|t| t.name().starts_with("scope/")),
+        "a declared requirement adds no trial"
+    );
+}
+
+#[test]
+fn under_cargo_test_a_broad_waiver_fails_the_setup() {
+    let cfg = Config {
+        expectations: waivers(
+            "[[waive]]\nmatch = \"*\"\nreason = \"r\"\ntracker = \"T\"\nexpires = \"2099-01-01\"\n",
+        ),
+        ..small()
+    };
+    let suite = ge_conformance::libtest::Suite::new(OptionsOnly).with_config(cfg);
+    let conclusion = libtest_run(suite, &["setup/waivers"]);
+    assert_eq!(conclusion.num_failed, 1);
+}
+
 /// The waivers both routes are tried with: one waived failure whose waiver has expired, one
 /// exact waiver on a passing trial, one glob that matches nothing.
 const ROUTES: &str = r#"
@@ -772,4 +809,103 @@ fn junit_carries_what_dashboards_read_and_reads_back() {
         );
     }
     assert!(suite.test_cases.iter().all(|c| c.time.is_some()));
+}
+
+#[test]
+fn a_waiver_over_a_whole_capability_or_the_suite_is_refused_unless_marked_broad() {
+    for pattern in ["*", "???-*", "options-*", "transfer-*"] {
+        let text = format!(
+            "[[waive]]\nmatch = \"{pattern}\"\nreason = \"r\"\ntracker = \"T\"\nexpires = \"2027-01-01\"\n"
+        );
+        let cfg = Config {
+            expectations: waivers(&text),
+            ..small()
+        };
+        let refused = certify(&Reference, &cfg, &mut |_, _, _| {}).map(|_| ());
+        assert!(
+            matches!(&refused, Err(ge_conformance::certify::SetupError::Broad(_))),
+            "{pattern}: {refused:?}"
+        );
+        let broad = Config {
+            expectations: waivers(&format!("{text}broad = true\n")),
+            filter: Some("options-numbers/".into()),
+            ..small()
+        };
+        assert!(ge_conformance::certify::check(&broad).is_ok(), "{pattern}");
+    }
+    // A glob over part of a capability is taken as it is.
+    let part = Config {
+        expectations: waivers(
+            "[[waive]]\nmatch = \"options-numbers/*\"\nreason = \"r\"\ntracker = \"T\"\nexpires = \"2027-01-01\"\n",
+        ),
+        ..small()
+    };
+    assert!(ge_conformance::certify::check(&part).is_ok());
+}
+
+#[test]
+fn waived_failures_make_a_verdict_of_their_own_and_a_clause_waiver_that_waives_nothing_is_stale() {
+    let cfg = Config {
+        expectations: waivers(
+            "[[waive]]\nmatch = \"IFS-001\"\nreason = \"r\"\ntracker = \"T\"\nexpires = \"2027-01-01\"\n\
+             [[waive]]\nmatch = \"ACP-001\"\nreason = \"r\"\ntracker = \"T\"\nexpires = \"2027-01-01\"\n",
+        ),
+        ..small()
+    };
+    let report = run(&OffByOne, &cfg);
+    assert_eq!(
+        report.verdict,
+        Standing::CertifiedWithWaivers,
+        "{}",
+        report.to_text()
+    );
+    assert!(report.certified);
+    let line = report.verdict_line();
+    assert!(
+        line.starts_with(&format!(
+            "CERTIFIED WITH WAIVERS ({})",
+            report.totals.waived
+        )),
+        "{line}"
+    );
+    // Every trial citing ACP-001 passes: its waiver waived nothing.
+    assert_eq!(report.stale_waivers, vec!["ACP-001 (T)".to_owned()]);
+    // A clean run is CERTIFIED, and says no waiver.
+    let clean = run(&Reference, &small());
+    assert_eq!(clean.verdict, Standing::Certified);
+    assert!(!clean.verdict_line().contains("WAIVERS"));
+}
+
+#[test]
+fn a_required_capability_the_backend_does_not_declare_fails_the_run() {
+    let cfg = Config {
+        required: [Capability::Options, Capability::Transfer]
+            .into_iter()
+            .collect(),
+        ..small()
+    };
+    let report = run(&OptionsOnly, &cfg);
+    assert_eq!(report.verdict, Standing::NotCertified);
+    assert!(
+        report
+            .verdict_line()
+            .contains("required but not declared: transfer"),
+        "{}",
+        report.verdict_line()
+    );
+    assert_eq!(
+        report.meta.required,
+        vec![Capability::Options, Capability::Transfer]
+    );
+    // Required and declared: the scope holds.
+    let options = Config {
+        required: [Capability::Options].into_iter().collect(),
+        ..small()
+    };
+    assert!(run(&OptionsOnly, &options).certified);
+    assert_eq!(
+        ge_conformance::certify::parse_required("all").map(|c| c.len()),
+        Ok(5)
+    );
+    assert!(ge_conformance::certify::parse_required("options, nope").is_err());
 }

@@ -359,3 +359,81 @@ fn the_verdict_line_names_the_level() {
             .contains(&format!("\"level\": \"{level}\"")));
     }
 }
+
+#[test]
+fn verify_gates_on_waivers_and_scope_when_asked() {
+    let cfg = Config {
+        cases: 4,
+        expectations: ge_conformance::expectations::Expectations::parse(
+            "[[waive]]\nmatch = \"ACP-001\"\nreason = \"r\"\ntracker = \"T\"\nexpires = \"2099-01-01\"\n",
+        )
+        .expect("waivers"),
+        ..Config::default()
+    };
+    let report = certify(&AcceptsTwo, &cfg, &mut |_, _, _| {}).expect("a run");
+    assert_eq!(
+        report.verdict,
+        Standing::CertifiedWithWaivers,
+        "{}",
+        report.to_text()
+    );
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    bundle::write(&report, dir.path(), false).expect("written");
+    let path = dir.path().to_string_lossy().into_owned();
+    let verify = |flags: &[&str]| {
+        let mut args = vec!["verify"];
+        args.extend_from_slice(flags);
+        args.push(&path);
+        let o = cli(&args);
+        let (out, err) = text(&o);
+        (o.status.code(), out, err)
+    };
+    // The vendor's own gate takes it, and says what it is.
+    let (code, out, err) = verify(&[]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(
+        out.contains("certified with waivers for options")
+            && out.contains(&format!("{} waived", report.totals.waived)),
+        "{out}"
+    );
+    // A third-party certification does not.
+    let (code, out, err) = verify(&["--no-waivers"]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(err.contains("CERTIFIED WITH WAIVERS"), "{err}");
+    // Nor one that needs every capability.
+    let (code, _, err) = verify(&["--require", "all"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("not certified for transfer"), "{err}");
+    let (code, out, err) = verify(&["--require", "options"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let (code, _, err) = verify(&["--require", "options,nothing"]);
+    assert_eq!(code, Some(2), "{err}");
+}
+
+#[test]
+fn certify_require_is_read_on_the_command_line() {
+    // A bad name is a usage error before any backend starts.
+    let o = cli(&["certify", "--require", "options,bogus"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("`bogus` is no capability"), "{err}");
+    // The reference declares all five: `--require all` holds, and the report records it.
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out_dir = dir.path().join("b");
+    let o = cli(&[
+        "certify",
+        "--cases",
+        "1",
+        "--require",
+        "all",
+        "--out",
+        &out_dir.to_string_lossy(),
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let report: Report = serde_json::from_str(
+        &std::fs::read_to_string(out_dir.join("report.json")).expect("report.json"),
+    )
+    .expect("a report");
+    assert_eq!(report.meta.required, Capability::ALL.to_vec());
+}
