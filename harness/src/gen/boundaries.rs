@@ -245,7 +245,8 @@ fn memory_of(middle: Vec<Tensor>, options: OptionMaps) -> MemoryScenario {
 /// The memory catalogue: an intermediate tensor of each size of [`sizes`] whose aligned size
 /// fits, and of each residue modulo 32 (alone and beside a second one living at the same time);
 /// the graph's one input listed for reuse at each residue; three 3 GiB tensors alive together,
-/// so that the third lies past 4 GiB; the input aliased to the output while listed for reuse.
+/// so that the third lies past 4 GiB; the input aliased to the output while listed for reuse;
+/// three pairs at run time, one of which at a time (or none) at two addresses.
 pub fn memory() -> Vec<MemoryScenario> {
     let mut out = Vec::new();
     let mid = |name: &str, size: u64| tensor(name, size, (1, 2), Role::Intermediate);
@@ -295,7 +296,52 @@ pub fn memory() -> Vec<MemoryScenario> {
         }
         out.push(memory_of(Vec::new(), options));
     }
+    // Three pairs at run time, each alone at two addresses, and none: a check of the run that
+    // looks at some of the pairs only (the first, the last, a list cut short) meets a pair it
+    // misses.
+    for odd in [None, Some(0), Some(1), Some(2)] {
+        out.push(pairs_at_run(3, odd));
+    }
     out
+}
+
+/// `n` inputs each paired with the output of its index (`0,0|1,1|...`), with run addresses
+/// that agree for every pair but `odd`'s, whose output sits 4 KiB further on.
+fn pairs_at_run(n: u32, odd: Option<u32>) -> MemoryScenario {
+    let mut tensors = Vec::new();
+    for i in 0..n {
+        tensors.push(tensor(
+            &format!("in{i}"),
+            32,
+            (0, 1),
+            Role::Input { index: i },
+        ));
+        tensors.push(tensor(
+            &format!("out{i}"),
+            32,
+            (2, 2),
+            Role::Output { index: i },
+        ));
+    }
+    let list: Vec<String> = (0..n).map(|i| format!("{i},{i}")).collect();
+    let mut options = OptionMaps::default();
+    options.graph.insert(
+        OptionKey::OutputReuseInputMemIndexes.as_str().to_owned(),
+        list.join("|"),
+    );
+    let address = |i: u32| 4096 * u64::from(i + 1);
+    MemoryScenario {
+        options,
+        inputs: n,
+        outputs: n,
+        tensors,
+        run: Some(ge_spec::vocab::memory::RunAddresses {
+            inputs: (0..n).map(address).collect(),
+            outputs: (0..n)
+                .map(|i| address(i) + if Some(i) == odd { 4096 * 16 } else { 0 })
+                .collect(),
+        }),
+    }
 }
 
 /// A session of `events` under the session-level options `session`.

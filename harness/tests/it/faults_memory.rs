@@ -32,6 +32,8 @@ enum Fault {
     /// Checks a pair's run addresses against the output at the input's index, not the pair's
     /// own output: invisible while pairs are `i,i`.
     RunCheckAtInputIndex,
+    /// Checks the run addresses of the first pair of outputReuseInputMemIndexes only.
+    RunCheckFirstPairOnly,
     /// Drops the pairs of outputReuseInputMemIndexes when memory reuse is off.
     PairsDroppedWithReuseOff,
     /// Reads lifetimes as half-open: a tensor's memory is free during its last step.
@@ -157,6 +159,30 @@ impl Backend for Faulty {
                             continue;
                         };
                         if let (Some(&at), Some(slot)) = (outputs.get(i), run.outputs.get_mut(j)) {
+                            *slot = at;
+                        }
+                    }
+                }
+                reference(&s)
+            }
+            Fault::RunCheckFirstPairOnly => {
+                let mut s = scenario.clone();
+                let pairs = s
+                    .options
+                    .graph
+                    .get("ge.exec.outputReuseInputMemIndexes")
+                    .cloned()
+                    .unwrap_or_default();
+                if let Some(run) = &mut s.run {
+                    // Every pair past the first is taken as agreeing: its output is put at its
+                    // input's address before the reference looks.
+                    let pairs = pairs.split('|').filter_map(|p| p.split_once(',')).skip(1);
+                    for (i, j) in pairs {
+                        let (Ok(i), Ok(j)) = (i.parse::<usize>(), j.parse::<usize>()) else {
+                            continue;
+                        };
+                        if let (Some(&at), Some(slot)) = (run.inputs.get(i), run.outputs.get_mut(j))
+                        {
                             *slot = at;
                         }
                     }
@@ -377,6 +403,7 @@ impl Backend for Faulty {
 #[case::scatter_memset(Fault::ScatterMemset, "ACP-012")]
 #[case::ignore_run_mismatch(Fault::IgnoreRunMismatch, "ORI-011")]
 #[case::run_check_at_input_index(Fault::RunCheckAtInputIndex, "ORI-011")]
+#[case::run_check_first_pair_only(Fault::RunCheckFirstPairOnly, "ORI-011")]
 #[case::pairs_dropped_with_reuse_off(Fault::PairsDroppedWithReuseOff, "ORI-001")]
 #[case::half_open_lifetimes(Fault::HalfOpenLifetimes, "DRM-013")]
 #[case::misreport_peak(Fault::MisreportPeak, "MEM-004")]
