@@ -29,6 +29,7 @@ mod hostile_writes;
 mod house;
 mod independent_js;
 mod independent_js2;
+mod independent_perl;
 mod independent_py;
 mod independent_py2;
 mod judging;
