@@ -526,7 +526,6 @@ impl Snapshots {
     ) -> Result<(), String> {
         let stem = entry.file_stem();
         self.refuse_links(&stem)?;
-        let began = std::time::SystemTime::now();
         let observed = observation_text(backend, &entry.scenario);
         let differences = differences(judging, backend, &entry.scenario);
         let mut settings = insta::Settings::clone_current();
@@ -572,7 +571,7 @@ impl Snapshots {
             format!("{stem}@{DEVIATION_SUFFIX}.snap"),
             format!("{stem}@{DEVIATION_SUFFIX}.snap.new"),
         ] {
-            settle_source(&self.dir.join(name), began);
+            settle_source(&self.dir.join(name));
         }
         match answer {
             // A snapshot never accepted: one line, the file to review.
@@ -627,14 +626,12 @@ pub fn quiet_first_run() {
 const SOURCE: &str = "harness/src/snapshot.rs";
 
 /// Rewrites the `source` line of the header of the snapshot file at `path` to [`SOURCE`] when
-/// the file was written since `began` (a regular file only: nothing is followed through a link).
-fn settle_source(path: &Path, began: std::time::SystemTime) {
-    let fresh = std::fs::symlink_metadata(path)
-        .ok()
-        .filter(|m| m.file_type().is_file())
-        .and_then(|m| m.modified().ok())
-        .is_some_and(|modified| modified >= began);
-    if !fresh {
+/// it says anything else (a regular file only: nothing is followed through a link). Decided by
+/// what the file says, never by when it was written: a filesystem's times can be coarser than
+/// the clock, so a file written during the trial can look older than the trial.
+fn settle_source(path: &Path) {
+    let regular = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file());
+    if !regular {
         return;
     }
     let Ok(text) = std::fs::read_to_string(path) else {
@@ -749,9 +746,15 @@ mod tests {
         assert_eq!(with_source("no header", SOURCE), None);
         let dir = tempfile::tempdir().expect("a directory");
         let path = dir.path().join("x.snap.new");
-        let began = std::time::SystemTime::now() - std::time::Duration::from_secs(1);
         std::fs::write(&path, written).expect("written");
-        settle_source(&path, began);
+        // A filesystem with coarse times: the file looks written long before the trial.
+        let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(86_400);
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .and_then(|f| f.set_modified(old))
+            .expect("set the file's time");
+        settle_source(&path);
         assert_eq!(std::fs::read_to_string(&path).ok(), Some(settled));
     }
 
