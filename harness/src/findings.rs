@@ -265,7 +265,7 @@ struct CaseFile<'a> {
 }
 
 // Long because: one sequence (decode the finding, ask the backend and the reference, name the
-// clauses, write the case) over values each step hands on; not yet split into steps.
+// clauses, a crash's included, write the case) over values each step hands on.
 /// Promotes the finding in `input` (a crash file of a fuzz target, or a scenario's JSON):
 /// asks `backend` and the reference, collects the clauses the backend breaks, and appends a
 /// case to the regression table whose expectation comes from the reference.
@@ -290,7 +290,13 @@ pub fn promote(
             .collect::<Vec<_>>()
             .join("\n")
     });
+    let crashed = problems.iter().any(|p| p.clauses.is_empty());
     clauses.extend(problems.into_iter().flat_map(|p| p.clauses));
+    if clauses.is_empty() && crashed {
+        // A crash, a hang or a refusal to answer names no clause: the case holds the engine to
+        // the values the scenario sets (their clauses), which the reference's answer shows.
+        clauses = set_value_clauses(&scenario);
+    }
     clauses.sort();
     clauses.dedup();
     if clauses.is_empty() {
@@ -369,6 +375,34 @@ pub fn promote(
         failure,
         text,
     })
+}
+
+/// The value clause (`<PREFIX>-001`) of every option the scenario sets, at any level or in a
+/// session's load: what a case made of a crash holds the engine to.
+fn set_value_clauses(scenario: &Scenario) -> Vec<String> {
+    let mut maps: Vec<&std::collections::BTreeMap<String, String>> = ge_spec::Level::ALL
+        .iter()
+        .map(|&l| scenario.options().at(l))
+        .collect();
+    if let Scenario::Session(s) = scenario {
+        for e in &s.events {
+            if let ge_spec::vocab::session::SessionEvent::Load {
+                options: Some(m), ..
+            } = e
+            {
+                maps.push(m);
+            }
+        }
+    }
+    let mut out: Vec<String> = maps
+        .into_iter()
+        .flat_map(|m| m.keys())
+        .filter_map(|k| k.parse::<ge_spec::OptionKey>().ok())
+        .map(crate::oracle::options::value_clause)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The reference's canonical observation of `scenario`, in a fresh sandbox.

@@ -16,7 +16,10 @@ pub struct PromoteArgs {
     /// The fuzz target the input came from (found from its directory when absent).
     #[arg(long)]
     target: Option<String>,
-    /// The backend the finding is about: `reference` or `exec:<command line>`.
+    /// The backend the finding is about: `reference`, `dylib:<path>` (in-process, C ABI) or
+    /// `exec:<command line>`. For a crash of a C or C++ engine, serve it isolated
+    /// (`exec:ge-conformance serve-dylib <lib.so>`): its crash is then the finding, not the end
+    /// of `promote`.
     #[arg(long, default_value = "reference")]
     backend: String,
     /// The regression table to append to.

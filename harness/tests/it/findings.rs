@@ -149,6 +149,56 @@ fn a_fixed_bug_needs_its_clauses_named() {
     assert!(matches!(err, FindingError::UnknownClause(_)), "{err}");
 }
 
+/// Panics on every scenario: an engine that crashes.
+struct Crashing;
+
+impl Backend for Crashing {
+    fn name(&self) -> &str {
+        "crashing"
+    }
+
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        [Capability::Options].into_iter().collect()
+    }
+
+    fn options(&self, _: &OptionsScenario) -> Answer<OptionsObservation> {
+        panic!("segmentation fault in the option parser")
+    }
+}
+
+#[test]
+fn a_crash_is_a_finding_and_promotes_without_a_clause_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write(dir.path(), "crash.json", SCENARIO.as_bytes());
+    let table = dir.path().join("regressions.toml");
+    let opts = PromoteOptions {
+        table: table.clone(),
+        ..Default::default()
+    };
+    let p = findings::promote(&Crashing, &input, &opts).expect("a crash promotes");
+    // The case holds the engine to the value the scenario sets.
+    assert_eq!(p.case.clauses, vec!["ACP-001".to_owned()]);
+    assert!(
+        p.failure
+            .as_deref()
+            .is_some_and(|f| f.contains("segmentation fault")),
+        "{:?}",
+        p.failure
+    );
+    // The reference passes the case, the crashing engine fails it.
+    let spec = load_with(&table);
+    let case = spec
+        .cases()
+        .iter()
+        .find(|c| c.case.name == p.case.name)
+        .expect("the promoted case is in the table");
+    assert!(matches!(run_case(&STRICT, &Reference, case), Verdict::Pass));
+    assert!(matches!(
+        run_case(&Judging::DEFAULT, &Crashing, case),
+        Verdict::Fail(_)
+    ));
+}
+
 #[test]
 fn crash_files_are_read_through_their_target() {
     let dir = tempfile::tempdir().unwrap();
