@@ -129,8 +129,11 @@ fn reproducer(r: &TrialResult, cfg: &Config) -> String {
     if cfg.judging.level != default.judging.level {
         env.push_str(&format!("GE_CONFORMANCE_LEVEL={} ", cfg.judging.level));
     }
+    let target = test_target()
+        .map(|t| format!(" --test {}", certify::shell_quote(&t)))
+        .unwrap_or_default();
     let mut line = format!(
-        "{env}cargo test -- --exact {}",
+        "{env}cargo test{target} -- --exact {}",
         certify::shell_quote(&r.name)
     );
     if let Some(s) = &r.scenario {
@@ -140,6 +143,20 @@ fn reproducer(r: &TrialResult, cfg: &Config) -> String {
         ));
     }
     line
+}
+
+/// The test target this binary was built from: cargo names a test binary `<target>-<16 hex
+/// digits>`; `None` when the name is not of that form (a binary run by other means).
+fn test_target() -> Option<String> {
+    let exe = std::env::current_exe().ok()?;
+    target_of(&exe.file_stem()?.to_string_lossy())
+}
+
+/// The `<target>` of a test binary's file stem `<target>-<16 hex digits>`.
+fn target_of(stem: &str) -> Option<String> {
+    let (target, hash) = stem.rsplit_once('-')?;
+    let hashed = hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit());
+    (hashed && !target.is_empty()).then(|| target.to_owned())
 }
 
 /// Where a trial's outcome goes besides pass or fail: the lists printed after the summary.
@@ -783,4 +800,24 @@ fn finish(
         all.push(r.clone());
     }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::target_of;
+
+    #[test]
+    fn the_test_target_is_read_from_cargos_binary_name() {
+        assert_eq!(
+            target_of("conformance-0123456789abcdef").as_deref(),
+            Some("conformance")
+        );
+        assert_eq!(
+            target_of("my-engine-tests-0123456789abcdef").as_deref(),
+            Some("my-engine-tests")
+        );
+        assert_eq!(target_of("conformance"), None);
+        assert_eq!(target_of("conformance-0123"), None);
+        assert_eq!(target_of("-0123456789abcdef"), None);
+    }
 }

@@ -457,8 +457,9 @@ fn the_bundle_of_a_cargo_test_run_verifies() -> Result<(), Failed> {
         .find(|t| t.name == CASE)
         .and_then(|t| t.reproducer.clone())
         .unwrap_or_default();
-    if !reproducer.starts_with(&format!("cargo test -- --exact {CASE}"))
-        || reproducer.contains("--backend")
+    if !reproducer.starts_with(&format!(
+        "cargo test --test vendor_example -- --exact {CASE}"
+    )) || reproducer.contains("--backend")
     {
         return Err(format!("the bundle's reproducer for {CASE} is {reproducer:?}").into());
     }
@@ -1036,6 +1037,7 @@ fn vendor_suite<B: Backend + Send + Sync + 'static>(
     snapshots: std::ffi::OsString,
 ) -> ! {
     let suite = Suite::new(engine)
+        .require([Capability::Options, Capability::Transfer])
         .with_cases(cases)
         .with_snapshots(snapshots);
     match std::env::var_os(BUNDLE) {

@@ -102,7 +102,8 @@ impl Report {
             .map(|n| Case {
                 name: spelled(&n.name),
                 classname: "waivers".to_owned(),
-                time: None,
+                // A waiver runs nothing; dashboards that sum times want the attribute.
+                time: Some(Duration::ZERO),
                 status: if n.fails {
                     Status::Failure {
                         message: spelled(&n.why),
@@ -119,7 +120,7 @@ impl Report {
         Some(Suite {
             name: "waivers".to_owned(),
             timestamp,
-            time: None,
+            time: Some(Duration::ZERO),
             properties: Vec::new(),
             cases,
             system_err: None,
@@ -179,10 +180,16 @@ fn junit_failure_line(broken: &[String], message: &str) -> String {
 /// outcome's name it may already start with (`waived: waived: ...` before).
 fn junit_skipped_message(outcome: Outcome, clauses: &[String], message: &str) -> String {
     let name = outcome.as_str();
-    let body = message
-        .strip_prefix(name)
-        .and_then(|m| m.strip_prefix(": "))
-        .unwrap_or(message);
+    // The message may already name its outcome (`waived: ...`), with its clauses
+    // (`deviation [OPT-008] ...`): the line names them once.
+    let body = match message.strip_prefix(name) {
+        Some(rest) if rest.starts_with(": ") => &rest[2..],
+        Some(rest) if rest.starts_with(" [") => {
+            let rest = without_clause_tag(rest.trim_start());
+            rest.strip_prefix(':').unwrap_or(rest).trim_start()
+        }
+        _ => message,
+    };
     if clauses.is_empty() {
         format!("{name}: {body}")
     } else {
@@ -366,11 +373,11 @@ run it</failure>
         <system-err>oops
 </system-err>
     </testsuite>
-    <testsuite name="waivers" tests="2" skipped="1" errors="0" failures="1" timestamp="2026-12-01T20:45:07.000+00:00">
-        <testcase name="waiver/expired/y/z" classname="waivers">
+    <testsuite name="waivers" tests="2" skipped="1" errors="0" failures="1" timestamp="2026-12-01T20:45:07.000+00:00" time="0.000">
+        <testcase name="waiver/expired/y/z" classname="waivers" time="0.000">
             <failure message="expired waiver y/z (T-2): renew it or remove it" type="expired-waiver"/>
         </testcase>
-        <testcase name="waiver/stale/x/*" classname="waivers">
+        <testcase name="waiver/stale/x/*" classname="waivers" time="0.000">
             <skipped message="waiver x/* (T-9) waives nothing (it names no trial, or no trial fails on its clause): remove it"/>
         </testcase>
     </testsuite>
@@ -543,6 +550,14 @@ run it</failure>
         assert_eq!(
             junit_skipped_message(Outcome::Deviation, &ids(&["EWD-012"]), "[EWD-012] kept"),
             "deviation [EWD-012]: [EWD-012] kept"
+        );
+        assert_eq!(
+            junit_skipped_message(
+                Outcome::Deviation,
+                &ids(&["OPT-008"]),
+                "deviation [OPT-008] warnings: [IFS-003] x"
+            ),
+            "deviation [OPT-008]: warnings: [IFS-003] x"
         );
         assert_eq!(
             junit_skipped_message(Outcome::NotSupported, &[], "no memory capability"),

@@ -134,7 +134,12 @@ fn tally_table(out: &mut String, title: &str, rows: &BTreeMap<String, Tally>) {
 /// One failing trial: heading, clauses, message, reproducer and picture.
 fn markdown_failure(out: &mut String, t: &TrialResult) {
     let _ = writeln!(out, "### `{}` ({})\n", md(&t.name), t.outcome.as_str());
-    let _ = writeln!(out, "Clauses: {}\n", t.clauses.join(", "));
+    // The clauses it breaks; a property covers dozens, which say nothing of this failure.
+    if t.broken.is_empty() {
+        let _ = writeln!(out, "Checks: {}\n", t.clauses.join(", "));
+    } else {
+        let _ = writeln!(out, "Breaks: {}\n", t.broken.join(", "));
+    }
     if let Some(msg) = &t.message {
         let _ = writeln!(out, "{}\n", fenced("text", msg));
     }
