@@ -950,6 +950,23 @@ fn nextest_skips_a_waived_failure() -> Result<(), Failed> {
     if !ok || !text.contains("ignored (waived: IFS-001") || !text.contains("failed as waived") {
         return Err(format!("a waived trial run with --ignored under cargo test:\n{text}").into());
     }
+    // A trial citing IFS-001 that passes stays a pass under both runners: the clause waiver
+    // waives the clause's failures and insists on nothing.
+    for nextest in [true, false] {
+        let passing = "[options] options-numbers/ifs-accepts-max";
+        let name = if nextest {
+            passing
+        } else {
+            "options-numbers/ifs-accepts-max"
+        };
+        let (ok, text) = run("off-by-one", &["--exact", name], nextest);
+        if !ok || !text.contains("1 passed; 0 failed;") {
+            return Err(format!(
+                "a passing trial citing a waived clause (nextest: {nextest}):\n{text}"
+            )
+            .into());
+        }
+    }
     // An exact waiver's trial that passes is listed to run, and fails as an unexpected pass;
     // run with --ignored too (a listing that judged otherwise), it runs and fails.
     for ignored in [false, true] {
