@@ -77,3 +77,24 @@ pub fn unadjudicated(report: &Report, adjudication: &str) -> Vec<String> {
     departed.retain(|c| !adjudication.contains(c.as_str()));
     departed
 }
+
+/// The test of an engine written from the text alone: `interpreter` runs `script` over the
+/// subprocess protocol; one certification at level `documented` proves both that nothing fails
+/// and that every deviation (each a clause the engine would fail at level `strict`) is
+/// adjudicated in the section `heading` of `docs/independent.md`. `engine` names it in the
+/// message.
+#[allow(dead_code)] // each test crate uses the helpers it needs
+pub fn assert_certified_and_adjudicated(
+    interpreter: &str,
+    script: &str,
+    heading: &str,
+    engine: &str,
+) {
+    let report = certify_script(interpreter, script, ge_spec::Conformance::Documented);
+    assert_certified(&report);
+    let unlisted = unadjudicated(&report, adjudication(heading));
+    assert!(
+        unlisted.is_empty(),
+        "at level strict {engine} departs from {unlisted:?}, which docs/independent.md does not adjudicate"
+    );
+}

@@ -86,6 +86,21 @@ fn repeak(scenario: &MemoryScenario, obs: &mut MemoryObservation) {
         .unwrap_or(0);
 }
 
+/// The pairs of the graph-level `ge.exec.outputReuseInputMemIndexes`, as (input, output), in
+/// their order; items that are not two numbers are left out.
+fn graph_pairs(s: &MemoryScenario) -> Vec<(usize, usize)> {
+    let list = s
+        .options
+        .graph
+        .get("ge.exec.outputReuseInputMemIndexes")
+        .map(String::as_str)
+        .unwrap_or_default();
+    list.split('|')
+        .filter_map(|p| p.split_once(','))
+        .filter_map(|(i, j)| Some((i.parse().ok()?, j.parse().ok()?)))
+        .collect()
+}
+
 impl Backend for Faulty {
     fn name(&self) -> &str {
         "faulty-memory"
@@ -146,18 +161,10 @@ impl Backend for Faulty {
             }
             Fault::RunCheckAtInputIndex => {
                 let mut s = scenario.clone();
-                let pairs = s
-                    .options
-                    .graph
-                    .get("ge.exec.outputReuseInputMemIndexes")
-                    .cloned()
-                    .unwrap_or_default();
+                let pairs = graph_pairs(&s);
                 if let Some(run) = &mut s.run {
                     let outputs = run.outputs.clone();
-                    for (i, j) in pairs.split('|').filter_map(|p| p.split_once(',')) {
-                        let (Ok(i), Ok(j)) = (i.parse::<usize>(), j.parse::<usize>()) else {
-                            continue;
-                        };
+                    for (i, j) in pairs {
                         if let (Some(&at), Some(slot)) = (outputs.get(i), run.outputs.get_mut(j)) {
                             *slot = at;
                         }
@@ -167,20 +174,11 @@ impl Backend for Faulty {
             }
             Fault::RunCheckFirstPairOnly => {
                 let mut s = scenario.clone();
-                let pairs = s
-                    .options
-                    .graph
-                    .get("ge.exec.outputReuseInputMemIndexes")
-                    .cloned()
-                    .unwrap_or_default();
+                let pairs = graph_pairs(&s);
                 if let Some(run) = &mut s.run {
                     // Every pair past the first is taken as agreeing: its output is put at its
                     // input's address before the reference looks.
-                    let pairs = pairs.split('|').filter_map(|p| p.split_once(',')).skip(1);
-                    for (i, j) in pairs {
-                        let (Ok(i), Ok(j)) = (i.parse::<usize>(), j.parse::<usize>()) else {
-                            continue;
-                        };
+                    for (i, j) in pairs.into_iter().skip(1) {
                         if let (Some(&at), Some(slot)) = (run.inputs.get(i), run.outputs.get_mut(j))
                         {
                             *slot = at;

@@ -6,18 +6,12 @@
 
 use crate::common;
 
-use ge_spec::Conformance;
-
-const SCRIPT: &str = "examples/independent-perl/engine.pl";
-
 #[test]
 fn the_sixth_engine_is_certified_at_level_documented_and_departs_only_where_adjudicated() {
-    let report = common::engines::certify_script("perl", SCRIPT, Conformance::Documented);
-    common::engines::assert_certified(&report);
-    let section = common::engines::adjudication("## A sixth engine, unusual, in Perl");
-    let unlisted = common::engines::unadjudicated(&report, section);
-    assert!(
-        unlisted.is_empty(),
-        "at level strict the sixth engine departs from {unlisted:?}, which docs/independent.md does not adjudicate"
+    common::engines::assert_certified_and_adjudicated(
+        "perl",
+        "examples/independent-perl/engine.pl",
+        "## A sixth engine, unusual, in Perl",
+        "the sixth engine",
     );
 }

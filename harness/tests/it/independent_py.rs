@@ -5,20 +5,12 @@
 
 use crate::common;
 
-use ge_spec::Conformance;
-
-const SCRIPT: &str = "examples/independent-py/engine.py";
-
-/// One certification at level `documented` proves both: no failure, and every deviation (each a
-/// clause the engine would fail at level `strict`) adjudicated.
 #[test]
 fn the_python_engine_is_certified_at_level_documented_and_departs_only_where_adjudicated() {
-    let report = common::engines::certify_script(common::python(), SCRIPT, Conformance::Documented);
-    common::engines::assert_certified(&report);
-    let section = common::engines::adjudication("## A second engine, in another language");
-    let unlisted = common::engines::unadjudicated(&report, section);
-    assert!(
-        unlisted.is_empty(),
-        "at level strict the Python engine departs from {unlisted:?}, which docs/independent.md does not adjudicate"
+    common::engines::assert_certified_and_adjudicated(
+        common::python(),
+        "examples/independent-py/engine.py",
+        "## A second engine, in another language",
+        "the Python engine",
     );
 }

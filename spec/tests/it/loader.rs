@@ -679,66 +679,62 @@ fn implied_by_names_documented_clauses_that_are_not_implied_themselves() {
             "\n[[clause]]\nid = \"{id}\"\nsummary = \"R.\"\norigin = \"{origin}\"\nsection = \"s\"\n{extra}"
         )
     };
+    // OPT-001, implied by `by`.
+    let implying = |by: &str| {
+        CLAUSE.replace(
+            "source = \"p\"",
+            &format!("source = \"p\"\nimplied_by = [\"{by}\"]"),
+        )
+    };
     let try_load = |clauses: String, cites: &str| {
         let case = CASE.replace("[\"OPT-001\"]", cites);
         load(&[("clauses/a.toml", &clauses), ("cases/t.toml", &case)])
     };
-    let own = CLAUSE.replace(
-        "source = \"p\"",
-        "source = \"p\"\nimplied_by = [\"OPT-001\"]",
-    );
+    let own = implying("OPT-001");
     let errors = try_load(own, "[\"OPT-001\"]").unwrap_err();
     assert!(
         bad_clause(&errors, "OPT-001", "the clause itself"),
         "{errors:?}"
     );
 
-    let missing = CLAUSE.replace(
-        "source = \"p\"",
-        "source = \"p\"\nimplied_by = [\"OPT-404\"]",
-    );
+    let missing = implying("OPT-404");
     let errors = try_load(missing, "[\"OPT-001\"]").unwrap_err();
     assert!(
         bad_clause(&errors, "OPT-001", "names OPT-404"),
         "{errors:?}"
     );
 
-    let by_choice = CLAUSE.replace(
-        "source = \"p\"",
-        "source = \"p\"\nimplied_by = [\"OPT-002\"]",
-    ) + &second("OPT-002", "reference-defined", "rationale = \"why\"\n");
+    let by_choice =
+        implying("OPT-002") + &second("OPT-002", "reference-defined", "rationale = \"why\"\n");
     let errors = try_load(by_choice, "[\"OPT-001\", \"OPT-002\"]").unwrap_err();
     assert!(
         bad_clause(&errors, "OPT-001", "both must be documented"),
         "{errors:?}"
     );
 
-    let chain = CLAUSE.replace(
-        "source = \"p\"",
-        "source = \"p\"\nimplied_by = [\"OPT-002\"]",
-    ) + &second(
-        "OPT-002",
-        "documented",
-        "strength = \"MUST\"\nsource = \"p\"\nimplied_by = [\"OPT-003\"]\n",
-    ) + &second(
-        "OPT-003",
-        "documented",
-        "strength = \"MUST\"\nsource = \"p\"\n",
-    );
+    let chain = implying("OPT-002")
+        + &second(
+            "OPT-002",
+            "documented",
+            "strength = \"MUST\"\nsource = \"p\"\nimplied_by = [\"OPT-003\"]\n",
+        )
+        + &second(
+            "OPT-003",
+            "documented",
+            "strength = \"MUST\"\nsource = \"p\"\n",
+        );
     let errors = try_load(chain, "[\"OPT-001\", \"OPT-002\", \"OPT-003\"]").unwrap_err();
     assert!(
         bad_clause(&errors, "OPT-001", "implied itself"),
         "{errors:?}"
     );
 
-    let fine = CLAUSE.replace(
-        "source = \"p\"",
-        "source = \"p\"\nimplied_by = [\"OPT-002\"]",
-    ) + &second(
-        "OPT-002",
-        "documented",
-        "strength = \"MUST\"\nsource = \"p\"\n",
-    );
+    let fine = implying("OPT-002")
+        + &second(
+            "OPT-002",
+            "documented",
+            "strength = \"MUST\"\nsource = \"p\"\n",
+        );
     let loaded = try_load(fine, "[\"OPT-001\", \"OPT-002\"]").expect("loads");
     assert_eq!(
         loaded.clause("OPT-001").map(|c| c.implied_by.clone()),
