@@ -91,8 +91,8 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FindingError + '_ {
     }
 }
 
-/// Writes the seeds of every target (or of `only`) under `out/<target>/`, one file per case.
-/// Returns (target, number of seeds written).
+/// Writes the seeds of every target (or of `only`) under `out/<target>/`, one file per case,
+/// and its dictionary as `out/<target>.dict` ([`fuzz::dictionary`]). Returns (target, number of seeds written).
 pub fn write_corpus(
     spec: &Spec,
     out: &Path,
@@ -113,6 +113,10 @@ pub fn write_corpus(
             let path = dir.join(name);
             std::fs::write(&path, bytes).map_err(io(&path))?;
         }
+        // The dictionary beside the corpus, `<out>/<target>.dict`, as libFuzzer's `-dict=` and
+        // ClusterFuzzLite (a `<target>.dict` beside the fuzzer in `$OUT`) take it.
+        let dict = out.join(format!("{}.dict", t.name));
+        std::fs::write(&dict, fuzz::dictionary(spec)).map_err(io(&dict))?;
         written.push((t.name, seeds.len()));
     }
     Ok(written)

@@ -116,6 +116,7 @@ pub mod backend;
 pub mod built;
 pub mod conformance;
 pub mod diag;
+pub mod edges;
 pub mod option;
 pub mod profile;
 pub mod tables;
@@ -124,6 +125,7 @@ pub mod vocab;
 pub use backend::{Answer, Backend, NotSupported};
 pub use conformance::Conformance;
 pub use diag::{Diagnostic, Part, Subject};
+pub use edges::Edges;
 pub use option::{Level, OptionKey, Product, RunMode, ShapeKind, Source};
 pub use profile::Profile;
 pub use tables::{

@@ -1,4 +1,5 @@
-//! `ge-conformance corpus`: seed inputs for every fuzz target, written from the case tables.
+//! `ge-conformance corpus`: seed inputs for every fuzz target, written from the case tables,
+//! and the dictionary each is run with, written from the options table.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -25,7 +26,11 @@ pub fn run(args: CorpusArgs) -> Result<ExitCode, Usage> {
         ge_conformance::findings::write_corpus(Spec::embedded(), &out, args.target.as_deref())
             .map_err(|e| Usage(e.to_string()))?;
     for (target, n) in written {
-        out!("{target}: {n} seeds in {}", out.join(target).display());
+        out!(
+            "{target}: {n} seeds in {}, its dictionary in {}",
+            out.join(target).display(),
+            out.join(format!("{target}.dict")).display()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

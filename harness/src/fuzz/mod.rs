@@ -12,6 +12,9 @@ use ge_spec::{Level, OptionKey, OptionMaps, Product, Profile, RunMode, ShapeKind
 
 use crate::judging::Judging;
 
+mod dict;
+pub use dict::{dictionary, entries as dictionary_entries};
+
 /// The reference is held to every clause, its own choices included.
 const STRICT: Judging = Judging::DEFAULT.strict();
 

@@ -263,6 +263,13 @@ fn the_corpus_has_seeds_for_every_target_from_the_tables_and_the_boundaries() {
     }
     let files = std::fs::read_dir(dir.path().join(target)).unwrap().count();
     assert_eq!(files, want.len(), "{target}: only its seeds");
+    // Its dictionary beside it, in libFuzzer's format, holding the tables' bounds.
+    let dict = std::fs::read_to_string(dir.path().join(format!("{target}.dict"))).unwrap();
+    assert_eq!(dict, fuzz::dictionary(spec));
+    let entries = fuzz::dictionary_entries(&dict).expect("libFuzzer's format");
+    let fusion = spec.option(ge_spec::OptionKey::InputFusionSize);
+    let past = (fusion.max.unwrap() + 1).to_string();
+    assert!(entries.iter().any(|e| e == past.as_bytes()), "{dict}");
     let err = findings::write_corpus(spec, dir.path(), Some("nope")).unwrap_err();
     assert!(matches!(err, FindingError::UnknownTarget(_)), "{err}");
 }
