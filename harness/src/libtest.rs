@@ -713,11 +713,12 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         let waived = Arc::clone(&self.waived);
         let started = std::time::SystemTime::now();
         let clock = Instant::now();
-        // A first run of the snapshot trials prints a line per new snapshot, not its contents.
-        let first_snapshots = self.snapshots.as_ref().filter(|s| s.adopting());
-        if first_snapshots.is_some() {
-            snapshot::quiet_first_run();
+        // Snapshot trials say what changed in their own failure, not through insta's printing;
+        // a first run prints a line per new snapshot, not its contents.
+        if self.snapshots.is_some() {
+            snapshot::quiet_insta();
         }
+        let first_snapshots = self.snapshots.as_ref().filter(|s| s.adopting());
         // A child judging ahead for a listing: its run is not the run, so it writes no bundle.
         let judging_ahead = ahead::in_child();
         let bundle = self.bundle.clone().filter(|_| !judging_ahead);

@@ -537,10 +537,11 @@ impl Snapshots {
         settings.set_info(&entry.scenario);
         // A changed answer usually changes its deviations too: both are asserted before the
         // first failure is passed on, so one run writes both `.snap.new` files for review.
-        let new = !self.dir.join(format!("{stem}.snap")).exists();
+        let accepted = self.accepted(&stem);
         let answer = quietly(|| {
-            settings.bind(|| insta::assert_snapshot!(stem.as_str(), observed));
-        });
+            settings.bind(|| insta::assert_snapshot!(stem.as_str(), observed.as_str()));
+        })
+        .map_err(|_| self.changed(&stem, accepted.as_deref(), &observed));
         let leftover = self.dir.join(format!("{stem}@{DEVIATION_SUFFIX}.snap"));
         let deviation = match differences {
             Some(text) => {
@@ -549,13 +550,12 @@ impl Snapshots {
                     "where {name} departs from the reference on {}",
                     entry.name
                 ));
-                let asserted = quietly(|| {
-                    settings.bind(|| insta::assert_snapshot!(stem.as_str(), text));
-                });
-                if let (Ok(()), Err(panic)) = (&answer, asserted) {
-                    std::panic::resume_unwind(panic);
-                }
-                Ok(())
+                let deviation_stem = format!("{stem}@{DEVIATION_SUFFIX}");
+                let accepted = self.accepted(&deviation_stem);
+                quietly(|| {
+                    settings.bind(|| insta::assert_snapshot!(stem.as_str(), text.as_str()));
+                })
+                .map_err(|_| self.changed(&deviation_stem, accepted.as_deref(), &text))
             }
             None if leftover.exists() => Err(format!(
                 "{} now answers {} as the reference does: delete {}",
@@ -573,15 +573,69 @@ impl Snapshots {
         ] {
             settle_source(&self.dir.join(name));
         }
-        match answer {
-            // A snapshot never accepted: one line, the file to review.
-            Err(_) if new => Err(format!(
-                "new snapshot, not yet reviewed: {}",
-                self.dir.join(format!("{stem}.snap.new")).display()
-            )),
-            Err(panic) => std::panic::resume_unwind(panic),
-            Ok(()) => deviation,
+        // The answer's failure first: a changed answer explains its changed deviations.
+        answer.and(deviation)
+    }
+
+    /// The body of the accepted snapshot `<stem>.snap` (what follows its header), or `None`
+    /// when there is none.
+    fn accepted(&self, stem: &str) -> Option<String> {
+        let text = std::fs::read_to_string(self.dir.join(format!("{stem}.snap"))).ok()?;
+        let body = text.strip_prefix("---\n")?;
+        let end = body.find("\n---\n")?;
+        Some(body[end + "\n---\n".len()..].to_owned())
+    }
+
+    /// The failure of a snapshot that is new or changed, in the suite's words: the file, a
+    /// unified diff from the accepted body to `now`, and what to do with the `.snap.new` file
+    /// insta wrote (or why it wrote none: `INSTA_UPDATE=no`, as in CI).
+    fn changed(&self, stem: &str, accepted: Option<&str>, now: &str) -> String {
+        let pending = self.dir.join(format!("{stem}.snap.new"));
+        let written = pending.exists();
+        let Some(accepted) = accepted else {
+            return if written {
+                format!("new snapshot, not yet reviewed: {}", pending.display())
+            } else {
+                format!(
+                    "new snapshot, not written ({}): run the tests where insta may write it",
+                    no_write_reason()
+                )
+            };
+        };
+        let (old, new) = (accepted.trim_end(), now.trim_end());
+        let diff = similar::TextDiff::from_lines(old, new);
+        let mut text = format!(
+            "snapshot changed: {} no longer holds the answer\n{}",
+            self.dir.join(format!("{stem}.snap")).display(),
+            diff.unified_diff()
+                .context_radius(3)
+                .header("accepted", "now")
+        );
+        if !text.ends_with('\n') {
+            text.push('\n');
         }
+        if written {
+            text.push_str(&format!(
+                "the new answer is in {}: when the change is intended, accept it with \
+                 `cargo insta accept` (or `cargo insta review`)",
+                pending.display()
+            ));
+        } else {
+            text.push_str(&format!("no .snap.new written ({})", no_write_reason()));
+        }
+        text
+    }
+}
+
+/// Why insta wrote no `.snap.new`: the setting that told it not to.
+fn no_write_reason() -> String {
+    let var = |name| std::env::var(name).ok().filter(|v: &String| !v.is_empty());
+    match (var("INSTA_UPDATE"), var("CI")) {
+        (Some(v), _) => format!("INSTA_UPDATE={v}"),
+        (None, Some(ci)) => {
+            format!("CI={ci}: insta writes nothing under CI unless INSTA_UPDATE says to")
+        }
+        (None, None) => "insta's settings say not to".to_owned(),
     }
 }
 
@@ -608,11 +662,12 @@ fn quietly(assert: impl FnOnce()) -> std::thread::Result<()> {
     result
 }
 
-/// On a first run of the snapshot trials, insta prints nothing (`INSTA_OUTPUT=none`; it still
-/// writes each `.snap.new`): each trial's failure names its new file in one line, and a summary
-/// follows the run. Unless `INSTA_OUTPUT` is set already. Called before the trials' threads
-/// start: insta reads the environment once. A run with accepted snapshots keeps insta's diffs.
-pub fn quiet_first_run() {
+/// insta prints nothing (`INSTA_OUTPUT=none`; it still writes each `.snap.new`): each trial's
+/// failure says what changed, with the diff, in the trial's own section, and a first run's
+/// summary follows the run. Unless `INSTA_OUTPUT` is set already (then insta prints as it
+/// does, its wording included). Called before the trials' threads start: insta reads the
+/// environment once.
+pub fn quiet_insta() {
     if std::env::var_os("INSTA_OUTPUT").is_none() {
         std::env::set_var("INSTA_OUTPUT", "none");
     }

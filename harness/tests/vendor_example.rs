@@ -1,6 +1,6 @@
 //! The vendor example's workflow, run as its crate runs it: a copy of `examples/vendor-engine`
 //! with one answer changed fails its snapshot trial against a copy of the example's committed
-//! snapshots, with insta's diff of the two answers, and leaves the new answer as a `.snap.new`
+//! snapshots, with the diff of the two answers in its own failure, and leaves the new answer as a `.snap.new`
 //! for review (nothing written under `CI=true`), while the unchanged engine passes; the bundle
 //! of a `cargo test` run (`GE_CONFORMANCE_OUT`) verifies, partial when filtered; and a local
 //! case table that breaks the loader's rules is a failing trial, never a panic; accepted, the
@@ -235,7 +235,7 @@ fn child_streams(
     )
 }
 
-fn a_changed_answer_fails_with_the_insta_diff() -> Result<(), Failed> {
+fn a_changed_answer_fails_with_its_diff() -> Result<(), Failed> {
     let copy = copy_snapshots();
     let pending = copy
         .path()
@@ -250,25 +250,38 @@ fn a_changed_answer_fails_with_the_insta_diff() -> Result<(), Failed> {
     if ok {
         return Err(format!("the changed answer passed {TRIAL}:\n{text}").into());
     }
-    // insta's diff: the old answer's line removed, the new one added, and the assertion named.
+    // The trial's own failure: the snapshot named, a unified diff (the old answer's line
+    // removed, the new one added), and why no .snap.new was written. None of insta's wording
+    // about the suite's source line or a stop on the first failure (every trial ran).
     for needle in [
-        "-old snapshot",
-        "+new results",
-        "snapshot assertion for 'transfer-examples__ten-inputs-threshold-0' failed",
+        "snapshot changed: ",
+        "transfer-examples__ten-inputs-threshold-0.snap no longer holds the answer",
+        "--- accepted\n+++ now\n@@ ",
+        "-  \"batched\": [],",
+        "no .snap.new written (CI=true",
         TRIAL,
     ] {
         if !text.contains(needle) {
             return Err(format!("no `{needle}` in the output:\n{text}").into());
         }
     }
+    for unwanted in [
+        "Stopped on the first failure",
+        "failed in line",
+        "snapshot.rs",
+    ] {
+        if text.contains(unwanted) {
+            return Err(format!("`{unwanted}` in the output:\n{text}").into());
+        }
+    }
     if pending.exists() {
         return Err(format!("CI=true wrote {}", pending.display()).into());
     }
-    // The README shows insta's diff of the two answers, from its legend to the last line it
+    // The README shows the diff of the two answers, from its header to the last line it
     // keeps (`on_device`).
     let diff: Vec<&str> = text
         .lines()
-        .skip_while(|l| !l.starts_with("-old snapshot"))
+        .skip_while(|l| !l.starts_with("--- accepted"))
         .collect();
     let end = diff
         .iter()
@@ -1092,8 +1105,8 @@ fn main() {
     }
     let trials = vec![
         Trial::test(
-            "a_changed_answer_fails_its_snapshot_trial_with_the_insta_diff",
-            a_changed_answer_fails_with_the_insta_diff,
+            "a_changed_answer_fails_its_snapshot_trial_with_its_diff",
+            a_changed_answer_fails_with_its_diff,
         ),
         Trial::test(
             "the_readme_outputs_are_what_the_example_prints",

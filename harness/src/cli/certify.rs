@@ -100,10 +100,7 @@ pub fn run(args: CertifyArgs) -> Result<ExitCode, Usage> {
         bundle::check_destination(dir, args.force).map_err(|e| Usage(e.to_string()))?;
     }
     let local = load_local(args.cases_dir.as_deref())?;
-    let snapshots = args
-        .snapshots
-        .as_deref()
-        .map(|dir| snapshots(dir, args.format));
+    let snapshots = args.snapshots.as_deref().map(|dir| snapshots(dir));
     let cfg = Config {
         judging,
         seed: args.seed,
@@ -144,17 +141,16 @@ pub fn run(args: CertifyArgs) -> Result<ExitCode, Usage> {
 }
 
 /// The snapshot directory of `--snapshots`, with insta set up for a command line.
-fn snapshots(dir: &Path, format: Format) -> Snapshots {
+fn snapshots(dir: &Path) -> Snapshots {
     // Set before any backend thread runs. insta finds its settings beside the snapshots,
-    // not in a checkout of the suite; and a report in a machine format on standard output
-    // is not interleaved with insta's diffs unless INSTA_OUTPUT asks for them.
+    // not in a checkout of the suite; and it prints nothing unless INSTA_OUTPUT asks: each
+    // changed snapshot is reported with its diff below, on standard error, so a report in a
+    // machine format on standard output stays whole.
     let snapshots = Snapshots::new(dir);
     if std::env::var_os("INSTA_WORKSPACE_ROOT").is_none() {
         std::env::set_var("INSTA_WORKSPACE_ROOT", snapshots.dir());
     }
-    if format != Format::Text && std::env::var_os("INSTA_OUTPUT").is_none() {
-        std::env::set_var("INSTA_OUTPUT", "none");
-    }
+    snapshot::quiet_insta();
     snapshots
 }
 
