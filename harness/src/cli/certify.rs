@@ -100,7 +100,7 @@ pub fn run(args: CertifyArgs) -> Result<ExitCode, Usage> {
         bundle::check_destination(dir, args.force).map_err(|e| Usage(e.to_string()))?;
     }
     let local = load_local(args.cases_dir.as_deref())?;
-    let snapshots = args.snapshots.as_deref().map(|dir| snapshots(dir));
+    let snapshots = args.snapshots.as_deref().map(snapshots);
     let cfg = Config {
         judging,
         seed: args.seed,
