@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use ge_reference::Reference;
 use ge_spec::tables::{Case, ROOT_CAUSE_SLOT};
-use ge_spec::{Backend, Capability, Observation, Profile, Scenario, Spec};
+use ge_spec::{Backend, Capability, Clause, Observation, Profile, Scenario, Spec};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -298,8 +298,9 @@ pub fn promote(
     clauses.extend(problems.into_iter().flat_map(|p| p.clauses));
     if clauses.is_empty() && crashed {
         // A crash, a hang or a refusal to answer names no clause: the case holds the engine to
-        // the values the scenario sets (their clauses), which the reference's answer shows.
-        clauses = set_value_clauses(&scenario);
+        // the values in force (their value clauses, which state the defaults too), which the
+        // reference's answer shows.
+        clauses = in_force_value_clauses(spec, &scenario);
     }
     clauses.sort();
     clauses.dedup();
@@ -325,6 +326,21 @@ pub fn promote(
         Profile::Upstream => Profile::Documented,
     };
     let shared = expectation(&observe(&Reference::new(other), &scenario)?)? == expect;
+    if !shared
+        && !clauses
+            .iter()
+            .any(|c| spec.clause(c).is_some_and(Clause::diverges))
+    {
+        // The case holds under one profile only, so it must cite a clause where the profiles
+        // diverge: the ones the other profile's reference breaks here are where they do.
+        let divergent = certify::compare(&opts.judging, &Reference::new(other), &scenario)
+            .into_iter()
+            .flat_map(|p| p.clauses)
+            .filter(|c| spec.clause(c).is_some_and(Clause::diverges));
+        clauses.extend(divergent);
+        clauses.sort();
+        clauses.dedup();
+    }
 
     let digest = hex8(&data);
     let name = opts
@@ -381,8 +397,31 @@ pub fn promote(
     })
 }
 
+/// What a case made of a crash holds the engine to: the value clauses of the options the
+/// scenario sets ([`set_value_clauses`]) or, when it sets none, those of every option the
+/// cases of its capability cite (their defaults are in force, and each value clause states its
+/// option's default).
+fn in_force_value_clauses(spec: &Spec, scenario: &Scenario) -> Vec<String> {
+    let set = set_value_clauses(scenario);
+    if !set.is_empty() {
+        return set;
+    }
+    let capability = scenario.capability();
+    let mut out: Vec<String> = spec
+        .cases()
+        .iter()
+        .filter(|c| c.case.scenario.capability() == capability)
+        .flat_map(|c| &c.case.clauses)
+        .filter_map(|id| spec.clause(id)?.option)
+        .map(crate::oracle::options::value_clause)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// The value clause (`<PREFIX>-001`) of every option the scenario sets, at any level or in a
-/// session's load: what a case made of a crash holds the engine to.
+/// session's load.
 fn set_value_clauses(scenario: &Scenario) -> Vec<String> {
     let mut maps: Vec<&std::collections::BTreeMap<String, String>> = ge_spec::Level::ALL
         .iter()

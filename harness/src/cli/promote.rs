@@ -22,13 +22,11 @@ pub struct PromoteArgs {
     /// of `promote`.
     #[arg(long, default_value = "reference")]
     backend: String,
-    /// The regression table to append to.
-    #[arg(
-        long,
-        default_value = "spec/tables/cases/regressions.toml",
-        conflicts_with = "into"
-    )]
-    table: PathBuf,
+    /// The regression table to append to. Without it or `--into`, the suite's own
+    /// `spec/tables/cases/regressions.toml`, in a checkout of the suite only: elsewhere (a
+    /// vendor's crate) `promote` asks for `--into`, since nothing there reads that table.
+    #[arg(long, conflicts_with = "into")]
+    table: Option<PathBuf>,
     /// A directory of your own case tables: the case goes to its `local-regressions.toml`
     /// (created with the directory when missing), which `certify --cases-dir` and
     /// `Suite::with_cases` read.
@@ -48,6 +46,22 @@ pub struct PromoteArgs {
     level: LevelArg,
 }
 
+/// The suite's own regression table, when this is a checkout of the suite (its case tables'
+/// directory is here).
+fn suite_table() -> Result<PathBuf, Usage> {
+    let dir = std::path::Path::new("spec/tables/cases");
+    if dir.is_dir() {
+        return Ok(dir.join("regressions.toml"));
+    }
+    Err(Usage(
+        "no --into or --table, and no spec/tables/cases/ here: the default is the suite's own \
+         regression table, in a checkout of the suite. In your crate, name the directory of \
+         your case tables with --into <dir> (what `Suite::with_cases` and `certify --cases-dir` \
+         read)"
+            .to_owned(),
+    ))
+}
+
 /// Appends the case to its table, prints it and says where it went.
 pub fn run(args: PromoteArgs) -> Result<ExitCode, Usage> {
     let judging = judging(args.profile, args.level);
@@ -56,7 +70,10 @@ pub fn run(args: PromoteArgs) -> Result<ExitCode, Usage> {
             std::fs::create_dir_all(&dir).map_err(|e| Usage(format!("{}: {e}", dir.display())))?;
             dir.join(ge_conformance::local::PROMOTED_TABLE)
         }
-        None => args.table,
+        None => match args.table {
+            Some(table) => table,
+            None => suite_table()?,
+        },
     };
     let handle = open_backend(&args.backend, Exec::new(10_000, false), judging.profile)?;
     let opts = PromoteOptions {

@@ -144,6 +144,27 @@ fn a_promoted_finding_lands_in_the_vendors_tables_and_waits_for_its_root_cause()
     );
 }
 
+/// Outside a checkout of the suite, `promote` without `--into` or `--table` writes nothing: the
+/// default table is the suite's own, which nothing in a vendor's crate reads.
+#[test]
+fn promote_outside_the_suite_asks_for_the_vendors_cases_directory() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let finding = dir.path().join("finding.json");
+    std::fs::write(
+        &finding,
+        r#"{"capability":"options","options":{"session":{"ge.exec.atomicCleanPolicy":"1"}}}"#,
+    )
+    .expect("written");
+    let out = Command::new(env!("CARGO_BIN_EXE_ge-conformance"))
+        .args(["promote", path(&finding), "--clause", "ACP-001"])
+        .current_dir(dir.path())
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--into <dir>"), "{}", stderr(&out));
+    assert!(!dir.path().join("spec").exists(), "nothing written");
+}
+
 #[test]
 fn certify_keeps_snapshots_with_insta_flow_apart_from_the_verdict() {
     let dir = tempfile::tempdir().expect("a temporary directory");

@@ -158,11 +158,71 @@ impl Backend for Crashing {
     }
 
     fn capabilities(&self) -> BTreeSet<Capability> {
-        [Capability::Options].into_iter().collect()
+        [Capability::Options, Capability::Transfer]
+            .into_iter()
+            .collect()
     }
 
     fn options(&self, _: &OptionsScenario) -> Answer<OptionsObservation> {
         panic!("segmentation fault in the option parser")
+    }
+
+    fn transfer(
+        &self,
+        _: &ge_spec::vocab::TransferScenario,
+    ) -> Answer<ge_spec::vocab::TransferObservation> {
+        panic!("segmentation fault in the transfer planner")
+    }
+}
+
+/// A crash on a scenario that sets no option holds the engine to the defaults in force: the
+/// value clauses of the options its capability's cases cite. With a clause named that does
+/// not say why the case holds under one profile only, the clauses where the profiles diverge
+/// are added, so the case loads.
+#[test]
+fn a_crash_on_a_scenario_setting_no_option_promotes() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = r#"{"capability":"transfer","run_mode":"async","shape":"static",
+        "inputs":[{"index":0,"size":100,"placement":"host"},
+                  {"index":1,"size":200000,"placement":"host"},
+                  {"index":2,"size":64,"placement":"host"}]}"#;
+    let input = write(dir.path(), "crash.json", scenario.as_bytes());
+    for (name, clauses) in [("no-clause", vec![]), ("named", vec!["TRF-002".to_owned()])] {
+        let table = dir.path().join(format!("{name}.toml"));
+        let opts = PromoteOptions {
+            table: table.clone(),
+            clauses,
+            ..Default::default()
+        };
+        let p = findings::promote(&Crashing, &input, &opts)
+            .unwrap_or_else(|e| panic!("{name}: a crash promotes: {e}"));
+        for value in ["IFS-001", "IBC-001"] {
+            assert!(
+                name == "named" || p.case.clauses.contains(&value.to_owned()),
+                "{name}: {:?}",
+                p.case.clauses
+            );
+        }
+        // The two references plan these inputs differently (fusion of the small ones), so
+        // the case holds under one profile and cites a clause where they diverge.
+        assert!(p.case.profile.is_some(), "{name}: {:?}", p.case);
+        let spec = load_with(&table);
+        let divergent = |id: &String| spec.clause(id).is_some_and(ge_spec::Clause::diverges);
+        assert!(
+            p.case.clauses.iter().any(divergent),
+            "{name}: {:?}",
+            p.case.clauses
+        );
+        let case = spec
+            .cases()
+            .iter()
+            .find(|c| c.case.name == p.case.name)
+            .expect("the promoted case is in the table");
+        assert!(matches!(run_case(&STRICT, &Reference, case), Verdict::Pass));
+        assert!(matches!(
+            run_case(&Judging::DEFAULT, &Crashing, case),
+            Verdict::Fail(_)
+        ));
     }
 }
 
