@@ -326,20 +326,8 @@ pub fn promote(
         Profile::Upstream => Profile::Documented,
     };
     let shared = expectation(&observe(&Reference::new(other), &scenario)?)? == expect;
-    if !shared
-        && !clauses
-            .iter()
-            .any(|c| spec.clause(c).is_some_and(Clause::diverges))
-    {
-        // The case holds under one profile only, so it must cite a clause where the profiles
-        // diverge: the ones the other profile's reference breaks here are where they do.
-        let divergent = certify::compare(&opts.judging, &Reference::new(other), &scenario)
-            .into_iter()
-            .flat_map(|p| p.clauses)
-            .filter(|c| spec.clause(c).is_some_and(Clause::diverges));
-        clauses.extend(divergent);
-        clauses.sort();
-        clauses.dedup();
+    if !shared {
+        add_divergent(spec, &opts.judging, other, &scenario, &mut clauses);
     }
 
     let digest = hex8(&data);
@@ -395,6 +383,29 @@ pub fn promote(
         failure,
         text,
     })
+}
+
+/// A case that holds under one profile only must cite a clause where the profiles diverge:
+/// when `clauses` has none, the ones the `other` profile's reference breaks on `scenario` (where
+/// they do diverge) are added.
+fn add_divergent(
+    spec: &Spec,
+    judging: &Judging,
+    other: Profile,
+    scenario: &Scenario,
+    clauses: &mut Vec<String>,
+) {
+    let divergent = |c: &String| spec.clause(c).is_some_and(Clause::diverges);
+    if clauses.iter().any(divergent) {
+        return;
+    }
+    let found = certify::compare(judging, &Reference::new(other), scenario)
+        .into_iter()
+        .flat_map(|p| p.clauses)
+        .filter(divergent);
+    clauses.extend(found);
+    clauses.sort();
+    clauses.dedup();
 }
 
 /// What a case made of a crash holds the engine to: the value clauses of the options the

@@ -206,12 +206,19 @@ impl Progress {
         }
     }
 
+    /// Whether a finished trial is named as it ends: one that did not pass, except a trial of a
+    /// capability the backend does not declare (the summary counts those; naming each would
+    /// bury the failures under a line per trial of the capability).
+    fn named(r: &TrialResult) -> bool {
+        !matches!(r.outcome, Outcome::Pass | Outcome::NotSupported)
+    }
+
     /// Moves the bar, printing above it a trial that did not pass.
     fn show(bar: &indicatif::ProgressBar, done: usize, total: usize, r: &TrialResult) {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
         bar.set_message(r.name.clone());
-        if r.outcome != Outcome::Pass {
+        if Self::named(r) {
             bar.println(format!("{} {}", r.outcome.as_str(), r.name));
         }
         if done == total {
@@ -222,7 +229,7 @@ impl Progress {
     /// Names a trial that did not pass, and says how far the run is every `PROGRESS_EVERY`.
     fn log(&mut self, done: usize, total: usize, r: &TrialResult) {
         let mut err = std::io::stderr().lock();
-        if r.outcome != Outcome::Pass {
+        if Self::named(r) {
             let _ = writeln!(err, "{} {}", r.outcome.as_str(), r.name);
         }
         if self.said.elapsed() >= PROGRESS_EVERY && done < total {

@@ -1,7 +1,7 @@
 //! `ge-conformance verify`: a report bundle checked offline (digests, missing or extra files,
 //! spec tables); exit 0 only for an intact bundle whose verdict is CERTIFIED (with waivers or
 //! without; `--no-waivers` takes only a clean one), covering the capabilities `--require`
-//! names.
+//! names, its properties run on at least `--min-cases` scenarios each.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -27,6 +27,10 @@ pub struct VerifyArgs {
     /// separated by commas. One it did not declare fails.
     #[arg(long, value_parser = ge_conformance::certify::parse_required)]
     require: Option<std::collections::BTreeSet<ge_spec::Capability>>,
+    /// The fewest scenarios per property the run must have used (`certify --cases`; the
+    /// default run uses 256): a bundle of a quicker run fails.
+    #[arg(long)]
+    min_cases: Option<u32>,
 }
 
 /// Verifies the bundle in `args.dir` and says what it holds.
@@ -37,7 +41,12 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode, Usage> {
             if args.integrity_only {
                 return Ok(ExitCode::SUCCESS);
             }
-            match refusal(&report, args.no_waivers, args.require.as_ref()) {
+            let gate = Gate {
+                no_waivers: args.no_waivers,
+                require: args.require.as_ref(),
+                min_cases: args.min_cases,
+            };
+            match refusal(&report, &gate) {
                 None => Ok(ExitCode::SUCCESS),
                 Some(why) => {
                     eprintln!(
@@ -54,19 +63,23 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode, Usage> {
     }
 }
 
-/// Why an intact bundle does not pass the gate asked for, if it does not.
-fn refusal(
-    report: &Report,
+/// What a bundle must hold besides a CERTIFIED verdict.
+struct Gate<'a> {
     no_waivers: bool,
-    require: Option<&std::collections::BTreeSet<ge_spec::Capability>>,
-) -> Option<String> {
+    require: Option<&'a std::collections::BTreeSet<ge_spec::Capability>>,
+    min_cases: Option<u32>,
+}
+
+/// Why an intact bundle does not pass the gate asked for, if it does not.
+fn refusal(report: &Report, gate: &Gate<'_>) -> Option<String> {
     let names = |caps: Vec<ge_spec::Capability>| {
         caps.iter()
             .map(|c| c.as_str())
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let undeclared: Vec<ge_spec::Capability> = require
+    let undeclared: Vec<ge_spec::Capability> = gate
+        .require
         .into_iter()
         .flatten()
         .filter(|c| !report.meta.capabilities.contains(c))
@@ -79,7 +92,12 @@ fn refusal(
             "its engine was not certified for {} (--require)",
             names(undeclared)
         ))
-    } else if no_waivers && report.verdict == Standing::CertifiedWithWaivers {
+    } else if let Some(min) = gate.min_cases.filter(|&m| report.meta.case_budget < m) {
+        Some(format!(
+            "its properties ran {} scenarios each, fewer than --min-cases {min}",
+            report.meta.case_budget
+        ))
+    } else if gate.no_waivers && report.verdict == Standing::CertifiedWithWaivers {
         Some(format!(
             "its verdict is CERTIFIED WITH WAIVERS ({} waived; --no-waivers takes only a clean certification)",
             report.totals.waived
@@ -89,7 +107,8 @@ fn refusal(
     }
 }
 
-/// The line that says an intact bundle's backend, verdict, scope, totals and tables.
+/// The line that says an intact bundle's backend, verdict, scope, totals, budget and tables
+/// ("intact": its files are what it says; whether it passes the gate follows).
 fn summary(report: &Report) {
     let caps: Vec<&str> = report
         .meta
@@ -98,7 +117,7 @@ fn summary(report: &Report) {
         .map(|c| c.as_str())
         .collect();
     out!(
-        "bundle verifies: backend {} {}, {} for {} at level {} (profile {}; {} passed, {} failed, {} deviations, {} waived), spec tables {}{}",
+        "bundle intact: backend {} {}, {} for {} at level {} (profile {}; {} passed, {} failed, {} deviations, {} waived; {} scenarios per property), spec tables {}{}",
         one_line(&report.meta.backend, MAX_NAME),
         one_line(&report.meta.backend_version, MAX_NAME),
         report.verdict.as_str(),
@@ -109,6 +128,7 @@ fn summary(report: &Report) {
         report.totals.failed,
         report.totals.deviations,
         report.totals.waived,
+        report.meta.case_budget,
         report.meta.spec_digest,
         report
             .meta

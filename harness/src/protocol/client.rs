@@ -699,7 +699,7 @@ impl ExecBackend {
                         "{dead}; it will not be restarted, and every further request fails at once"
                     )
                 } else {
-                    format!("request {id}: {why}; the backend was stopped and will be restarted for the next request")
+                    format!("request {id}: {why}; the backend was stopped (a further request starts it again)")
                 };
                 self.log.note(&why);
                 Err(why)

@@ -96,7 +96,7 @@ fn check_misbehaviour(mode: &str, trigger: &str, says: &str, restarts: bool) {
         "{mode}: the backend's stderr is kept: {stderr:?}"
     );
     assert_eq!(
-        stderr.contains("will be restarted"),
+        stderr.contains("a further request starts it again"),
         restarts,
         "{mode}: restart notes in {stderr:?}"
     );

@@ -408,6 +408,16 @@ fn verify_gates_on_waivers_and_scope_when_asked() {
     assert_eq!(code, Some(0), "{out}{err}");
     let (code, _, err) = verify(&["--require", "options,nothing"]);
     assert_eq!(code, Some(2), "{err}");
+    // Nor one that asks for more scenarios per property than the run used (4).
+    assert!(out.contains("4 scenarios per property"), "{out}");
+    let (code, _, err) = verify(&["--min-cases", "5"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("ran 4 scenarios each, fewer than --min-cases 5"),
+        "{err}"
+    );
+    let (code, out, err) = verify(&["--min-cases", "4"]);
+    assert_eq!(code, Some(0), "{out}{err}");
 }
 
 #[test]
