@@ -309,9 +309,20 @@ impl Engine {
             Err(CallError::TooLong { function, len })
         } else {
             let _held = CALLS.lock().unwrap_or_else(|e| e.into_inner());
+            // Two steps, each with its own note: the allocator stopping the process while the
+            // harness allocates is a heap the engine corrupted, not a short buffer.
+            let doing = format!(
+                "while the harness allocated {len} bytes for the answer of {function}: the \
+                 allocator found the process's heap corrupted, by the engine (a write past a \
+                 buffer or after a free, perhaps from one of its threads)"
+            );
+            let armed = note::arm(&self.note_head(), &self.note_tail(&doing, None));
+            let mut copy = Vec::with_capacity(len);
+            drop(armed);
             let doing = format!(
                 "while the harness copied the buffer from {function}: the engine's buffer from \
-                 {function} is shorter than the length it reported ({len} bytes)"
+                 {function} is shorter than the length it reported ({len} bytes), or the engine \
+                 freed or overwrote it before the harness handed it back"
             );
             let _armed = note::arm(&self.note_head(), &self.note_tail(&doing, None));
             // SAFETY: the header makes the engine store the address and length of a buffer it
@@ -319,7 +330,8 @@ impl Engine {
             // only below, after this copy; the pointer is not null and the length is bounded.
             // An engine that lies about the length makes this read fault: the note says so.
             let bytes = unsafe { std::slice::from_raw_parts(buffer.cast::<u8>(), len) };
-            Ok(bytes.to_vec())
+            copy.extend_from_slice(bytes);
+            Ok(copy)
         };
         self.call("ge_conformance_free", None, || {
             // SAFETY: `buffer` and `len` are exactly what the engine stored, handed back once.

@@ -17,6 +17,10 @@
  *   GE_TEST_LONG_LEN     answers with a one-page buffer and reports two pages (the second is
  *                        unmapped, so reading it faults)
  *   GE_TEST_DOUBLE_FREE  frees the buffers it is handed back twice (glibc aborts)
+ *   GE_TEST_HEAP_CORRUPT answers not-supported padded to 100000 bytes, after writing past a
+ *                        block of its own over the size of the heap's top chunk, so the
+ *                        harness's next allocation from the top (the copy of that answer)
+ *                        makes glibc abort: a heap the engine corrupted, found by the allocator
  *   GE_TEST_GREEDY       like GE_TEST_CRASH, but where that one segfaults it allocates and
  *                        touches 2 GiB in 1 MiB blocks, answering an error saying how far it
  *                        got: "out of memory after N MiB" or "allocated all 2048 MiB"
@@ -25,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <malloc.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -131,6 +136,25 @@ GE_CONFORMANCE_EXPORT int32_t ge_conformance_answer(const char *scenario, size_t
     memset(pages, ' ', (size_t)page);
     *answer = pages;
     *answer_len = 2 * (size_t)page; /* the lie this build exists for */
+    return 0;
+#elif defined(GE_TEST_HEAP_CORRUPT)
+    (void)contains;
+    (void)scenario;
+    (void)scenario_len;
+    enum { ANSWER = 100000 };
+    const char *text = "{\"type\":\"not-supported\",\"reason\":\"test engine\"}";
+    char *padded = malloc(ANSWER);
+    if (!padded) return 1;
+    memset(padded, ' ', ANSWER);
+    memcpy(padded, text, strlen(text));
+    /* A block carved from the top of this thread's heap, then a write just past it: the
+     * size of the top chunk, which glibc checks when it next allocates from the top. */
+    char *last = malloc(70000);
+    if (!last) return 1;
+    size_t usable = malloc_usable_size(last);
+    memset(last + usable, 0xff, sizeof(size_t)); /* the corruption this build exists for */
+    *answer = padded;
+    *answer_len = ANSWER;
     return 0;
 #elif defined(GE_TEST_BAD_JSON)
     (void)scenario;

@@ -486,6 +486,28 @@ fn a_length_longer_than_the_buffer_is_noted_as_the_engines() {
     assert!(stderr.contains(&long.display().to_string()), "{stderr}");
 }
 
+/// A heap the engine corrupted, found by the allocator when the harness allocates the copy of
+/// its answer: the note says so, and does not blame the buffer's length.
+#[test]
+#[cfg(all(unix, target_env = "gnu"))]
+fn a_heap_the_engine_corrupted_is_noted_as_such() {
+    use std::os::unix::process::ExitStatusExt;
+    let Some(corrupt) = c_engine("GE_TEST_HEAP_CORRUPT") else {
+        return;
+    };
+    let out = certify(
+        &in_process(&corrupt),
+        &["--filter", "options-values/acp-accepts-0"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.signal(), Some(6), "{stderr}");
+    assert!(
+        stderr.contains("while the harness allocated 100000 bytes for the answer of ge_conformance_answer: the allocator found the process's heap corrupted"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("shorter than the length"), "{stderr}");
+}
+
 #[test]
 #[cfg(unix)]
 fn a_crash_in_the_free_function_is_named_so() {
