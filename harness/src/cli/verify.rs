@@ -1,7 +1,9 @@
 //! `ge-conformance verify`: a report bundle checked offline (digests, missing or extra files,
 //! spec tables); exit 0 only for an intact bundle whose verdict is CERTIFIED (with waivers or
 //! without; `--no-waivers` takes only a clean one), covering the capabilities `--require`
-//! names, its properties run on at least `--min-cases` scenarios each.
+//! names, its properties run on at least `--min-cases` scenarios each, under the `--profile`
+//! asked for. A bundle made against other spec tables never verifies (its verdict cannot be
+//! recomputed here).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -31,6 +33,10 @@ pub struct VerifyArgs {
     /// default run uses 256): a bundle of a quicker run fails.
     #[arg(long)]
     min_cases: Option<u32>,
+    /// The profile the bundle must have been judged under: a bundle judged under the other
+    /// fails (an upstream certification says what GE's code does, not what the text says).
+    #[arg(long, value_enum)]
+    profile: Option<super::ProfileArg>,
 }
 
 /// Verifies the bundle in `args.dir` and says what it holds.
@@ -45,6 +51,7 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode, Usage> {
                 no_waivers: args.no_waivers,
                 require: args.require.as_ref(),
                 min_cases: args.min_cases,
+                profile: args.profile.map(ge_spec::Profile::from),
             };
             match refusal(&report, &gate) {
                 None => Ok(ExitCode::SUCCESS),
@@ -68,6 +75,7 @@ struct Gate<'a> {
     no_waivers: bool,
     require: Option<&'a std::collections::BTreeSet<ge_spec::Capability>>,
     min_cases: Option<u32>,
+    profile: Option<ge_spec::Profile>,
 }
 
 /// Why an intact bundle does not pass the gate asked for, if it does not.
@@ -91,6 +99,11 @@ fn refusal(report: &Report, gate: &Gate<'_>) -> Option<String> {
         Some(format!(
             "its engine was not certified for {} (--require)",
             names(undeclared)
+        ))
+    } else if let Some(p) = gate.profile.filter(|&p| p != report.meta.profile) {
+        Some(format!(
+            "it was judged under the {} profile, not {p} (--profile)",
+            report.meta.profile
         ))
     } else if let Some(min) = gate.min_cases.filter(|&m| report.meta.case_budget < m) {
         Some(format!(

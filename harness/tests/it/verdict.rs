@@ -418,6 +418,20 @@ fn verify_gates_on_waivers_and_scope_when_asked() {
     );
     let (code, out, err) = verify(&["--min-cases", "4"]);
     assert_eq!(code, Some(0), "{out}{err}");
+    // Its profile and tables, when asked.
+    let (code, out, err) = verify(&["--profile", "documented"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let (code, _, err) = verify(&["--profile", "upstream"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("judged under the documented profile, not upstream"),
+        "{err}"
+    );
+    // A bundle of other tables never verifies: its verdict cannot be recomputed here.
+    forge(dir.path(), |v| v["meta"]["spec_digest"] = "0123abcd".into());
+    let (code, out, err) = verify(&[]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(err.contains("made against spec tables 0123abcd"), "{err}");
 }
 
 #[test]
