@@ -300,7 +300,9 @@ pub fn generator(capability: Capability) -> Option<BoxedStrategy<Scenario>> {
     crate::gen::scenarios(capability)
 }
 
-fn seed_rng(seed: u64, capability: Capability) -> TestRng {
+/// The random source of `capability`'s property at `seed`: a run draws its scenarios from
+/// [`generator`] with it, so a test can draw exactly what a run judges.
+pub fn seed_rng(seed: u64, capability: Capability) -> TestRng {
     let mut bytes = [0u8; 32];
     bytes[..8].copy_from_slice(&seed.to_le_bytes());
     bytes[8] = capability as u8;

@@ -142,12 +142,14 @@ fn options_showcase() -> Scenario {
     options
         .global
         .insert("ge.exec.atomicCleanPolicy".into(), "1".into());
+    // One over the threshold's maximum (the options table's), refused.
+    let past_max = crate::gen::transfer::max_threshold() + 1;
     for (k, v) in [
-        ("ge.exec.input_fusion_size", "33554433"),
-        ("ge.inputBatchCpy", "1"),
-        ("ge.exec.staticMemoryPolicy", "2"),
+        ("ge.exec.input_fusion_size", past_max.to_string()),
+        ("ge.inputBatchCpy", "1".to_owned()),
+        ("ge.exec.staticMemoryPolicy", "2".to_owned()),
     ] {
-        options.session.insert(k.into(), v.into());
+        options.session.insert(k.into(), v);
     }
     for (k, v) in [
         ("ge.exec.inputReuseMemIndexes", "0,0,7"),
@@ -252,16 +254,21 @@ fn weights_showcase() -> Scenario {
 // sends; both parse, as the module's tests check, so a failure here is a bug of this file and
 // never of a user's input.
 
-/// Ten inputs fused, batch-copied and copied directly.
+/// Ten inputs fused, batch-copied and copied directly; the last two the size of the default
+/// threshold and of the largest (the options table's).
 fn transfer_showcase() -> Scenario {
-    serde_json::from_str(
-        r#"{"capability":"transfer",
-            "options":{"session":{"ge.exec.input_fusion_size":"102400","ge.inputBatchCpy":"1"}},
-            "inputs":[{"index":0,"size":204800},{"index":1,"size":102400},{"index":2,"size":51200},
-                      {"index":3,"size":1048576},{"index":4,"size":102401},{"index":5,"size":102400},
-                      {"index":6,"size":524288},{"index":7,"size":51200},{"index":8,"size":131072},
-                      {"index":9,"size":33554432}]}"#,
-    )
+    let (default, max) = (
+        crate::gen::transfer::default_threshold(),
+        crate::gen::transfer::max_threshold(),
+    );
+    serde_json::from_str(&format!(
+        r#"{{"capability":"transfer",
+            "options":{{"session":{{"ge.exec.input_fusion_size":"102400","ge.inputBatchCpy":"1"}}}},
+            "inputs":[{{"index":0,"size":204800}},{{"index":1,"size":102400}},{{"index":2,"size":51200}},
+                      {{"index":3,"size":1048576}},{{"index":4,"size":102401}},{{"index":5,"size":102400}},
+                      {{"index":6,"size":524288}},{{"index":7,"size":51200}},{{"index":8,"size":{default}}},
+                      {{"index":9,"size":{max}}}]}}"#,
+    ))
     .expect("the transfer showcase is a scenario")
 }
 

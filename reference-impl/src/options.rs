@@ -83,7 +83,10 @@ impl Default for Values {
         Values {
             separate_atomic_clean: false,
             disable_reuse: false,
-            fusion_size: 131_072,
+            fusion_size: Spec::embedded()
+                .option(OptionKey::InputFusionSize)
+                .default_number()
+                .unwrap_or(0),
             input_reuse: Vec::new(),
             reuse_zero_copy: false,
             static_memory_policy: 0,

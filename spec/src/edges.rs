@@ -80,6 +80,12 @@ impl OptionSpec {
         edges
     }
 
+    /// The default as a number, when the option has one and it is a decimal (the range's
+    /// default threshold, an enumeration's `0`).
+    pub fn default_number(&self) -> Option<u64> {
+        self.default.as_deref()?.parse().ok()
+    }
+
     /// The number of bits the largest value of a range needs (`max` 33554432 needs 26); `None`
     /// for the other grammars.
     pub fn range_bits(&self) -> Option<u32> {

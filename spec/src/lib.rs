@@ -44,7 +44,7 @@
 //! | `subject` | no | the subject fields (see [`diag::Subject`]) that diagnostics citing the clause carry; only these are compared |
 //! | `reported_under` | no | the clause that calls for the diagnostics citing this one, when another does (a value rule is reported under `OPT-005`) |
 //! | `implied_by` | no | documented clauses whose rules this documented one follows from (a worked example, a restriction that another option's rule already states): every answer breaking it breaks one of them, and the judge charges those |
-//! | `upstream` | no | `{ behaviour, source }`: what the open-source GE implementation does instead, on clauses where it departs from this one; `source` lists the places in GE's code that show it, `[{ file, function, lines }]` at the commit `upstream.toml` pins (at least one) |
+//! | `upstream` | no | `{ behaviour, source, constants }`: what the open-source GE implementation does instead, on clauses where it departs from this one; `source` lists the places in GE's code that show it, `[{ file, function, lines }]` at the commit `upstream.toml` pins (at least one); `constants` (optional) names the numbers that behaviour turns on (`{ clamp = 33554432 }`), which the upstream reference and the judge read from here |
 //!
 //! ## Conformance levels
 //!

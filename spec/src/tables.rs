@@ -247,6 +247,12 @@ pub struct Upstream {
     /// locations only, never GE's code. At least one; the loader refuses an entry without.
     #[serde(default)]
     pub source: Vec<Evidence>,
+    /// The numbers upstream's behaviour turns on, by name, resting on the same `source` (for
+    /// IFS-001, `clamp`: the largest fusion threshold GE's code keeps). The upstream reference
+    /// and the judge read them here, so a fact about GE's code is never a literal beside the
+    /// documented bound it happens to equal.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub constants: BTreeMap<String, u64>,
 }
 
 /// One place in GE's source that an `upstream` entry rests on.
@@ -800,6 +806,16 @@ impl Spec {
     /// One clause by ID.
     pub fn clause(&self, id: &str) -> Option<&Clause> {
         self.clauses.get(id)
+    }
+
+    /// The number `name` of the upstream entry of clause `id` ([`Upstream::constants`]).
+    pub fn upstream_constant(&self, id: &str, name: &str) -> Option<u64> {
+        self.clause(id)?
+            .upstream
+            .as_ref()?
+            .constants
+            .get(name)
+            .copied()
     }
 
     /// Every clause, by ID.

@@ -92,10 +92,7 @@ pub fn options() -> Vec<OptionsScenario> {
     let numbers = numbers();
     let mut out = Vec::new();
     for key in OptionKey::ALL {
-        let mut values: Vec<String> = interesting_values(key)
-            .into_iter()
-            .map(str::to_owned)
-            .collect();
+        let mut values = interesting_values(key);
         for n in &numbers {
             if key == OptionKey::OutputReuseInputMemIndexes {
                 values.push(format!("{n},0"));
@@ -185,20 +182,17 @@ fn transfer_of(threshold: Option<u64>, inputs: &[(u32, u64)]) -> TransferScenari
 /// scenarios in a row that fuse at their threshold's edge; and as many inputs of the largest
 /// threshold as take the fused total past 64 MiB, 1 GiB and 4 GiB.
 pub fn transfer() -> Vec<TransferScenario> {
-    const MAX_THRESHOLD: u64 = 33_554_432;
+    let max = super::transfer::max_threshold();
     let mut out = Vec::new();
     for size in sizes() {
-        for threshold in [None, Some(MAX_THRESHOLD)] {
+        for threshold in [None, Some(max)] {
             out.push(transfer_of(threshold, &[(0, size)]));
             out.push(transfer_of(threshold, &[(0, size), (1, 1)]));
         }
     }
     // Each size between two inputs that fuse: an input of 4 GiB or more among fusion candidates.
     for size in sizes() {
-        out.push(transfer_of(
-            Some(MAX_THRESHOLD),
-            &[(0, 1), (1, size), (2, 1)],
-        ));
+        out.push(transfer_of(Some(max), &[(0, 1), (1, size), (2, 1)]));
     }
     // A run of 50 scenarios that all fuse, each at its threshold's edge (an input of exactly
     // the threshold fuses, one byte more does not): a planner wrong once every N calls, N up to
@@ -208,9 +202,9 @@ pub fn transfer() -> Vec<TransferScenario> {
         out.push(transfer_of(Some(t), &[(0, t), (1, 1), (2, t + 1)]));
     }
     for total in [64u64 << 20, 1 << 30, 4 << 30] {
-        let n = u32::try_from(total / MAX_THRESHOLD + 1).unwrap_or(u32::MAX);
-        let inputs: Vec<(u32, u64)> = (0..n).map(|i| (i, MAX_THRESHOLD)).collect();
-        out.push(transfer_of(Some(MAX_THRESHOLD), &inputs));
+        let n = u32::try_from(total / max + 1).unwrap_or(u32::MAX);
+        let inputs: Vec<(u32, u64)> = (0..n).map(|i| (i, max)).collect();
+        out.push(transfer_of(Some(max), &inputs));
     }
     out
 }

@@ -8,30 +8,45 @@ use ge_spec::vocab::{GraphFacts, OptionsScenario};
 use ge_spec::{OptionKey, OptionMaps, Product, RunMode, ShapeKind};
 use proptest::prelude::*;
 
-/// Values worth trying for `key`: valid ones, boundaries and near-misses.
-pub fn interesting_values(key: OptionKey) -> Vec<&'static str> {
-    let mut common = vec!["", " ", "0", "1", "-1", "+1", "01", "1 ", "x"];
-    common.extend(match key {
-        OptionKey::InputFusionSize => vec![
-            "131072",
-            "33554432",
-            "33554433",
-            "102400",
-            "100KB",
-            "99999999999999999999",
-        ],
-        OptionKey::StaticMemoryPolicy => vec!["2", "3", "4", "5"],
-        OptionKey::ExternalWeight => vec!["2", "3"],
+/// Values worth trying for `key`: valid ones, boundaries and near-misses. The edges come from
+/// the options table ([`ge_spec::Edges`]: a range's ends and the values just past them, an
+/// enumeration's values and their neighbours) with the default; the near-misses of each
+/// grammar that no table states follow.
+pub fn interesting_values(key: OptionKey) -> Vec<String> {
+    let mut values = table_values(key);
+    let common = ["", " ", "0", "1", "-1", "+1", "01", "1 ", "x"];
+    values.extend(common.iter().map(|s| (*s).to_owned()));
+    values.extend(near_misses(key).iter().map(|s| (*s).to_owned()));
+    let mut seen = std::collections::BTreeSet::new();
+    values.retain(|v| seen.insert(v.clone()));
+    values
+}
+
+/// The values of `key` the options table gives: its edges ([`ge_spec::Edges`]) and its
+/// default.
+fn table_values(key: OptionKey) -> Vec<String> {
+    let row = ge_spec::Spec::embedded().option(key);
+    let edges = row.edges();
+    let mut values: Vec<String> = edges.accepted.into_iter().chain(edges.refused).collect();
+    values.extend(row.default.clone());
+    values.dedup();
+    values
+}
+
+/// The near-misses of `key`'s grammar that no table states: spellings a parser may take for a
+/// number, lists with a hole or a repeat, a path with a NUL.
+fn near_misses(key: OptionKey) -> &'static [&'static str] {
+    match key {
+        OptionKey::InputFusionSize => &["102400", "100KB", "99999999999999999999"],
         OptionKey::InputReuseMemIndexes | OptionKey::OutputReuseMemIndexes => {
-            vec!["0,1,2", "2,0", "0,,1", "1,1", "7", "0,9", "4294967296"]
+            &["0,1,2", "2,0", "0,,1", "1,1", "7", "0,9", "4294967296"]
         }
-        OptionKey::OutputReuseInputMemIndexes => vec![
+        OptionKey::OutputReuseInputMemIndexes => &[
             "0,1|6,8", "0,0", "0,1|0,2", "0,1|2,1", "0,1|", "0,1,2", "9,9",
         ],
-        OptionKey::ExternalWeightDir => vec!["weights", "/abs/dir", "a\u{0}b"],
-        _ => vec!["2", "true"],
-    });
-    common
+        OptionKey::ExternalWeightDir => &["weights", "/abs/dir", "a\u{0}b"],
+        _ => &["true"],
+    }
 }
 
 /// An index list of a log-uniform length up to 1,024 (a width of 0 to 10 bits), its items
@@ -60,16 +75,17 @@ fn wide_list(key: OptionKey) -> impl Strategy<Value = String> {
         })
 }
 
-/// A value for `key`: an interesting value (weight 4 of 8), a number of any width up to 64
-/// bits (1, [`super::log_uniform`]), a long index list of wide items (1), or arbitrary text
-/// (2).
+/// A value for `key`: one the options table gives (its edges and default, weight 2 of 9), an
+/// interesting value (3), a number of any width up to 64 bits (1, [`super::log_uniform`]), a
+/// long index list of wide items (1), or arbitrary text (2).
 fn value_for(key: OptionKey) -> impl Strategy<Value = String> {
-    let values: Vec<String> = interesting_values(key)
-        .into_iter()
-        .map(str::to_owned)
-        .collect();
+    let values = interesting_values(key);
+    let table = Some(table_values(key))
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| values.clone());
     prop_oneof![
-        4 => proptest::sample::select(values),
+        2 => proptest::sample::select(table),
+        3 => proptest::sample::select(values),
         1 => super::log_uniform(64).prop_map(|n| n.to_string()),
         1 => wide_list(key),
         1 => "[0-9,| +-]{0,12}",

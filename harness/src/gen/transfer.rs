@@ -1,36 +1,51 @@
 //! Proptest strategies that generate transfer scenarios (used by property tests and the certify runner).
 //!
 //! Sizes and thresholds gather around the boundaries the clauses care about (0, the threshold,
-//! one over it, the default 131072, the maximum 33554432) so that small runs reach them, and
-//! reach the tails too: one input size in five is drawn log-uniformly over all 64 bits
-//! ([`super::log_uniform`]), one valid threshold in five over its 25 bits, and one refused
-//! value in four is a number of any width.
+//! one over it, the default and the maximum of the options table) so that small runs reach
+//! them, and reach the tails too: one input size in five is drawn log-uniformly over all 64 bits
+//! ([`super::log_uniform`]), one valid threshold in five over the bits below the maximum's
+//! top bit, and one refused value in four is a number of any width. Every bound is read from
+//! the options table, so a changed bound moves the generators with it.
 
 use ge_spec::vocab::transfer::{Placement, TransferInput, TransferScenario};
-use ge_spec::{Level, OptionMaps, Product, RunMode, ShapeKind};
+use ge_spec::{Level, OptionKey, OptionMaps, Product, RunMode, ShapeKind, Spec};
 use proptest::prelude::*;
 
 /// The threshold option's key.
 pub const FUSION_KEY: &str = "ge.exec.input_fusion_size";
 /// The batch-copy option's key.
 pub const BATCH_KEY: &str = "ge.inputBatchCpy";
-/// The largest threshold the option accepts.
-pub const MAX_THRESHOLD: u64 = 33_554_432;
+/// The threshold option's row of the options table.
+fn fusion() -> &'static ge_spec::OptionSpec {
+    Spec::embedded().option(OptionKey::InputFusionSize)
+}
 
-/// A valid threshold, biased to the interesting values (weight 8 of 10), else of any width up
-/// to the maximum (2 of 10).
+/// The largest threshold the option accepts (the table's `max`).
+pub fn max_threshold() -> u64 {
+    fusion().max.unwrap_or(0)
+}
+
+/// The threshold in force when none is set (the table's `default`).
+pub fn default_threshold() -> u64 {
+    fusion().default_number().unwrap_or(0)
+}
+
+/// A valid threshold, biased to the interesting values (weight 8 of 10), else of any width below
+/// the maximum's top bit (2 of 10).
 pub fn threshold() -> impl Strategy<Value = u64> {
+    let max = max_threshold();
+    let bits = fusion().range_bits().unwrap_or(1);
     prop_oneof![
-        2 => super::log_uniform(25),
+        2 => super::log_uniform(bits - 1),
         8 => prop_oneof![
         Just(0u64),
         Just(1),
         Just(1024),
         Just(4096),
         Just(102_400),
-        Just(131_072),
-        Just(MAX_THRESHOLD),
-        0..=MAX_THRESHOLD,
+        Just(default_threshold()),
+        Just(max),
+        0..=max,
         ],
     ]
 }
@@ -39,6 +54,7 @@ pub fn threshold() -> impl Strategy<Value = u64> {
 /// maximum, and anything up to 64 MiB (weight 16 of 20), else of any width up to 64 bits
 /// (4 of 20).
 pub fn input_size() -> impl Strategy<Value = u64> {
+    let (max, default) = (max_threshold(), default_threshold());
     prop_oneof![
         4 => super::log_uniform(64),
         16 => prop_oneof![
@@ -52,10 +68,10 @@ pub fn input_size() -> impl Strategy<Value = u64> {
         Just(51_200),
         Just(102_400),
         Just(102_401),
-        Just(131_072),
-        Just(131_073),
-        Just(MAX_THRESHOLD),
-        Just(MAX_THRESHOLD + 1),
+        Just(default),
+        Just(default + 1),
+        Just(max),
+        Just(max + 1),
         0u64..=2048,
         0u64..=(64 << 20),
         ],
@@ -129,31 +145,36 @@ pub fn valid_options() -> impl Strategy<Value = OptionMaps> {
         })
 }
 
-/// Option maps that may also carry invalid values of the two options.
-pub fn any_options() -> impl Strategy<Value = OptionMaps> {
-    let bad = prop_oneof![
-        5 => prop_oneof![
+/// A value `key` refuses: one the options table puts just outside its values (weight 2 of 7:
+/// for the threshold `-1` and one past the maximum), a spelling no table states (3), or a
+/// number of any width (2).
+fn refused(key: OptionKey) -> impl Strategy<Value = String> {
+    let table = Spec::embedded().option(key).edges().refused;
+    prop_oneof![
+        2 => prop::sample::select(table),
+        3 => prop_oneof![
         Just(String::new()),
-        Just("33554433".to_owned()),
-        Just("-1".to_owned()),
         Just("01".to_owned()),
         Just("2".to_owned()),
         Just("128KB".to_owned()),
         "[0-9a-z ]{0,6}",
         ],
         2 => super::log_uniform(64).prop_map(|n| n.to_string()),
+    ]
+}
+
+/// Option maps that may also carry an invalid value of one of the two options (four in five).
+pub fn any_options() -> impl Strategy<Value = OptionMaps> {
+    let bad = prop_oneof![
+        refused(OptionKey::InputFusionSize).prop_map(|v| (FUSION_KEY, v)),
+        refused(OptionKey::InputBatchCpy).prop_map(|v| (BATCH_KEY, v)),
     ];
-    (
-        valid_options(),
-        prop::option::of((level(), prop::bool::ANY, bad)),
-    )
-        .prop_map(|(mut maps, bad)| {
-            if let Some((level, fusion, value)) = bad {
-                let key = if fusion { FUSION_KEY } else { BATCH_KEY };
-                maps.at_mut(level).insert(key.to_owned(), value);
-            }
-            maps
-        })
+    (valid_options(), prop::option::weighted(0.8, (level(), bad))).prop_map(|(mut maps, bad)| {
+        if let Some((level, (key, value))) = bad {
+            maps.at_mut(level).insert(key.to_owned(), value);
+        }
+        maps
+    })
 }
 
 /// A valid transfer scenario: distinct indexes, valid option values, any run mode, shape and

@@ -243,8 +243,13 @@ pub struct Alternative {
 /// One outcome tried for a key (`None`: rejected), with the suite's choices it departs from.
 type Choice = (Option<Meaning>, Vec<String>);
 
-/// The largest fusion threshold.
-const MAX_FUSION: u64 = 33_554_432;
+/// The largest fusion threshold GE's code keeps, from IFS-001's upstream entry (see
+/// [`Spec::upstream_constant`]): the judge reads the same fact the upstream reference does.
+fn fusion_clamp() -> u64 {
+    Spec::embedded()
+        .upstream_constant("IFS-001", "clamp")
+        .unwrap_or(u64::MAX)
+}
 
 /// At most this many alternatives are tried.
 const MAX_ALTERNATIVES: usize = 64;

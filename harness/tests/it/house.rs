@@ -360,3 +360,125 @@ fn functions_are_short_or_say_why_they_are_not() {
         show(&silent)
     );
 }
+
+/// The numbers the tables state that code must read from them, never restate, each with what it
+/// is: every integer range's largest value, the ones beside it and its default, and every
+/// upstream constant. Numbers under 1,000 are left out: they mean too many other things.
+fn table_bounds() -> BTreeMap<u64, String> {
+    let spec = ge_spec::Spec::embedded();
+    let mut out = BTreeMap::new();
+    for o in spec.options() {
+        if let Some(max) = o.max {
+            out.insert(max, format!("the largest {}", o.key));
+            out.insert(max + 1, format!("one past the largest {}", o.key));
+            out.insert(max - 1, format!("one below the largest {}", o.key));
+        }
+        if let (Some(_), Some(d)) = (o.max, o.default_number()) {
+            out.insert(d, format!("the default {}", o.key));
+        }
+    }
+    for c in spec.clauses() {
+        for (name, v) in c.upstream.iter().flat_map(|u| &u.constants) {
+            out.insert(*v, format!("{}'s upstream {name}", c.id));
+        }
+    }
+    out.retain(|v, _| *v >= 1000);
+    out
+}
+
+/// Where a number equal to a table bound stands for something else: (file, text on the line,
+/// why).
+const NOT_BOUNDS: &[(&str, &str, &str)] = &[
+    (
+        "reference-impl/src/memory.rs",
+        "FEW_SWEEPS_FROM",
+        "a count of tensors from which the planner sweeps less, not an option's value",
+    ),
+    (
+        "harness/src/snapshot.rs",
+        "(\"ge.exec.input_fusion_size\", \"131072\")",
+        "the source text's configuration example, quoted as written (the text's, not the default)",
+    ),
+];
+
+/// The decimal numbers on a line of code (underscores dropped, a type suffix allowed), outside
+/// its `//` comment.
+fn numbers_on(line: &str) -> Vec<u64> {
+    let code = line.split("//").next().unwrap_or("");
+    let bytes = code.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let starts = bytes[i].is_ascii_digit()
+            && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_'));
+        if !starts {
+            i += 1;
+            continue;
+        }
+        let mut digits = String::new();
+        while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'_') {
+            if bytes[i] != b'_' {
+                digits.push(char::from(bytes[i]));
+            }
+            i += 1;
+        }
+        if let Ok(n) = digits.parse() {
+            out.push(n);
+        }
+    }
+    out
+}
+
+/// A changed bound in the tables must move everything that depends on it: the reference, the
+/// judge, the generators and the showcases read it from `ge-spec` (`OptionSpec::edges`,
+/// `default_number`, `Spec::upstream_constant`). A literal equal to a bound in their code is
+/// a copy a change would leave stale, silently (a stale generator only loses reach).
+#[test]
+fn no_source_restates_a_bound_of_the_tables() {
+    let bounds = table_bounds();
+    assert!(bounds.len() >= 4, "{bounds:?}");
+    let root = repo();
+    let mut found = Vec::new();
+    for dir in ["harness/src", "reference-impl/src"] {
+        for file in rust_files(&root.join(dir)) {
+            let rel = file
+                .strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            for (n, line) in library_text(&file).lines().enumerate() {
+                let waived = NOT_BOUNDS
+                    .iter()
+                    .any(|(f, text, _)| rel == *f && line.contains(text));
+                for v in numbers_on(line) {
+                    if let Some(what) = bounds.get(&v).filter(|_| !waived) {
+                        found.push(format!("{rel}:{}: {v} ({what}): {}", n + 1, line.trim()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "read these from the tables (ge-spec) instead:\n{}",
+        found.join("\n")
+    );
+    // Each exception still stands where it says.
+    for (file, text, why) in NOT_BOUNDS {
+        let body = std::fs::read_to_string(root.join(file)).unwrap();
+        assert!(
+            body.contains(text),
+            "{file} no longer holds `{text}` ({why})"
+        );
+    }
+}
+
+#[test]
+fn the_number_reader_sees_literals_not_names_or_comments() {
+    assert_eq!(
+        numbers_on("let x = 33_554_432u64 + 7; // 131072"),
+        [33_554_432, 7]
+    );
+    assert_eq!(numbers_on("v2 = \"131072\""), [131_072]);
+    assert!(numbers_on("log2(x) a_1").is_empty());
+}

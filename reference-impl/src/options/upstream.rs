@@ -7,8 +7,17 @@ use ge_spec::{Diagnostic, Level, OptionKey, ShapeKind, Subject};
 
 use super::{Parsed, Parser};
 
-/// The largest fusion threshold; upstream clamps larger ones to it.
-const MAX_FUSION: u64 = 33_554_432;
+/// The largest fusion threshold GE's code keeps: larger ones are clamped to it. A fact about
+/// GE's code, read from IFS-001's upstream entry (`constants.clamp`); without one, nothing is
+/// clamped, and the upstream cases above the maximum fail.
+fn fusion_clamp() -> u64 {
+    ge_spec::Spec::embedded()
+        .upstream_constant(
+            &format!("{}-001", OptionKey::InputFusionSize.clause_prefix()),
+            "clamp",
+        )
+        .unwrap_or(u64::MAX)
+}
 
 /// A switch that upstream never validates: only the exact string `1` turns it on.
 fn switch(raw: &str) -> Parsed {
@@ -242,18 +251,19 @@ impl Parser<'_> {
     /// IFS upstream: never an error. No number (or a negative one) is 0; above the maximum is
     /// clamped with a warning; leading whitespace and trailing junk are accepted.
     fn upstream_fusion_size(&mut self) -> u64 {
+        let clamp = fusion_clamp();
         match lenient(self.raw) {
             None | Some((true, _)) => 0,
-            Some((false, n)) if n > MAX_FUSION => {
+            Some((false, n)) if n > clamp => {
                 let d = self.diag(
                     self.clause(1),
                     format!(
-                        "{} = {:?} at {} level is above {MAX_FUSION}; {MAX_FUSION} is used",
+                        "{} = {:?} at {} level is above {clamp}; {clamp} is used",
                         self.spec.key, self.raw, self.level
                     ),
                 );
                 self.warnings.push(d);
-                MAX_FUSION
+                clamp
             }
             Some((false, n)) => n,
         }

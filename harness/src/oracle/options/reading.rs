@@ -296,21 +296,22 @@ pub(super) fn restriction_clause(key: OptionKey, what: &str) -> Option<&'static 
 
 /// Typed values from meanings (`None`: rejected, the default holds).
 pub(super) fn values_of(outcomes: &BTreeMap<OptionKey, Option<Meaning>>) -> Values {
-    let num = |k: OptionKey, d: u64| match outcomes.get(&k) {
+    // Not set, or rejected: the table's default holds.
+    let num = |k: OptionKey| match outcomes.get(&k) {
         Some(Some(Meaning::Number(n))) => *n,
-        _ => d,
+        _ => Spec::embedded().option(k).default_number().unwrap_or(0),
     };
     let set = |k: OptionKey| match outcomes.get(&k) {
         Some(Some(Meaning::Indexes(s))) => s.clone(),
         _ => BTreeSet::new(),
     };
     Values {
-        separate_atomic_clean: num(OptionKey::AtomicCleanPolicy, 0) == 1,
-        disable_reuse: num(OptionKey::DisableReuseMemory, 0) == 1,
-        fusion_size: num(OptionKey::InputFusionSize, 131_072),
+        separate_atomic_clean: num(OptionKey::AtomicCleanPolicy) == 1,
+        disable_reuse: num(OptionKey::DisableReuseMemory) == 1,
+        fusion_size: num(OptionKey::InputFusionSize),
         input_reuse: set(OptionKey::InputReuseMemIndexes),
-        reuse_zero_copy: num(OptionKey::ReuseZeroCopyMemory, 0) == 1,
-        static_memory_policy: num(OptionKey::StaticMemoryPolicy, 0),
+        reuse_zero_copy: num(OptionKey::ReuseZeroCopyMemory) == 1,
+        static_memory_policy: num(OptionKey::StaticMemoryPolicy),
         // A pair past 32 bits names no tensor (only upstream, where session and global values
         // are not range-checked, keeps one).
         output_reuse_input: match outcomes.get(&OptionKey::OutputReuseInputMemIndexes) {
@@ -322,7 +323,7 @@ pub(super) fn values_of(outcomes: &BTreeMap<OptionKey, Option<Meaning>>) -> Valu
             _ => BTreeSet::new(),
         },
         output_reuse: set(OptionKey::OutputReuseMemIndexes),
-        external_weight: num(OptionKey::ExternalWeight, 0),
+        external_weight: num(OptionKey::ExternalWeight),
         // The system sees a path up to its first NUL byte (kept only upstream, EWD-004).
         external_weight_dir: match outcomes.get(&OptionKey::ExternalWeightDir) {
             Some(Some(Meaning::Path(p))) => {
@@ -331,8 +332,8 @@ pub(super) fn values_of(outcomes: &BTreeMap<OptionKey, Option<Meaning>>) -> Valu
             }
             _ => None,
         },
-        batch_copy: num(OptionKey::InputBatchCpy, 0) == 1,
-        feature_base_refreshable: num(OptionKey::FeatureBaseRefreshable, 0) == 1,
+        batch_copy: num(OptionKey::InputBatchCpy) == 1,
+        feature_base_refreshable: num(OptionKey::FeatureBaseRefreshable) == 1,
     }
 }
 

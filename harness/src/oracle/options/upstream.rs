@@ -53,8 +53,8 @@ pub(super) fn parse_upstream(
         // IFS-001 upstream: never an error; clamped with a warning above the maximum.
         OptionKey::InputFusionSize => match strtol(raw) {
             None | Some((true, _)) => Ok((Meaning::Number(0), Vec::new())),
-            Some((false, n)) if n > MAX_FUSION => {
-                Ok((Meaning::Number(MAX_FUSION), vec![diag("IFS-001")]))
+            Some((false, n)) if n > fusion_clamp() => {
+                Ok((Meaning::Number(fusion_clamp()), vec![diag("IFS-001")]))
             }
             Some((false, n)) => Ok((Meaning::Number(n), Vec::new())),
         },
