@@ -60,6 +60,18 @@ enum Command {
 /// command; a usage error exits with status 2.
 fn main() -> ExitCode {
     let args = Cli::parse();
+    // A certification that loads an engine in-process runs in a supervised child, so that no
+    // way the engine ends the process can end the run green (cli/supervise.rs).
+    if let Command::Certify(a) = &args.command {
+        if let Some(engine) = a
+            .in_process_engine()
+            .filter(|_| !cli::supervise::supervised())
+        {
+            if let Some(code) = cli::supervise::run(engine) {
+                return code;
+            }
+        }
+    }
     // Interrupted (Ctrl-C, SIGTERM, SIGHUP), the harness stops every backend it started with
     // it: they run in process groups of their own, which the terminal's signal does not reach.
     let _ = ctrlc::set_handler(|| {
@@ -77,7 +89,15 @@ fn main() -> ExitCode {
     };
     // The run's private sandbox root: its sandboxes and backends' directories are gone by now.
     ge_conformance::sandbox::remove_root();
+    cli::supervise::leave_token(status_of(&code));
     code
+}
+
+/// The number an `ExitCode` made by this command line stands for (it only makes these).
+fn status_of(code: &ExitCode) -> u8 {
+    (0..=u8::MAX)
+        .find(|n| ExitCode::from(*n) == *code)
+        .unwrap_or(1)
 }
 
 /// Runs the command asked for.

@@ -93,6 +93,13 @@ pub struct CertifyArgs {
 const PROGRESS_EVERY: Duration = Duration::from_secs(5);
 
 /// Certifies the backend, prints the report, writes the bundle and checks the snapshots.
+impl CertifyArgs {
+    /// The library of an engine this run loads in-process (`--backend dylib:PATH`).
+    pub fn in_process_engine(&self) -> Option<&str> {
+        self.backend.strip_prefix("dylib:")
+    }
+}
+
 pub fn run(args: CertifyArgs) -> Result<ExitCode, Usage> {
     let judging = judging(args.profile, args.level);
     // A bundle directory that would be refused is refused before a long run, not after it.

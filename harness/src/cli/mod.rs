@@ -40,6 +40,7 @@ pub mod promote;
 pub mod sancov;
 pub mod serve;
 pub mod spec;
+pub mod supervise;
 pub mod verify;
 
 /// A failure of set-up or usage: exit status 2.

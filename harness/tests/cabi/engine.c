@@ -12,6 +12,14 @@
  *                        terminator (for AddressSanitizer, docs/c-abi.md), then answers
  *                        not-supported
  *   GE_TEST_EXIT         like GE_TEST_CRASH, but calls exit(0) where that one segfaults
+ *   GE_TEST_QUIET_EXIT   like GE_TEST_CRASH, but ends the process with _exit(0) (no atexit
+ *                        handler runs) where that one segfaults
+ *   GE_TEST_ATEXIT       like GE_TEST_EXIT, after registering an atexit handler of its own
+ *                        that calls _exit(0) (it runs before the harness's)
+ *   GE_TEST_THREAD_EXIT  answers every scenario with an error and, on its first call, starts a
+ *                        thread that calls exit(0) 5 ms later, outside any engine call
+ *   GE_TEST_FORK_EXIT    like GE_TEST_CRASH, but forks where that one segfaults: the parent
+ *                        calls _exit(0), the child answers and the run goes on in it
  *   GE_TEST_HANG         never returns from the answer function
  *   GE_TEST_STDOUT       printf()s junk on standard output, then answers not-supported
  *   GE_TEST_LONG_LEN     answers with a one-page buffer and reports two pages (the second is
@@ -30,10 +38,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "ge_conformance.h"
+
+#if defined(GE_TEST_ATEXIT)
+/* The handler this build registers: it ends the process with status 0 before the harness's. */
+static void quiet_exit(void) { _exit(0); }
+#endif
+
+#if defined(GE_TEST_THREAD_EXIT)
+/* The thread this build starts: it ends the process 5 ms later, outside any engine call. */
+static void *exit_soon(void *unused) {
+    (void)unused;
+    usleep(5000);
+    exit(0);
+}
+#endif
 
 static int32_t give(const char *text, char **buffer, size_t *len) {
     size_t n = strlen(text);
@@ -86,6 +109,40 @@ GE_CONFORMANCE_EXPORT int32_t ge_conformance_answer(const char *scenario, size_t
 #elif defined(GE_TEST_EXIT)
     if (contains(scenario, scenario_len, "\"ge.exec.atomicCleanPolicy\":\"1\""))
         exit(0); /* the exit this build exists for */
+    return give("{\"type\":\"error\",\"message\":\"this engine answers nothing\"}", answer,
+                answer_len);
+#elif defined(GE_TEST_QUIET_EXIT)
+    if (contains(scenario, scenario_len, "\"ge.exec.atomicCleanPolicy\":\"1\""))
+        _exit(0); /* the exit this build exists for */
+    return give("{\"type\":\"error\",\"message\":\"this engine answers nothing\"}", answer,
+                answer_len);
+#elif defined(GE_TEST_ATEXIT)
+    static int registered = 0;
+    if (!registered) {
+        registered = 1;
+        atexit(quiet_exit);
+    }
+    if (contains(scenario, scenario_len, "\"ge.exec.atomicCleanPolicy\":\"1\""))
+        exit(1); /* the exit this build exists for; its handler turns it into status 0 */
+    return give("{\"type\":\"error\",\"message\":\"this engine answers nothing\"}", answer,
+                answer_len);
+#elif defined(GE_TEST_THREAD_EXIT)
+    (void)contains;
+    (void)scenario;
+    (void)scenario_len;
+    static int started = 0;
+    if (!started) {
+        started = 1;
+        pthread_t thread;
+        pthread_create(&thread, NULL, exit_soon, NULL);
+        pthread_detach(thread);
+    }
+    return give("{\"type\":\"error\",\"message\":\"this engine answers nothing\"}", answer,
+                answer_len);
+#elif defined(GE_TEST_FORK_EXIT)
+    if (contains(scenario, scenario_len, "\"ge.exec.atomicCleanPolicy\":\"1\"")) {
+        if (fork() > 0) _exit(0); /* the exit this build exists for */
+    }
     return give("{\"type\":\"error\",\"message\":\"this engine answers nothing\"}", answer,
                 answer_len);
 #elif defined(GE_TEST_GREEDY)

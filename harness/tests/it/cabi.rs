@@ -121,7 +121,14 @@ fn build_c_engine(variant: &str) -> Option<PathBuf> {
     std::fs::create_dir_all(&dir).expect("scratch directory");
     let out = dir.join(format!("lib{}.so", variant.to_lowercase()));
     let status = Command::new(&cc)
-        .args(["-std=c99", "-shared", "-fPIC", "-fvisibility=hidden", "-O1"])
+        .args([
+            "-std=c99",
+            "-shared",
+            "-fPIC",
+            "-fvisibility=hidden",
+            "-O1",
+            "-pthread",
+        ])
         .arg(format!("-D{variant}"))
         .arg("-I")
         .arg(repo().join("include"))
@@ -156,6 +163,14 @@ fn report(output: &Output) -> serde_json::Value {
 
 fn isolated(library: &Path) -> String {
     format!("exec:{BIN} serve-dylib {}", library.display())
+}
+
+/// True when a run ended with `signal`: by the signal itself, or with status 128 plus its number
+/// as the supervisor of an in-process run reports it (cli/supervise.rs).
+#[cfg(unix)]
+fn ended_by(status: &std::process::ExitStatus, signal: i32) -> bool {
+    use std::os::unix::process::ExitStatusExt;
+    status.signal() == Some(signal) || status.code() == Some(128 + signal)
 }
 
 fn in_process(library: &Path) -> String {
@@ -290,7 +305,6 @@ fn a_crash_under_serve_dylib_fails_that_trial_and_the_run_goes_on() {
 #[test]
 #[cfg(unix)]
 fn a_crash_in_process_ends_the_run_naming_the_isolated_route() {
-    use std::os::unix::process::ExitStatusExt;
     let Some(crash) = c_engine("GE_TEST_CRASH") else {
         return;
     };
@@ -310,9 +324,8 @@ fn a_crash_in_process_ends_the_run_naming_the_isolated_route() {
         .args(["--filter", "options-values/acp-"])
         .output()
         .expect("ge-conformance starts");
-    assert_eq!(
-        out.status.signal(),
-        Some(11),
+    assert!(
+        ended_by(&out.status, 11),
         "ended by SIGSEGV: {:?}",
         out.status
     );
@@ -377,6 +390,40 @@ fn an_exit_in_process_ends_with_status_3_and_a_note_naming_the_library() {
         "the isolated route: {stderr}"
     );
     assert!(out.stdout.is_empty(), "no report");
+}
+
+/// No way an in-process engine ends the process ends the run green: `_exit(0)` inside a call, an
+/// `atexit` handler of its own turning an `exit(1)` into status 0, an `exit(0)` from a thread
+/// outside any call, a fork whose parent exits. The run is supervised (cli/supervise.rs): each
+/// ends with status 3 and the note naming the isolated route, never with the engine's status 0.
+#[test]
+#[cfg(unix)]
+fn no_exit_of_an_in_process_engine_ends_the_run_green() {
+    for variant in [
+        "GE_TEST_QUIET_EXIT",
+        "GE_TEST_ATEXIT",
+        "GE_TEST_THREAD_EXIT",
+        "GE_TEST_FORK_EXIT",
+    ] {
+        let Some(engine) = c_engine(variant) else {
+            return;
+        };
+        let backend = in_process(&engine);
+        let mut args = vec!["certify", "--format", "json", "--backend", &backend];
+        // The thread's exit comes 5 ms after the first call: the whole run lasts longer.
+        if variant != "GE_TEST_THREAD_EXIT" {
+            args.extend(["--filter", "options-values/acp-"]);
+        }
+        let (out, _) = run_bounded(&args, std::time::Duration::from_secs(60));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{variant}: {stderr}");
+        let note = format!(
+            "the engine `{}` loaded in-process ended the process (status 0) before the run finished",
+            engine.display()
+        );
+        assert!(stderr.contains(&note), "{variant}: {stderr}");
+        assert!(stderr.contains("serve-dylib"), "{variant}: {stderr}");
+    }
 }
 
 #[test]
@@ -467,7 +514,6 @@ fn what_an_engine_prints_in_process_stays_out_of_the_report() {
 #[test]
 #[cfg(unix)]
 fn a_length_longer_than_the_buffer_is_noted_as_the_engines() {
-    use std::os::unix::process::ExitStatusExt;
     let Some(long) = c_engine("GE_TEST_LONG_LEN") else {
         return;
     };
@@ -476,7 +522,7 @@ fn a_length_longer_than_the_buffer_is_noted_as_the_engines() {
         &["--filter", "options-values/acp-accepts-0"],
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.signal(), Some(11), "{stderr}");
+    assert!(ended_by(&out.status, 11), "{stderr}");
     assert!(
         stderr.contains(
             "the engine's buffer from ge_conformance_answer is shorter than the length it reported"
@@ -491,7 +537,6 @@ fn a_length_longer_than_the_buffer_is_noted_as_the_engines() {
 #[test]
 #[cfg(all(unix, target_env = "gnu"))]
 fn a_heap_the_engine_corrupted_is_noted_as_such() {
-    use std::os::unix::process::ExitStatusExt;
     let Some(corrupt) = c_engine("GE_TEST_HEAP_CORRUPT") else {
         return;
     };
@@ -500,7 +545,7 @@ fn a_heap_the_engine_corrupted_is_noted_as_such() {
         &["--filter", "options-values/acp-accepts-0"],
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.signal(), Some(6), "{stderr}");
+    assert!(ended_by(&out.status, 6), "{stderr}");
     assert!(
         stderr.contains("while the harness allocated 100000 bytes for the answer of ge_conformance_answer: the allocator found the process's heap corrupted"),
         "{stderr}"
@@ -511,7 +556,6 @@ fn a_heap_the_engine_corrupted_is_noted_as_such() {
 #[test]
 #[cfg(unix)]
 fn a_crash_in_the_free_function_is_named_so() {
-    use std::os::unix::process::ExitStatusExt;
     let Some(double) = c_engine("GE_TEST_DOUBLE_FREE") else {
         return;
     };
@@ -520,7 +564,7 @@ fn a_crash_in_the_free_function_is_named_so() {
         &["--filter", "options-values/acp-accepts-0"],
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.signal(), Some(6), "glibc aborts: {stderr}");
+    assert!(ended_by(&out.status, 6), "glibc aborts: {stderr}");
     assert!(
         stderr.contains("crashed (signal 6) in ge_conformance_free"),
         "{stderr}"
@@ -574,7 +618,6 @@ fn child_aborts_outside_any_call() {
 #[test]
 #[cfg(unix)]
 fn a_crash_outside_any_call_names_the_loaded_engine() {
-    use std::os::unix::process::ExitStatusExt;
     let Some(engine) = c_engine("GE_TEST_STDOUT") else {
         return;
     };
@@ -585,7 +628,7 @@ fn a_crash_outside_any_call_names_the_loaded_engine() {
         .output()
         .expect("the test binary starts");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.signal(), Some(6), "{stderr}");
+    assert!(ended_by(&out.status, 6), "{stderr}");
     let note = format!(
         "ge-conformance: crashed outside an engine call; an engine is loaded in-process: {}",
         engine.display()

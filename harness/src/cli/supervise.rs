@@ -1,0 +1,100 @@
+//! The supervisor of a run that loads an engine in-process (`certify --backend dylib:`): the run
+//! happens in a child process, the same command line, which leaves a token saying its exit
+//! status when `main` returns. Only the token's status is the run's. A child that ends any other
+//! way, by an engine's `_exit`, `quick_exit` or `exit_group`, an `exit` from one of its threads,
+//! an `atexit` handler of its own or a fork whose parent exits, ends the run with status 3,
+//! never with the status the engine chose; a child ended by a signal ends it with 128 plus the
+//! signal's number. Unix only: elsewhere the run stays in-process, as before.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+/// The environment variable naming the token file of a supervised run.
+pub const TOKEN_ENV: &str = "GE_CONFORMANCE_RUN_TOKEN";
+
+/// The exit statuses the harness itself gives a run an in-process engine ended, after its note:
+/// an `exit` inside an engine call (3), a call past its timeout (4).
+const HARNESS_STATUSES: [i32; 2] = [3, 4];
+
+/// In a supervised child: records that `main` returned with `code`, and which process did
+/// (a fork of the child is not the child).
+pub fn leave_token(code: u8) {
+    if let Some(path) = std::env::var_os(TOKEN_ENV) {
+        let _ = std::fs::write(path, format!("{} {code}", std::process::id()));
+    }
+}
+
+/// True inside a supervised child.
+pub fn supervised() -> bool {
+    std::env::var_os(TOKEN_ENV).is_some()
+}
+
+/// Runs this process's command line again as a supervised child and gives the run's status;
+/// `None` when no child could be started (the caller then runs in-process).
+#[cfg(unix)]
+pub fn run(engine: &str) -> Option<ExitCode> {
+    use std::os::unix::process::ExitStatusExt;
+    let token = tempfile::NamedTempFile::new().ok()?;
+    let exe = std::env::current_exe().ok()?;
+    let mut child = std::process::Command::new(exe)
+        .args(std::env::args_os().skip(1))
+        .env(TOKEN_ENV, token.path())
+        .spawn()
+        .ok()?;
+    let pid = child.id();
+    let status = child.wait().ok()?;
+    Some(
+        match (left_by(token.path(), pid), status.code(), status.signal()) {
+            // `main` returned: its status is the run's, whatever an engine's handler did later.
+            (Some(code), _, _) => ExitCode::from(code),
+            (None, Some(code), _) if HARNESS_STATUSES.contains(&code) => {
+                ExitCode::from(u8::try_from(code).unwrap_or(3))
+            }
+            (None, _, Some(signal)) => ExitCode::from(u8::try_from(128 + signal).unwrap_or(255)),
+            (None, code, _) => {
+                let status = code.map_or_else(|| "no status".to_owned(), |c| format!("status {c}"));
+                eprintln!(
+                    "ge-conformance: the engine `{engine}` loaded in-process ended the process \
+                 ({status}) before the run finished: no report. Certify it isolated, where an \
+                 exit fails one trial and the run goes on: --backend 'exec:ge-conformance \
+                 serve-dylib {engine}'"
+                );
+                ExitCode::from(3)
+            }
+        },
+    )
+}
+
+/// Elsewhere, nothing supervises.
+#[cfg(not(unix))]
+pub fn run(_engine: &str) -> Option<ExitCode> {
+    None
+}
+
+/// The status the token at `path` records, when the child `pid` itself left it (a token from
+/// a fork of the child, whose parent the engine ended, is not the run's).
+fn left_by(path: &Path, pid: u32) -> Option<u8> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let (writer, code) = text.split_once(' ')?;
+    (writer.parse::<u32>().ok()? == pid).then_some(())?;
+    code.trim().parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_counts_only_from_the_child_itself() {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), "41 1").unwrap();
+        assert_eq!(left_by(file.path(), 41), Some(1));
+        assert_eq!(left_by(file.path(), 42), None, "a fork's token");
+        std::fs::write(file.path(), "").unwrap();
+        assert_eq!(
+            left_by(file.path(), 41),
+            None,
+            "no token: main never returned"
+        );
+    }
+}
