@@ -219,13 +219,16 @@ fn restrict(allowed: &[PathBuf]) -> Status {
     };
     // Writing, creating, removing, linking and truncating; never reading or executing, and not
     // ioctl on devices (an accelerator's driver needs it). Signals are scoped where the kernel
-    // can (best effort: an older kernel enforces the rest).
+    // can (best effort: an older kernel enforces the rest). Device nodes are handled and never
+    // granted, beneath the allowed directories either: a backend run as root could otherwise
+    // make a node for a disk or the kernel log inside its sandbox and write to the device.
     let access = AccessFs::from_write(ABI::V3);
+    let granted = access & !(AccessFs::MakeChar | AccessFs::MakeBlock);
     let made = Ruleset::default()
         .handle_access(access)
         .and_then(|r| r.scope(Scope::Signal))
         .and_then(|r| r.create())
-        .and_then(|r| r.add_rules(path_beneath_rules(allowed, access)))
+        .and_then(|r| r.add_rules(path_beneath_rules(allowed, granted)))
         .and_then(|r| r.restrict_self());
     match made {
         Ok(status) => match status.ruleset {

@@ -116,6 +116,19 @@ fn outside_in(mode: &str, base: &Path) -> (Vec<String>, String, Report) {
     (left, confinement, report)
 }
 
+/// A backend run as root cannot make a device node, even in its own sandbox, where Landlock
+/// runs: a node for a disk or the kernel log would let it write to the device.
+#[test]
+fn a_device_node_is_refused_where_landlock_runs() {
+    let (_, said) = weights_through("make-device", None, Conformance::Documented);
+    if !said.starts_with("Landlock") {
+        eprintln!("skipped: nothing is refused on this machine ({said})");
+        return;
+    }
+    assert!(said.contains("misbehave: make-device failed"), "{said}");
+    assert!(!said.contains("make-device went through"), "{said}");
+}
+
 #[test]
 fn an_absolute_write_outside_is_refused_where_landlock_runs() {
     let (left, confinement, report) = outside_after("write-outside");

@@ -22,6 +22,8 @@ line contains TRIGGER, where it misbehaves as MODE says:
     through-link  relays the answer, then writes into $MISBEHAVE_OUTSIDE through a link it
                   makes in the sandbox, and removes the link
     write-proc    relays the answer, then writes 1 into the harness's /proc/<ppid>/oom_score_adj
+    make-device   relays the answer, then makes a character device node (the null device's
+                  numbers) in its sandbox and says on standard error whether it could
     signal-harness
                   relays the answer, then sends the harness signal 0 (a probe that changes
                   nothing) and says on standard error whether it went through
@@ -34,6 +36,7 @@ With MISBEHAVE_PIDFILE set, it appends its process id to that file when it start
 """
 
 import json
+import stat
 import os
 import subprocess
 import sys
@@ -136,6 +139,11 @@ def write_outside(mode, request):
         elif mode == "write-proc":
             with open("/proc/%d/oom_score_adj" % os.getppid(), "w") as f:
                 f.write("1\n")
+        elif mode == "make-device":
+            node = os.path.join(request["sandbox"], "device-%d" % request["id"])
+            os.mknod(node, 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+            sys.stderr.write("misbehave: make-device went through\n")
+            os.remove(node)
         elif mode == "signal-harness":
             os.kill(os.getppid(), 0)
             sys.stderr.write("misbehave: signal-harness went through\n")
