@@ -197,8 +197,11 @@ fn device(meta: &fs::Metadata) -> u64 {
 }
 
 /// Reads a regular file without following a link or blocking, at most
-/// [`MAX_SANDBOX_FILE`] bytes.
-fn read_regular(path: &Path) -> Result<Vec<u8>, String> {
+/// [`MAX_SANDBOX_FILE`] bytes, and no more than `left` of the sandbox's budget (which it
+/// lowers): the files of one sandbox are read up to [`MAX_SANDBOX_FILE`] bytes together, twice
+/// what a scenario's weights can take, so sparse files cannot make the harness hold N times
+/// that.
+fn read_regular(path: &Path, left: &mut u64) -> Result<Vec<u8>, String> {
     let mut options = fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -220,8 +223,17 @@ fn read_regular(path: &Path) -> Result<Vec<u8>, String> {
             meta.len()
         ));
     }
-    crate::input::read_capped(file, MAX_SANDBOX_FILE, "")
-        .map_err(|_| format!("a file that grew past {MAX_SANDBOX_FILE} bytes while it was read"))
+    if meta.len() > *left {
+        return Err(format!(
+            "a file of {} bytes past what the sandbox's files can hold together \
+             ({MAX_SANDBOX_FILE} bytes, twice a scenario's weights)",
+            meta.len()
+        ));
+    }
+    let bytes = crate::input::read_capped(file, *left, "")
+        .map_err(|_| format!("a file that grew past {} bytes while it was read", *left))?;
+    *left -= bytes.len() as u64;
+    Ok(bytes)
 }
 
 /// Every entry under `root`, by sandbox-relative path (`a/b`), without following links,
@@ -229,7 +241,8 @@ fn read_regular(path: &Path) -> Result<Vec<u8>, String> {
 pub fn walk(root: &Path) -> std::collections::BTreeMap<String, Entry> {
     let mut out = std::collections::BTreeMap::new();
     if let Ok(meta) = fs::symlink_metadata(root) {
-        walk_in(root, "", device(&meta), &mut out);
+        let mut left = MAX_SANDBOX_FILE;
+        walk_in(root, "", device(&meta), &mut left, &mut out);
     }
     out
 }
@@ -238,6 +251,7 @@ fn walk_in(
     dir: &Path,
     prefix: &str,
     dev: u64,
+    left: &mut u64,
     out: &mut std::collections::BTreeMap<String, Entry>,
 ) {
     let Ok(read) = fs::read_dir(dir) else { return };
@@ -262,11 +276,11 @@ fn walk_in(
                 Entry::Foreign("a directory the harness cannot read".into())
             } else {
                 out.insert(r.clone(), Entry::Dir);
-                walk_in(&path, &r, dev, out);
+                walk_in(&path, &r, dev, left, out);
                 continue;
             }
         } else if kind.is_file() {
-            match read_regular(&path) {
+            match read_regular(&path, left) {
                 Ok(bytes) => Entry::File(bytes),
                 Err(why) => Entry::Foreign(why),
             }
@@ -439,6 +453,37 @@ impl Drop for Sandbox {
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    /// Sparse files cost the disk nothing; read back, each would cost its length. The files of
+    /// one sandbox are read up to the budget together, and a file past it is reported, unread.
+    #[test]
+    fn the_files_of_a_sandbox_are_read_within_one_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let third = MAX_SANDBOX_FILE / 3 + 1;
+        for name in ["a", "b", "c"] {
+            let f = fs::File::create(dir.path().join(name)).unwrap();
+            f.set_len(third).unwrap();
+        }
+        let entries = walk(dir.path());
+        let read = entries
+            .values()
+            .filter(|e| matches!(e, Entry::File(b) if b.len() as u64 == third))
+            .count();
+        let refused: Vec<&String> = entries
+            .values()
+            .filter_map(|e| match e {
+                Entry::Foreign(why) => Some(why),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(read, 2, "two files fit the budget: {:?}", entries.keys());
+        assert_eq!(refused.len(), 1, "{refused:?}");
+        assert!(
+            refused[0].contains("past what the sandbox's files can hold together"),
+            "{}",
+            refused[0]
+        );
+    }
 
     #[test]
     fn foreign_entries_are_named_and_never_opened() {
