@@ -354,6 +354,31 @@ fn too_large<'n>(dir: &Path, names: impl Iterator<Item = &'n String>) -> Option<
     })
 }
 
+/// The suite's trials an unfiltered report leaves out: every case of the tables under the
+/// report's profile and every property is a trial of a whole run (one of a capability the
+/// engine does not declare is listed as not supported), so a bundle whose failing trials were
+/// dropped does not verify.
+fn missing_trials(r: &Report) -> Option<String> {
+    if r.meta.filter.is_some() {
+        return None;
+    }
+    let listed: std::collections::BTreeSet<&str> =
+        r.trials.iter().map(|t| t.name.as_str()).collect();
+    let missing: Vec<String> = crate::certify::trial_names(Spec::embedded(), r.meta.profile)
+        .into_iter()
+        .map(|(name, _)| name)
+        .filter(|name| !listed.contains(name.as_str()))
+        .collect();
+    let first = missing.first()?;
+    Some(format!(
+        "report.json lists no trial {first}{}: an unfiltered run lists every trial of the suite",
+        match missing.len() {
+            1 => String::new(),
+            n => format!(" (and {} more)", n - 1),
+        }
+    ))
+}
+
 /// What a report must say given its own trials: the totals and summaries add up, the verdict
 /// follows from them (a filtered run is never a certification), and the text, Markdown and
 /// JUnit files are renderings of the same report. A manifest recomputed after an edit does not
@@ -372,6 +397,7 @@ fn recheck(r: &Report, read: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
             "report.json's per-clause or per-option tallies are not those of its trials".into(),
         );
     }
+    findings.extend(missing_trials(r));
     let verdict = report::standing(&r.meta, &r.trials, &r.expired_waivers);
     if r.verdict != verdict || r.certified != verdict.is_certified() {
         findings.push(format!(

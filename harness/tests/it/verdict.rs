@@ -461,3 +461,28 @@ fn certify_require_is_read_on_the_command_line() {
     .expect("a report");
     assert_eq!(report.meta.required, Capability::ALL.to_vec());
 }
+
+/// A bundle whose failing trials were dropped, its totals, tallies and verdict recomputed to
+/// match, still does not verify: an unfiltered run lists every trial of the suite.
+#[test]
+fn a_bundle_without_its_failing_trials_does_not_verify() {
+    let cfg = Config {
+        cases: 4,
+        ..Config::default()
+    };
+    let mut report = certify(&AcceptsTwo, &cfg, &mut |_, _, _| {}).expect("a run");
+    assert!(!report.certified, "{}", report.to_text());
+    report.trials.retain(|t| t.outcome != Outcome::Fail);
+    let (totals, clauses, options) = ge_conformance::report::tallies(&report.trials);
+    (report.totals, report.clauses, report.options) = (totals, clauses, options);
+    report.verdict =
+        ge_conformance::report::standing(&report.meta, &report.trials, &report.expired_waivers);
+    report.certified = report.verdict.is_certified();
+    assert!(report.certified, "the forged report says certified");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    bundle::write(&report, dir.path(), false).expect("written");
+    let err = bundle::verify(dir.path())
+        .expect_err("the forged bundle does not verify")
+        .to_string();
+    assert!(err.contains("report.json lists no trial"), "{err}");
+}
