@@ -75,6 +75,11 @@ pub struct CertifyArgs {
     /// restarted), after which it is declared dead in the same way (0: never give up).
     #[arg(long, default_value_t = ge_conformance::protocol::DEFAULT_GIVE_UP_AFTER_CRASHES)]
     give_up_after_crashes: u32,
+    /// Requests in the whole run that time out or crash an `exec:` backend, in a row or not,
+    /// after which it is declared dead in the same way: the bound of a run whose backend breaks
+    /// its streaks on purpose (0: never give up).
+    #[arg(long, default_value_t = ge_conformance::protocol::DEFAULT_GIVE_UP_AFTER_RESTARTS)]
+    give_up_after_restarts: u32,
     /// Run an `exec:` backend with the harness's own environment and no write restriction
     /// (see docs/protocol.md, "Confinement"); writes outside the sandbox then go unseen.
     #[arg(long)]
@@ -121,8 +126,12 @@ pub fn run(args: CertifyArgs) -> Result<ExitCode, Usage> {
     };
     // Usage first: a run that could judge nothing never starts the backend.
     certify::check(&cfg).map_err(|e| Usage(e.to_string()))?;
-    let exec = Exec::new(args.timeout_ms, args.no_confine)
-        .giving_up_after(args.give_up_after, args.give_up_after_crashes);
+    let exec =
+        Exec::new(args.timeout_ms, args.no_confine).giving_up(ge_conformance::backends::GiveUp {
+            timeouts: args.give_up_after,
+            crashes: args.give_up_after_crashes,
+            restarts: args.give_up_after_restarts,
+        });
     let handle = open_backend(&args.backend, exec, judging.profile)?;
     let mut progress = Progress::new();
     let mut report = certify::certify(handle.backend(), &cfg, &mut |done, total, r| {

@@ -102,8 +102,8 @@ pub fn judging(profile: ProfileArg, level: LevelArg) -> Judging {
 /// The default of `--timeout-ms`.
 pub const DEFAULT_TIMEOUT_MS: u64 = protocol::DEFAULT_TIMEOUT.as_millis() as u64;
 
-/// How an `exec:` backend is run: `--timeout-ms`, `--no-confine`, `--give-up-after` and
-/// `--give-up-after-crashes`.
+/// How an `exec:` backend is run: `--timeout-ms`, `--no-confine`, `--give-up-after`,
+/// `--give-up-after-crashes` and `--give-up-after-restarts`.
 #[derive(Debug, Clone, Copy)]
 pub struct Exec {
     timeout: std::time::Duration,
@@ -125,13 +125,9 @@ impl Exec {
         }
     }
 
-    /// Declares the backend dead after `timeouts` requests in a row that timed out, or
-    /// `crashes` in a row that crashed it (0: never).
-    pub fn giving_up_after(self, timeouts: u32, crashes: u32) -> Exec {
-        Exec {
-            give_up: backends::GiveUp { timeouts, crashes },
-            ..self
-        }
+    /// Declares the backend dead as `give_up` says (0 in a field: never on that count).
+    pub fn giving_up(self, give_up: backends::GiveUp) -> Exec {
+        Exec { give_up, ..self }
     }
 }
 

@@ -40,14 +40,23 @@ pub const DEFAULT_GIVE_UP_AFTER: u32 = 5;
 /// A backend that crashes on every request costs this many restarts, not one per trial.
 pub const DEFAULT_GIVE_UP_AFTER_CRASHES: u32 = 20;
 
+/// Restarts in the whole run (after timeouts and crashes alike, in a row or not), after which
+/// the backend is declared dead as after a streak. The streaks end with any other outcome, so a
+/// backend that breaks them on purpose (four timeouts, then one error, over and over) would
+/// otherwise keep a run alive for hours; this bounds it: at most this many timeouts and
+/// restarts in all ([`ExecBackend::giving_up`] changes it; 0 never gives up).
+pub const DEFAULT_GIVE_UP_AFTER_RESTARTS: u32 = 60;
+
 /// When a subprocess backend is declared dead: after `timeouts` requests in a row that timed
-/// out, or `crashes` in a row that crashed it (0: never).
+/// out, `crashes` in a row that crashed it, or `restarts` restarts in the whole run (0: never).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GiveUp {
     /// Requests in a row that timed out ([`DEFAULT_GIVE_UP_AFTER`]).
     pub timeouts: u32,
     /// Requests in a row that crashed the backend ([`DEFAULT_GIVE_UP_AFTER_CRASHES`]).
     pub crashes: u32,
+    /// Restarts in the whole run ([`DEFAULT_GIVE_UP_AFTER_RESTARTS`]).
+    pub restarts: u32,
 }
 
 impl Default for GiveUp {
@@ -55,6 +64,7 @@ impl Default for GiveUp {
         GiveUp {
             timeouts: DEFAULT_GIVE_UP_AFTER,
             crashes: DEFAULT_GIVE_UP_AFTER_CRASHES,
+            restarts: DEFAULT_GIVE_UP_AFTER_RESTARTS,
         }
     }
 }
@@ -289,6 +299,8 @@ struct State {
     timeouts: u32,
     /// Requests in a row that crashed the backend, quicker than the timeout.
     crashes: u32,
+    /// Restarts after a request, in the whole run.
+    restarts: u32,
     given_up: Option<String>,
 }
 
@@ -616,16 +628,25 @@ impl ExecBackend {
         }
     }
 
-    /// The streak that declares the backend dead, if one reached its limit: how many requests
-    /// in a row, and what they did.
+    /// The streak or the whole-run count that declares the backend dead, if one reached its
+    /// limit: how many requests, and what they did.
     fn dead_after(&self, state: &State) -> Option<(u32, &'static str)> {
-        let GiveUp { timeouts, crashes } = self.give_up;
+        let GiveUp {
+            timeouts,
+            crashes,
+            restarts,
+        } = self.give_up;
         if timeouts > 0 && state.timeouts >= timeouts {
-            Some((state.timeouts, "timed out"))
+            Some((state.timeouts, "requests in a row that timed out"))
         } else if crashes > 0 && state.crashes >= crashes {
             Some((
                 state.crashes,
-                "crashed the backend (it exited, or answered out of step, and was restarted)",
+                "requests in a row that crashed the backend (it exited, or answered out of step, and was restarted)",
+            ))
+        } else if restarts > 0 && state.restarts >= restarts {
+            Some((
+                state.restarts,
+                "requests in this run that timed out or crashed the backend (the bound of a whole run, in a row or not)",
             ))
         } else {
             None
@@ -683,6 +704,7 @@ impl ExecBackend {
         } else {
             0
         };
+        state.restarts += u32::from(restart);
         match result {
             Ok(answer) => Ok(answer),
             Err(Failure::Keep(why)) => Err(format!("request {id}: {why}")),
@@ -691,9 +713,8 @@ impl ExecBackend {
                     stop(&mut running);
                 }
                 let why = if let Some((n, what)) = self.dead_after(&state) {
-                    let dead = format!(
-                        "declared dead after {n} requests in a row that {what} (the last: request {id}: {why})"
-                    );
+                    let dead =
+                        format!("declared dead after {n} {what} (the last: request {id}: {why})");
                     state.given_up = Some(dead.clone());
                     format!(
                         "{dead}; it will not be restarted, and every further request fails at once"

@@ -263,6 +263,50 @@ fn a_hung_backend_behind_a_shell_is_stopped_with_it() {
     assert!(left.is_empty(), "still running after the run: {left:?}");
 }
 
+/// A backend that crashes on some requests and answers the others never makes a streak; the
+/// bound of the whole run declares it dead all the same, after that many restarts in all.
+#[test]
+fn a_backend_that_breaks_its_streaks_is_declared_dead_by_the_whole_run_bound() {
+    let command = misbehave("crash atomicCleanPolicy");
+    let arg = format!("exec:{command}");
+    let give_up = ge_conformance::backends::GiveUp {
+        restarts: 4,
+        ..Default::default()
+    };
+    let handle = backends::open_giving_up(
+        &arg,
+        REQUEST_TIMEOUT,
+        Profile::Documented,
+        ge_conformance::confine::Confine::On,
+        give_up,
+    )
+    .expect("the backend greets");
+    let cfg = Config {
+        cases: 8,
+        filter: Some("options-".to_owned()),
+        backend_arg: arg,
+        ..Config::default()
+    };
+    let report = certify::certify(handle.backend(), &cfg, &mut |_, _, _| {}).expect("a run");
+    let said = |t: &ge_conformance::report::TrialResult, what: &str| {
+        t.message.as_deref().unwrap_or("").contains(what)
+    };
+    // The crashes are apart: other requests were answered between them.
+    assert!(report.trials.iter().any(|t| t.outcome == Outcome::Pass));
+    let bound = "declared dead after 4 requests in this run that timed out or crashed the backend";
+    assert!(
+        report.trials.iter().any(|t| said(t, bound)),
+        "{}",
+        handle.stderr()
+    );
+    let crashed = report
+        .trials
+        .iter()
+        .filter(|t| said(t, "(it exited: status 3)") && !said(t, "declared dead"))
+        .count();
+    assert_eq!(crashed, 3, "restarted three times before the bound");
+}
+
 #[test]
 fn a_backend_that_crashes_on_every_request_is_declared_dead_after_a_streak() {
     // Every request crashes the backend: a restart each would cost one per trial; the streak
