@@ -214,8 +214,8 @@ pub fn spawn(command: &mut Command, area: &Area) -> (std::io::Result<Child>, Sta
 #[cfg(all(target_os = "linux", feature = "landlock"))]
 fn restrict(allowed: &[PathBuf]) -> Status {
     use landlock::{
-        path_beneath_rules, AccessFs, LandlockStatus, Ruleset, RulesetAttr, RulesetCreatedAttr,
-        RulesetStatus, Scope, ABI,
+        path_beneath_rules, Access, AccessFs, AccessNet, LandlockStatus, Ruleset, RulesetAttr,
+        RulesetCreatedAttr, RulesetStatus, Scope, ABI,
     };
     // Writing, creating, removing, linking and truncating; never reading or executing, and not
     // ioctl on devices (an accelerator's driver needs it). Signals are scoped where the kernel
@@ -224,9 +224,13 @@ fn restrict(allowed: &[PathBuf]) -> Status {
     // make a node for a disk or the kernel log inside its sandbox and write to the device.
     let access = AccessFs::from_write(ABI::V3);
     let granted = access & !(AccessFs::MakeChar | AccessFs::MakeBlock);
+    // No network: TCP connections and binds are handled and granted nowhere (Landlock ABI 4
+    // and up), and abstract Unix sockets are scoped (ABI 6): an engine has no daemon to talk
+    // to. Best effort, as the rest: an older kernel enforces what it has.
     let made = Ruleset::default()
         .handle_access(access)
-        .and_then(|r| r.scope(Scope::Signal))
+        .and_then(|r| r.handle_access(AccessNet::from_all(ABI::V4)))
+        .and_then(|r| r.scope(Scope::Signal | Scope::AbstractUnixSocket))
         .and_then(|r| r.create())
         .and_then(|r| r.add_rules(path_beneath_rules(allowed, granted)))
         .and_then(|r| r.restrict_self());

@@ -26,6 +26,12 @@ fn weights_through(mode: &str, outside: Option<&Path>, level: Conformance) -> (R
             )
         })
         .unwrap_or_default();
+    weights_with(mode, &env, level)
+}
+
+/// [`weights_through`], the backend's command prefixed by `env` (`env NAME=value `).
+fn weights_with(mode: &str, env: &str, level: Conformance) -> (Report, String) {
+    let env = env.to_owned();
     let command = format!(
         "{env}{}",
         misbehave(&format!("{mode} '\"capability\":\"weights\"'"))
@@ -114,6 +120,32 @@ fn outside_in(mode: &str, base: &Path) -> (Vec<String>, String, Report) {
         .collect();
     left.sort();
     (left, confinement, report)
+}
+
+/// A confined backend cannot connect to a local TCP service (here a listener of the test's own)
+/// where the kernel's Landlock has network rules.
+#[test]
+fn a_tcp_connection_is_refused_where_landlock_has_network_rules() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a listener");
+    let port = listener.local_addr().expect("its address").port();
+    let env = format!("env MISBEHAVE_PORT={port} ");
+    let (_, said) = weights_with("connect-tcp", &env, Conformance::Documented);
+    if !said.starts_with("Landlock") {
+        eprintln!("skipped: nothing is refused on this machine ({said})");
+        return;
+    }
+    // The confinement line reads `Landlock (ABI N): ...`.
+    let abi: u32 = said
+        .split_once("(ABI ")
+        .and_then(|(_, rest)| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    if abi < 4 {
+        eprintln!("skipped: this kernel's Landlock has no network rules ({said})");
+        return;
+    }
+    assert!(said.contains("misbehave: connect-tcp failed"), "{said}");
+    assert!(!said.contains("connect-tcp went through"), "{said}");
 }
 
 /// A backend run as root cannot make a device node, even in its own sandbox, where Landlock

@@ -24,6 +24,8 @@ line contains TRIGGER, where it misbehaves as MODE says:
     write-proc    relays the answer, then writes 1 into the harness's /proc/<ppid>/oom_score_adj
     make-device   relays the answer, then makes a character device node (the null device's
                   numbers) in its sandbox and says on standard error whether it could
+    connect-tcp   relays the answer, then connects to 127.0.0.1:$MISBEHAVE_PORT and says on
+                  standard error whether it could
     signal-harness
                   relays the answer, then sends the harness signal 0 (a probe that changes
                   nothing) and says on standard error whether it went through
@@ -36,6 +38,7 @@ With MISBEHAVE_PIDFILE set, it appends its process id to that file when it start
 """
 
 import json
+import socket
 import stat
 import os
 import subprocess
@@ -144,6 +147,9 @@ def write_outside(mode, request):
             os.mknod(node, 0o600 | stat.S_IFCHR, os.makedev(1, 3))
             sys.stderr.write("misbehave: make-device went through\n")
             os.remove(node)
+        elif mode == "connect-tcp":
+            with socket.create_connection(("127.0.0.1", int(os.environ["MISBEHAVE_PORT"])), 2):
+                sys.stderr.write("misbehave: connect-tcp went through\n")
         elif mode == "signal-harness":
             os.kill(os.getppid(), 0)
             sys.stderr.write("misbehave: signal-harness went through\n")
