@@ -112,6 +112,17 @@ pub fn check_destination(dir: &Path, force: bool) -> Result<(), BundleError> {
     }
 }
 
+/// Removes the bundle an earlier run left in `dir` (a directory holding a bundle and nothing
+/// else): `true` when there was one. Anything else there is left alone.
+pub fn discard(dir: &Path) -> Result<bool, BundleError> {
+    match destination(dir, true)? {
+        Destination::Bundle => fs::remove_dir_all(dir)
+            .map(|()| true)
+            .map_err(|e| io(dir, e)),
+        _ => Ok(false),
+    }
+}
+
 /// Whether a directory can be made where `dir` would go: a test directory is made (and
 /// removed) in its nearest existing ancestor.
 fn writable_ancestor(dir: &Path) -> Result<(), BundleError> {

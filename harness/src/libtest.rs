@@ -394,28 +394,11 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         &self,
         declared: &std::collections::BTreeSet<ge_spec::Capability>,
     ) -> Vec<Trial> {
-        let mut trials = Vec::new();
-        if !self.setup.is_empty() {
-            let why = format!(
-                "the suite's environment cannot be used (the other trials ran with the defaults \
-                 of these settings):\n  {}",
-                self.setup.join("\n  ")
-            );
-            trials
-                .push(Trial::test("setup/environment", move || Err(why.into())).with_kind("setup"));
-        }
-        if declared.is_empty() {
-            trials.push(
-                Trial::test("setup/capabilities", || {
-                    Err("the backend declares no capability: nothing to certify".into())
-                })
-                .with_kind("setup"),
-            );
-        }
-        if let Some(why) = &self.cases_error {
-            let why = why.clone();
-            trials.push(Trial::test("cases/local", move || Err(why.into())).with_kind("cases"));
-        }
+        let mut trials: Vec<Trial> = self
+            .setup_problems(declared)
+            .into_iter()
+            .map(|(name, kind, why)| Trial::test(name, move || Err(why.into())).with_kind(kind))
+            .collect();
         for cap in self
             .config
             .required
@@ -429,11 +412,37 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
                 Trial::test(format!("scope/{cap}"), move || Err(why.into())).with_kind("scope"),
             );
         }
-        if let Err(e) = certify::check_waivers(&self.config) {
-            let why = e.to_string();
-            trials.push(Trial::test("setup/waivers", move || Err(why.into())).with_kind("setup"));
-        }
         trials
+    }
+
+    /// What keeps the run from judging as asked, as (trial, kind, why): an unusable
+    /// environment, a backend that declares nothing, local case tables that do not load,
+    /// waivers that are refused. Each is a failing trial, and a run with any writes no bundle
+    /// (its report would not be the run that was asked for).
+    fn setup_problems(
+        &self,
+        declared: &std::collections::BTreeSet<ge_spec::Capability>,
+    ) -> Vec<(&'static str, &'static str, String)> {
+        let mut problems = Vec::new();
+        if !self.setup.is_empty() {
+            let why = format!(
+                "the suite's environment cannot be used (the other trials ran with the defaults \
+                 of these settings):\n  {}",
+                self.setup.join("\n  ")
+            );
+            problems.push(("setup/environment", "setup", why));
+        }
+        if declared.is_empty() {
+            let why = "the backend declares no capability: nothing to certify".to_owned();
+            problems.push(("setup/capabilities", "setup", why));
+        }
+        if let Some(why) = &self.cases_error {
+            problems.push(("cases/local", "cases", why.clone()));
+        }
+        if let Err(e) = certify::check_waivers(&self.config) {
+            problems.push(("setup/waivers", "setup", e.to_string()));
+        }
+        problems
     }
 
     /// One trial per case that runs under the profile, ignored for the capabilities the
@@ -750,10 +759,20 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         }
         // Under nextest each process runs one trial: `bundle/destination` fails instead.
         if let Some(dir) = bundle.as_ref().filter(|_| !args.list && !under_nextest()) {
-            if !self.setup.is_empty() {
-                // The run did not use the settings it was given: its report would not say
-                // what was asked (`setup/environment` has failed already).
-                eprintln!("the report bundle was not written: the environment could not be used");
+            let problems = self.setup_problems(&self.backend.capabilities());
+            if !problems.is_empty() {
+                // The run did not judge as asked: its report would not say what was asked (the
+                // set-up trials have failed already). A bundle an earlier run left there goes,
+                // so that no gate reads it as this run's.
+                let names: Vec<&str> = problems.iter().map(|(name, ..)| *name).collect();
+                let removed = match crate::bundle::discard(dir) {
+                    Ok(true) => format!("; the earlier bundle in {} was removed", dir.display()),
+                    _ => String::new(),
+                };
+                eprintln!(
+                    "the report bundle was not written: the run's set-up failed ({}){removed}",
+                    names.join(", ")
+                );
                 std::process::exit(101);
             }
             let mut report = self.report(&args, started, wall);

@@ -439,6 +439,35 @@ fn the_bundle_of_a_cargo_test_run_verifies() -> Result<(), Failed> {
     if !ok || report.verdict != ge_conformance::report::Standing::Partial {
         return Err(format!("{:?} after a filtered run:\n{text}", report.verdict).into());
     }
+    // A run whose set-up failed (a waiver over everything, not marked broad) writes no bundle,
+    // and the earlier one goes: no gate reads it as this run's.
+    let waivers = out.path().join("waivers.toml");
+    std::fs::write(
+        &waivers,
+        "[[waive]]\nmatch = \"*\"\nreason = \"r\"\ntracker = \"T\"\nexpires = \"2099-01-01\"\n",
+    )
+    .map_err(|e| e.to_string())?;
+    let (ok, text) = child(
+        "unchanged",
+        copy.path(),
+        true,
+        &[],
+        &[
+            ("GE_CONFORMANCE_OUT", bundle.as_os_str()),
+            ("GE_CONFORMANCE_EXPECTATIONS", waivers.as_os_str()),
+        ],
+    );
+    if ok
+        || bundle.exists()
+        || !text
+            .contains("the report bundle was not written: the run's set-up failed (setup/waivers)")
+    {
+        return Err(format!(
+            "a refused waiver should fail the run and leave no bundle ({}):\n{text}",
+            bundle.exists()
+        )
+        .into());
+    }
     // A failure is drawn into the bundle as under `certify --out`, and the bundle verifies.
     let (ok, text) = child(
         "changed",
