@@ -300,6 +300,20 @@ pub fn generator(capability: Capability) -> Option<BoxedStrategy<Scenario>> {
     crate::gen::scenarios(capability)
 }
 
+/// A fresh seed (`--seed random`, `GE_CONFORMANCE_SEED=random`): the standard library's
+/// per-process random keys, mixed with the clock, without a random-number crate. The run
+/// prints it and records it in its report, so a failure replays with it.
+pub fn random_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.finish()
+}
+
 /// The random source of `capability`'s property at `seed`: a run draws its scenarios from
 /// [`generator`] with it, so a test can draw exactly what a run judges.
 pub fn seed_rng(seed: u64, capability: Capability) -> TestRng {

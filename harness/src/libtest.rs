@@ -240,7 +240,16 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         if let Some(seed) = var("GE_CONFORMANCE_SEED") {
             match seed.parse() {
                 Ok(n) => config.seed = n,
-                Err(_) => setup.push(format!("GE_CONFORMANCE_SEED={seed} is not a number")),
+                Err(_) if seed == "random" => {
+                    config.seed = certify::random_seed();
+                    eprintln!(
+                        "seed {} (GE_CONFORMANCE_SEED=random; replay with GE_CONFORMANCE_SEED={})",
+                        config.seed, config.seed
+                    );
+                }
+                Err(_) => setup.push(format!(
+                    "GE_CONFORMANCE_SEED={seed} is neither a number nor `random`"
+                )),
             }
         }
         if let Some(cases) = var("GE_CONFORMANCE_CASES") {

@@ -662,7 +662,7 @@ fn a_bad_environment_is_a_failing_trial_not_a_panic() -> Result<(), Failed> {
         &env,
     );
     if ok
-        || !text.contains("GE_CONFORMANCE_SEED=seven is not a number")
+        || !text.contains("GE_CONFORMANCE_SEED=seven is neither a number nor `random`")
         || !text.contains("no-such-waivers.toml")
         || !text.contains("GE_CONFORMANCE_LIST_TIMEOUT_MS=1m is not a number")
     {
@@ -671,6 +671,20 @@ fn a_bad_environment_is_a_failing_trial_not_a_panic() -> Result<(), Failed> {
     let (ok, text) = child("unchanged", copy.path(), true, &["--exact", CASE], &env);
     if !ok || !text.contains("1 passed") {
         return Err(format!("the other trials run with the defaults:\n{text}").into());
+    }
+    // `random` is a seed: a fresh one, printed so that a failure replays.
+    let random = [("GE_CONFORMANCE_SEED", std::ffi::OsStr::new("random"))];
+    let (ok, text) = child(
+        "unchanged",
+        copy.path(),
+        true,
+        &["--exact", "property/options"],
+        &random,
+    );
+    if !ok || !text.contains("(GE_CONFORMANCE_SEED=random; replay with GE_CONFORMANCE_SEED=") {
+        return Err(
+            format!("GE_CONFORMANCE_SEED=random should draw and print a seed:\n{text}").into(),
+        );
     }
     Ok(())
 }

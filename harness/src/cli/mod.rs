@@ -171,16 +171,7 @@ pub fn properties_of(id: &str) -> Vec<Capability> {
 /// A seed: a decimal `u64`, or `random` for a fresh one (printed on standard error).
 pub fn parse_seed(text: &str) -> Result<u64, String> {
     if text == "random" {
-        use std::hash::{BuildHasher, Hasher};
-        // The standard library's per-process random keys, mixed with the clock: fresh on
-        // every run without a random-number crate.
-        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        h.write_u128(
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos()),
-        );
-        let seed = h.finish();
+        let seed = ge_conformance::certify::random_seed();
         eprintln!("seed {seed} (random; replay with --seed {seed})");
         return Ok(seed);
     }
