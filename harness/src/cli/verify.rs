@@ -53,15 +53,17 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode, Usage> {
                 min_cases: args.min_cases,
                 profile: args.profile.map(ge_spec::Profile::from),
             };
-            match refusal(&report, &gate) {
-                None => Ok(ExitCode::SUCCESS),
-                Some(why) => {
-                    eprintln!(
-                        "the bundle is intact but {why} (--integrity-only checks integrity alone)"
-                    );
-                    Ok(ExitCode::from(1))
-                }
+            let refused = refusals(&report, &gate);
+            if refused.is_empty() {
+                return Ok(ExitCode::SUCCESS);
             }
+            eprintln!(
+                "the bundle is intact but does not pass (--integrity-only checks integrity alone):"
+            );
+            for why in refused {
+                eprintln!("  - {why}");
+            }
+            Ok(ExitCode::from(1))
         }
         Err(e) => {
             eprintln!("{e}");
@@ -78,46 +80,44 @@ struct Gate<'a> {
     profile: Option<ge_spec::Profile>,
 }
 
-/// Why an intact bundle does not pass the gate asked for, if it does not.
-fn refusal(report: &Report, gate: &Gate<'_>) -> Option<String> {
-    let names = |caps: Vec<ge_spec::Capability>| {
-        caps.iter()
-            .map(|c| c.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let undeclared: Vec<ge_spec::Capability> = gate
+/// Why an intact bundle does not pass the gate asked for: every reason, none when it passes.
+fn refusals(report: &Report, gate: &Gate<'_>) -> Vec<String> {
+    let undeclared: Vec<&str> = gate
         .require
         .into_iter()
         .flatten()
         .filter(|c| !report.meta.capabilities.contains(c))
-        .copied()
+        .map(|c| c.as_str())
         .collect();
+    let mut out = Vec::new();
     if !report.verdict.is_certified() {
-        Some("its verdict is not CERTIFIED".to_owned())
-    } else if !undeclared.is_empty() {
-        Some(format!(
+        out.push("its verdict is not CERTIFIED".to_owned());
+    }
+    if !undeclared.is_empty() {
+        out.push(format!(
             "its engine was not certified for {} (--require)",
-            names(undeclared)
-        ))
-    } else if let Some(p) = gate.profile.filter(|&p| p != report.meta.profile) {
-        Some(format!(
+            undeclared.join(", ")
+        ));
+    }
+    if let Some(p) = gate.profile.filter(|&p| p != report.meta.profile) {
+        out.push(format!(
             "it was judged under the {} profile, not {p} (--profile)",
             report.meta.profile
-        ))
-    } else if let Some(min) = gate.min_cases.filter(|&m| report.meta.case_budget < m) {
-        Some(format!(
+        ));
+    }
+    if let Some(min) = gate.min_cases.filter(|&m| report.meta.case_budget < m) {
+        out.push(format!(
             "its properties ran {} scenarios each, fewer than --min-cases {min}",
             report.meta.case_budget
-        ))
-    } else if gate.no_waivers && report.verdict == Standing::CertifiedWithWaivers {
-        Some(format!(
+        ));
+    }
+    if gate.no_waivers && report.verdict == Standing::CertifiedWithWaivers {
+        out.push(format!(
             "its verdict is CERTIFIED WITH WAIVERS ({} waived; --no-waivers takes only a clean certification)",
             report.totals.waived
-        ))
-    } else {
-        None
+        ));
     }
+    out
 }
 
 /// The line that says an intact bundle's backend, verdict, scope, totals, budget and tables

@@ -473,12 +473,17 @@ fn planned_nothing(obs: &TransferObservation) -> bool {
         && obs.fused_bytes == 0
 }
 
-/// TRF-005: nothing is planned when there are errors.
+/// TRF-005: nothing is planned when there are errors: the observation's, or those the request
+/// calls for (a value the judge's reading refuses, an invalid scenario) when it reports none.
 fn check_nothing_planned(obs: &TransferObservation) -> Option<Violation> {
     (!planned_nothing(obs)).then(|| {
         Violation::new(
             "TRF-005",
-            "the observation carries errors but plans inputs anyway",
+            if obs.errors.is_empty() {
+                "inputs are planned, but the request calls for errors, and a request with errors plans nothing"
+            } else {
+                "the observation carries errors but plans inputs anyway"
+            },
         )
     })
 }
