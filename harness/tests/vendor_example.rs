@@ -87,7 +87,10 @@ fn off_by_one() -> Altered {
         engine: vendor_engine::Engine::default(),
         options: |engine, s| {
             const KEY: &str = "ge.exec.input_fusion_size";
-            const PAST: &str = "33554433";
+            // The largest threshold of the options table, and the one past it taken for it.
+            let max = ge_conformance::gen::transfer::max_threshold();
+            let (max, past_max) = (max.to_string(), (max + 1).to_string());
+            let past_str = past_max.as_str();
             let mut taken = s.clone();
             let mut past = false;
             for map in [
@@ -95,21 +98,21 @@ fn off_by_one() -> Altered {
                 &mut taken.options.session,
                 &mut taken.options.graph,
             ] {
-                if map.get(KEY).map(String::as_str) == Some(PAST) {
-                    map.insert(KEY.to_owned(), "33554432".to_owned());
+                if map.get(KEY).map(String::as_str) == Some(past_str) {
+                    map.insert(KEY.to_owned(), max.clone());
                     past = true;
                 }
             }
             let mut o = engine.options(&taken)?;
             if past {
                 // What the engine says of the value, it says of the value as given.
-                if let Some(e) = o.effective.get_mut(KEY).filter(|e| e.value == "33554432") {
-                    e.value = PAST.to_owned();
+                if let Some(e) = o.effective.get_mut(KEY).filter(|e| e.value == max) {
+                    e.value = past_max.clone();
                 }
                 for d in o.warnings.iter_mut().chain(o.errors.iter_mut()) {
-                    if d.key.as_deref() == Some(KEY) && d.value.as_deref() == Some("33554432") {
-                        d.value = Some(PAST.to_owned());
-                        d.message = d.message.replace("33554432", PAST);
+                    if d.key.as_deref() == Some(KEY) && d.value.as_deref() == Some(max.as_str()) {
+                        d.value = Some(past_max.clone());
+                        d.message = d.message.replace(&max, &past_max);
                     }
                 }
             }
@@ -806,17 +809,22 @@ fn section(out: &str, from: &str) -> String {
 /// The outputs the READMEs show for the example's `cargo test` runs are what it prints. Its
 /// trials run on one thread, as the READMEs say, so their order is fixed.
 fn the_readme_outputs_are_what_the_example_prints() -> Result<(), Failed> {
+    // Every block is checked, and every wrong one reported, in one run.
+    let mut wrong: Vec<String> = Vec::new();
     let copy = copy_snapshots();
     let one = ["--test-threads", "1"];
     let (_, out) = child("unchanged", copy.path(), true, &one, &[]);
     // Both READMEs show a selection of the whole run (`...` skips lines).
     let run = section(&out, "running ");
-    docs::check("examples/vendor-engine/README.md", "cargo-test-tail", &run)?;
-    docs::check(
-        "README.md",
-        "vendor-cargo-test-tail",
-        &format!("$ cargo test -p vendor-engine --test conformance -- --test-threads 1\n{run}"),
-    )?;
+    wrong.extend(docs::check("examples/vendor-engine/README.md", "cargo-test-tail", &run).err());
+    wrong.extend(
+        docs::check(
+            "README.md",
+            "vendor-cargo-test-tail",
+            &format!("$ cargo test -p vendor-engine --test conformance -- --test-threads 1\n{run}"),
+        )
+        .err(),
+    );
     let (_, out) = child(
         "unchanged",
         copy.path(),
@@ -824,11 +832,14 @@ fn the_readme_outputs_are_what_the_example_prints() -> Result<(), Failed> {
         &["transfer-examples/", "--test-threads", "1"],
         &[],
     );
-    docs::check(
-        "examples/vendor-engine/README.md",
-        "cargo-test-filtered",
-        &section(&out, "running "),
-    )?;
+    wrong.extend(
+        docs::check(
+            "examples/vendor-engine/README.md",
+            "cargo-test-filtered",
+            &section(&out, "running "),
+        )
+        .err(),
+    );
     let waivers = example().join("waivers.toml");
     let (_, out) = child(
         "unchanged",
@@ -841,11 +852,14 @@ fn the_readme_outputs_are_what_the_example_prints() -> Result<(), Failed> {
         ],
         &[("GE_CONFORMANCE_EXPECTATIONS", waivers.as_os_str())],
     );
-    docs::check(
-        "examples/vendor-engine/README.md",
-        "waived-pass-fails",
-        &section(&out, "---- "),
-    )?;
+    wrong.extend(
+        docs::check(
+            "examples/vendor-engine/README.md",
+            "waived-pass-fails",
+            &section(&out, "---- "),
+        )
+        .err(),
+    );
     // The failure of a deliberate fault, as "When something fails" shows it: the property's
     // report, up to the blank line that ends it.
     let (ok, out) = child(
@@ -863,12 +877,19 @@ fn the_readme_outputs_are_what_the_example_prints() -> Result<(), Failed> {
         .skip_while(|l| !l.starts_with("---- property/options"))
         .take_while(|l| !l.is_empty())
         .collect();
-    docs::check(
-        "examples/vendor-engine/README.md",
-        "property-failure",
-        &report.join("\n"),
-    )?;
-    Ok(())
+    wrong.extend(
+        docs::check(
+            "examples/vendor-engine/README.md",
+            "property-failure",
+            &report.join("\n"),
+        )
+        .err(),
+    );
+    if wrong.is_empty() {
+        Ok(())
+    } else {
+        Err(wrong.join("\n\n").into())
+    }
 }
 
 /// The names a `--list --format terse` output lists (`[kind] name`), or `None` when a line is

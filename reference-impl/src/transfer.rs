@@ -101,7 +101,7 @@ pub fn plan_observation(profile: Profile, scenario: &TransferScenario) -> Transf
         fused_bytes = Some(0);
     }
     let Some(fused_bytes) = fused_bytes else {
-        // Unreachable with thresholds capped at 32 MiB and a 32-bit input count, but a sum that
+        // Unreachable with thresholds capped at the table's maximum and a 32-bit input count, but a sum that
         // does not fit must not wrap.
         obs.errors.push(
             Diagnostic::new(

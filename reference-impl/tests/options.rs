@@ -39,10 +39,27 @@ fn one(key: OptionKey, value: &str) -> Result<String, String> {
     }
 }
 
+/// The threshold's largest value, from the options table.
+fn fusion_max() -> u64 {
+    Spec::embedded()
+        .option(OptionKey::InputFusionSize)
+        .max
+        .expect("a range")
+}
+
+#[test]
+fn fusion_size_takes_its_maximum_and_refuses_one_more() {
+    let max = fusion_max().to_string();
+    assert_eq!(one(OptionKey::InputFusionSize, &max), Ok(max.clone()));
+    let past = (fusion_max() + 1).to_string();
+    assert_eq!(
+        one(OptionKey::InputFusionSize, &past),
+        Err("IFS-001".to_owned())
+    );
+}
+
 #[rstest]
 #[case::zero("0", Ok("0"))]
-#[case::max("33554432", Ok("33554432"))]
-#[case::max_plus_one("33554433", Err("IFS-001"))]
 #[case::u64_overflow("184467440737095516160", Err("IFS-001"))]
 #[case::sign("+1", Err("OPT-003"))]
 #[case::space(" 1", Err("OPT-003"))]
@@ -131,7 +148,7 @@ fn any_maps() -> impl Strategy<Value = OptionMaps> {
 /// One valid value per option, rendered as a user would write it.
 fn valid_value(key: OptionKey) -> BoxedStrategy<String> {
     match key {
-        OptionKey::InputFusionSize => (0u64..=33_554_432).prop_map(|n| n.to_string()).boxed(),
+        OptionKey::InputFusionSize => (0u64..=fusion_max()).prop_map(|n| n.to_string()).boxed(),
         OptionKey::InputReuseMemIndexes | OptionKey::OutputReuseMemIndexes => {
             proptest::collection::btree_set(0u32..8, 1..5)
                 .prop_shuffle_set()

@@ -86,7 +86,7 @@ impl OptionSpec {
         self.default.as_deref()?.parse().ok()
     }
 
-    /// The number of bits the largest value of a range needs (`max` 33554432 needs 26); `None`
+    /// The number of bits the largest value of a range needs (a `max` of 2^25 needs 26); `None`
     /// for the other grammars.
     pub fn range_bits(&self) -> Option<u32> {
         match self.grammar {

@@ -50,11 +50,14 @@ impl Backend for OffByOne {
         [Capability::Options].into_iter().collect()
     }
     fn options(&self, s: &OptionsScenario) -> Answer<OptionsObservation> {
+        // The largest threshold of the options table, and the one past it taken for it.
+        let max = ge_conformance::gen::transfer::max_threshold();
+        let (max, past) = (max.to_string(), (max + 1).to_string());
         let mut s = s.clone();
         for level in ge_spec::Level::ALL {
             if let Some(v) = s.options.at_mut(level).get_mut("ge.exec.input_fusion_size") {
-                if v == "33554433" {
-                    *v = "33554432".into();
+                if *v == past {
+                    v.clone_from(&max);
                 }
             }
         }

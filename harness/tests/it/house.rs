@@ -439,13 +439,26 @@ fn no_source_restates_a_bound_of_the_tables() {
     assert!(bounds.len() >= 4, "{bounds:?}");
     let root = repo();
     let mut found = Vec::new();
-    for dir in ["harness/src", "reference-impl/src"] {
+    // The suite's code and its tests; not the example engines, which are engines written from
+    // the text (a changed bound changes them as it changes any vendor's).
+    for dir in [
+        "spec/src",
+        "spec/tests",
+        "harness/src",
+        "harness/tests",
+        "reference-impl/src",
+        "reference-impl/tests",
+    ] {
         for file in rust_files(&root.join(dir)) {
             let rel = file
                 .strip_prefix(&root)
                 .unwrap()
                 .to_string_lossy()
                 .into_owned();
+            // This file: its exceptions and the reader's own test inputs.
+            if rel == "harness/tests/it/house.rs" {
+                continue;
+            }
             for (n, line) in library_text(&file).lines().enumerate() {
                 let waived = NOT_BOUNDS
                     .iter()

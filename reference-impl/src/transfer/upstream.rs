@@ -61,7 +61,7 @@ pub(super) fn plan(scenario: &TransferScenario, values: &Values, obs: &mut Trans
     let merged = candidates.len() >= 2;
     if merged {
         let mut sizes: Vec<u64> = candidates.iter().map(|i| i.size).collect();
-        // Candidates are at most 32 MiB each and a 32-bit count of them: the span fits.
+        // Candidates are at most GE's clamp (32 MiB) each and a 32-bit count of them: the span fits.
         obs.fused_bytes = span(&mut sizes).unwrap_or(u64::MAX);
     }
     // IFS-017 upstream: on the static asynchronous run every empty input is skipped with a

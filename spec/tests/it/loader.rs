@@ -268,7 +268,12 @@ fn option_rows_are_checked() {
         "{errors:?}"
     );
 
-    let bad_default = OPTIONS.replace("default = \"131072\"", "default = \"33554433\"");
+    // The threshold's default set one past its maximum (both read from the table).
+    let fusion = Spec::embedded().option(ge_spec::OptionKey::InputFusionSize);
+    let default = format!("default = \"{}\"", fusion.default_number().unwrap());
+    let past = format!("default = \"{}\"", fusion.max.unwrap() + 1);
+    let bad_default = OPTIONS.replace(&default, &past);
+    assert_ne!(bad_default, OPTIONS, "the default was replaced");
     let errors = Spec::from_files([
         ("options.toml", bad_default.as_str()),
         ("clauses/a.toml", CLAUSE),
