@@ -806,6 +806,8 @@ fn section(out: &str, from: &str) -> String {
     }
 }
 
+// Long because: five runs of the example, each checked against its README block, every wrong
+// block reported in the same run.
 /// The outputs the READMEs show for the example's `cargo test` runs are what it prints. Its
 /// trials run on one thread, as the READMEs say, so their order is fixed.
 fn the_readme_outputs_are_what_the_example_prints() -> Result<(), Failed> {
