@@ -152,6 +152,9 @@ pub struct Promotion {
     pub failure: Option<String>,
     /// The TOML text appended.
     pub text: String,
+    /// True when the finding named no clause (a crash, a hang, a refusal to answer), so the
+    /// case cites the value clauses of the options in force.
+    pub cites_values_in_force: bool,
 }
 
 impl fmt::Display for Promotion {
@@ -165,6 +168,14 @@ impl fmt::Display for Promotion {
         )?;
         if let Some(failure) = &self.failure {
             writeln!(f, "the backend fails it: {failure}")?;
+        }
+        if self.cites_values_in_force {
+            writeln!(
+                f,
+                "the finding names no clause (a crash, a hang or no answer): the case cites the \
+                 value clauses of the options in force, set or default, whose answer the \
+                 reference gives; name the clause the bug breaks with --clause when you know it"
+            )?;
         }
         write!(
             f,
@@ -296,7 +307,8 @@ pub fn promote(
     });
     let crashed = problems.iter().any(|p| p.clauses.is_empty());
     clauses.extend(problems.into_iter().flat_map(|p| p.clauses));
-    if clauses.is_empty() && crashed {
+    let cites_values_in_force = clauses.is_empty() && crashed;
+    if cites_values_in_force {
         // A crash, a hang or a refusal to answer names no clause: the case holds the engine to
         // the values in force (their value clauses, which state the defaults too), which the
         // reference's answer shows.
@@ -382,6 +394,7 @@ pub fn promote(
         table: opts.table.clone(),
         failure,
         text,
+        cites_values_in_force,
     })
 }
 

@@ -236,8 +236,10 @@ fn a_crash_is_a_finding_and_promotes_without_a_clause_named() {
         ..Default::default()
     };
     let p = findings::promote(&Crashing, &input, &opts).expect("a crash promotes");
-    // The case holds the engine to the value the scenario sets.
+    // The case holds the engine to the value the scenario sets, and says why it cites it.
     assert_eq!(p.case.clauses, vec!["ACP-001".to_owned()]);
+    assert!(p.cites_values_in_force);
+    assert!(p.to_string().contains("the finding names no clause"), "{p}");
     assert!(
         p.failure
             .as_deref()
