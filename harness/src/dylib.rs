@@ -344,10 +344,12 @@ pub fn limit_memory(mib: u64) -> Result<(), String> {
     {
         let bytes = mib.saturating_mul(1 << 20);
         let maximum = rustix::process::getrlimit(rustix::process::Resource::As).maximum;
-        // Never above the hard limit, which only a privileged process could raise.
+        // The hard limit too (never above the present one, which only a privileged process
+        // could raise): an engine can raise its soft limit up to the hard one, never past it.
+        let limit = maximum.map_or(bytes, |m| bytes.min(m));
         let limit = rustix::process::Rlimit {
-            current: Some(maximum.map_or(bytes, |m| bytes.min(m))),
-            maximum,
+            current: Some(limit),
+            maximum: Some(limit),
         };
         rustix::process::setrlimit(rustix::process::Resource::As, limit).map_err(|e| {
             format!("serve-dylib: cannot limit the address space to {mib} MiB: {e}")

@@ -32,6 +32,8 @@
  *   GE_TEST_GREEDY       like GE_TEST_CRASH, but where that one segfaults it allocates and
  *                        touches 2 GiB in 1 MiB blocks, answering an error saying how far it
  *                        got: "out of memory after N MiB" or "allocated all 2048 MiB"
+ *   GE_TEST_GREEDY_RAISE like GE_TEST_GREEDY, after raising its address-space limit to the
+ *                        hard one (serve-dylib's --memory-limit-mib must hold anyway)
  */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
 #include <stdio.h>
@@ -40,6 +42,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "ge_conformance.h"
@@ -145,8 +148,15 @@ GE_CONFORMANCE_EXPORT int32_t ge_conformance_answer(const char *scenario, size_t
     }
     return give("{\"type\":\"error\",\"message\":\"this engine answers nothing\"}", answer,
                 answer_len);
-#elif defined(GE_TEST_GREEDY)
+#elif defined(GE_TEST_GREEDY) || defined(GE_TEST_GREEDY_RAISE)
     if (contains(scenario, scenario_len, "\"ge.exec.atomicCleanPolicy\":\"1\"")) {
+#if defined(GE_TEST_GREEDY_RAISE)
+        struct rlimit limit;
+        if (getrlimit(RLIMIT_AS, &limit) == 0) {
+            limit.rlim_cur = limit.rlim_max; /* the raise this build exists for */
+            setrlimit(RLIMIT_AS, &limit);
+        }
+#endif
         enum { BLOCK = 1 << 20, BLOCKS = 2048 };
         static char *blocks[BLOCKS];
         int got = 0;
