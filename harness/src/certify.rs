@@ -708,6 +708,9 @@ pub enum SetupError {
     /// `--filter` matches no trial.
     #[error("the filter {0:?} matches no trial (`ge-conformance certify --filter` takes a part of a trial name such as `options-values/` or `property/memory`)")]
     FilterMatchesNothing(String),
+    /// `--filter` matches only trials of capabilities the backend does not declare.
+    #[error("the filter {0:?} matches only trials of capabilities the backend does not declare: nothing would be judged")]
+    FilterJudgesNothing(String),
     /// No scenario per property.
     #[error("--cases must be at least 1: a property judged on no scenario proves nothing")]
     NoScenarios,
@@ -755,6 +758,14 @@ pub fn certify(
     check(cfg)?;
     let declared = backend.capabilities();
     let selected = |name: &str| cfg.filter.as_deref().is_none_or(|f| name.contains(f));
+    if let Some(f) = &cfg.filter {
+        let judged = trial_names(cfg.spec(), cfg.judging.profile)
+            .iter()
+            .any(|(n, c)| selected(n) && declared.contains(c));
+        if !judged && !declared.is_empty() {
+            return Err(SetupError::FilterJudgesNothing(f.clone()));
+        }
+    }
     let cases: Vec<_> = cfg
         .spec()
         .cases_in(cfg.judging.profile)

@@ -486,3 +486,30 @@ fn a_bundle_without_its_failing_trials_does_not_verify() {
         .to_string();
     assert!(err.contains("report.json lists no trial"), "{err}");
 }
+
+/// A filter that selects only trials of capabilities the backend does not declare judges
+/// nothing: a set-up error, never a partial run that passes.
+#[test]
+fn a_filter_that_judges_nothing_is_a_setup_error() {
+    let cfg = Config {
+        cases: 4,
+        filter: Some("weights-".to_owned()),
+        ..Config::default()
+    };
+    let err = certify(&AcceptsTwo, &cfg, &mut |_, _, _| {}).expect_err("nothing to judge");
+    assert!(
+        matches!(
+            err,
+            ge_conformance::certify::SetupError::FilterJudgesNothing(_)
+        ),
+        "{err}"
+    );
+    let o = cli(&[
+        "certify",
+        "--backend",
+        "reference",
+        "--filter",
+        "no-such-trial",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}
