@@ -13,8 +13,8 @@ use std::process::ExitCode;
 pub const TOKEN_ENV: &str = "GE_CONFORMANCE_RUN_TOKEN";
 
 /// The exit statuses the harness itself gives a run an in-process engine ended, after its note:
-/// an `exit` inside an engine call (3), a call past its timeout (4).
-const HARNESS_STATUSES: [i32; 2] = [3, 4];
+/// an `exit` inside an engine call, a call past its timeout.
+const HARNESS_STATUSES: [i32; 2] = [ge_dylib::EXIT_STATUS, ge_dylib::TIMEOUT_STATUS];
 
 /// In a supervised child: records that `main` returned with `code`, and which process did
 /// (a fork of the child is not the child).
@@ -48,7 +48,7 @@ pub fn run(engine: &str) -> Option<ExitCode> {
             // `main` returned: its status is the run's, whatever an engine's handler did later.
             (Some(code), _, _) => ExitCode::from(code),
             (None, Some(code), _) if HARNESS_STATUSES.contains(&code) => {
-                ExitCode::from(u8::try_from(code).unwrap_or(3))
+                ExitCode::from(u8::try_from(code).unwrap_or(1))
             }
             (None, _, Some(signal)) => ExitCode::from(u8::try_from(128 + signal).unwrap_or(255)),
             (None, code, _) => {

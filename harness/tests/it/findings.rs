@@ -213,17 +213,22 @@ fn a_crash_on_a_scenario_setting_no_option_promotes() {
             "{name}: {:?}",
             p.case.clauses
         );
-        let case = spec
-            .cases()
-            .iter()
-            .find(|c| c.case.name == p.case.name)
-            .expect("the promoted case is in the table");
-        assert!(matches!(run_case(&STRICT, &Reference, case), Verdict::Pass));
-        assert!(matches!(
-            run_case(&Judging::DEFAULT, &Crashing, case),
-            Verdict::Fail(_)
-        ));
+        reference_passes_and_crashing_fails(&spec, &p.case.name);
     }
+}
+
+/// The promoted case `name` of `spec`: the reference passes it, the crashing engine fails it.
+fn reference_passes_and_crashing_fails(spec: &ge_spec::Spec, name: &str) {
+    let case = spec
+        .cases()
+        .iter()
+        .find(|c| c.case.name == name)
+        .expect("the promoted case is in the table");
+    assert!(matches!(run_case(&STRICT, &Reference, case), Verdict::Pass));
+    assert!(matches!(
+        run_case(&Judging::DEFAULT, &Crashing, case),
+        Verdict::Fail(_)
+    ));
 }
 
 #[test]
@@ -248,17 +253,7 @@ fn a_crash_is_a_finding_and_promotes_without_a_clause_named() {
         p.failure
     );
     // The reference passes the case, the crashing engine fails it.
-    let spec = load_with(&table);
-    let case = spec
-        .cases()
-        .iter()
-        .find(|c| c.case.name == p.case.name)
-        .expect("the promoted case is in the table");
-    assert!(matches!(run_case(&STRICT, &Reference, case), Verdict::Pass));
-    assert!(matches!(
-        run_case(&Judging::DEFAULT, &Crashing, case),
-        Verdict::Fail(_)
-    ));
+    reference_passes_and_crashing_fails(&load_with(&table), &p.case.name);
 }
 
 #[test]

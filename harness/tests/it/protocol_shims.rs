@@ -19,8 +19,24 @@ const REQUEST_TIMEOUT: Duration = Duration::from_millis(1000);
 
 /// Certifies the options cases of the tables (not the property) through `exec:command`.
 fn certify_cases(command: &str, timeout: Duration) -> (Report, String) {
+    certify_cases_giving_up(command, timeout, backends::GiveUp::default())
+}
+
+/// [`certify_cases`], the backend declared dead as `give_up` says.
+fn certify_cases_giving_up(
+    command: &str,
+    timeout: Duration,
+    give_up: backends::GiveUp,
+) -> (Report, String) {
     let arg = format!("exec:{command}");
-    let handle = backends::open(&arg, timeout, Profile::Documented).expect("the backend greets");
+    let handle = backends::open_giving_up(
+        &arg,
+        timeout,
+        Profile::Documented,
+        ge_conformance::confine::Confine::On,
+        give_up,
+    )
+    .expect("the backend greets");
     let cfg = Config {
         cases: 8,
         filter: Some("options-".to_owned()),
@@ -267,38 +283,22 @@ fn a_hung_backend_behind_a_shell_is_stopped_with_it() {
 /// bound of the whole run declares it dead all the same, after that many restarts in all.
 #[test]
 fn a_backend_that_breaks_its_streaks_is_declared_dead_by_the_whole_run_bound() {
-    let command = misbehave("crash atomicCleanPolicy");
-    let arg = format!("exec:{command}");
-    let give_up = ge_conformance::backends::GiveUp {
+    let give_up = backends::GiveUp {
         restarts: 4,
         ..Default::default()
     };
-    let handle = backends::open_giving_up(
-        &arg,
+    let (report, stderr) = certify_cases_giving_up(
+        &misbehave("crash atomicCleanPolicy"),
         REQUEST_TIMEOUT,
-        Profile::Documented,
-        ge_conformance::confine::Confine::On,
         give_up,
-    )
-    .expect("the backend greets");
-    let cfg = Config {
-        cases: 8,
-        filter: Some("options-".to_owned()),
-        backend_arg: arg,
-        ..Config::default()
-    };
-    let report = certify::certify(handle.backend(), &cfg, &mut |_, _, _| {}).expect("a run");
+    );
     let said = |t: &ge_conformance::report::TrialResult, what: &str| {
         t.message.as_deref().unwrap_or("").contains(what)
     };
     // The crashes are apart: other requests were answered between them.
     assert!(report.trials.iter().any(|t| t.outcome == Outcome::Pass));
     let bound = "declared dead after 4 requests in this run that timed out or crashed the backend";
-    assert!(
-        report.trials.iter().any(|t| said(t, bound)),
-        "{}",
-        handle.stderr()
-    );
+    assert!(report.trials.iter().any(|t| said(t, bound)), "{stderr}");
     let crashed = report
         .trials
         .iter()
