@@ -421,7 +421,11 @@ fn no_exit_of_an_in_process_engine_ends_the_run_green() {
             "the engine `{}` loaded in-process ended the process (status 0) before the run finished",
             engine.display()
         );
-        assert!(stderr.contains(&note), "{variant}: {stderr}");
+        // The thread's exit may land while the harness is inside an engine call, or copying
+        // its answer: then the harness's own `atexit` note (`called exit()`) ends the run with
+        // the same status 3 before the supervisor's.
+        let own_note = variant == "GE_TEST_THREAD_EXIT" && stderr.contains("called exit()");
+        assert!(stderr.contains(&note) || own_note, "{variant}: {stderr}");
         assert!(stderr.contains("serve-dylib"), "{variant}: {stderr}");
     }
 }
