@@ -18,21 +18,21 @@ mod imp {
     use std::sync::{Once, OnceLock};
     use std::time::{Duration, Instant};
 
-    use super::{EXIT_STATUS, TIMEOUT_STATUS};
+    use super::{flush_c_stdout, EXIT_STATUS, TIMEOUT_STATUS};
     use crate::note;
 
     /// Ends the process with `status` at once: no `atexit` handler, no flushing of Rust's
-    /// buffers (the report is not printed).
-    fn end(status: i32) -> ! {
+    /// buffers (the report is not printed) nor of C streams (whose locks an engine's thread may
+    /// hold).
+    pub fn end(status: i32) -> ! {
         // SAFETY: `_exit` is async-signal-safe and takes no pointer.
         unsafe { libc::_exit(status) }
     }
 
     extern "C" fn at_exit() {
         if note::armed() {
-            // SAFETY: flushing every C stream (a null argument), so what the engine printed
-            // before its `exit` is not lost; this is an `atexit` handler, not a signal handler.
-            unsafe { libc::fflush(std::ptr::null_mut()) };
+            // What the engine printed before its `exit` is not lost.
+            flush_c_stdout();
             if note::write_armed(&[b"called exit()"]) {
                 end(EXIT_STATUS);
             }
@@ -142,14 +142,47 @@ mod imp {
 
     impl Drop for Redirected {
         fn drop(&mut self) {
-            // SAFETY: flushing every C stream (a null argument), so what the engine printed
-            // lands on standard error, not in the harness's output once it is restored.
-            unsafe { libc::fflush(std::ptr::null_mut()) };
+            // What the engine printed lands on standard error, not in the harness's output
+            // once it is restored.
+            flush_c_stdout();
             if let Some(saved) = self.saved.take() {
                 let _ = rustix::stdio::dup2_stdout(&saved);
             }
         }
     }
+}
+
+/// Flushes C's `stdout` unless another thread holds its lock (an engine's thread that called
+/// `flockfile` and never lets go would otherwise hang the harness outside any call, where no
+/// deadline runs). What stays in its buffer is the engine's to lose.
+#[cfg(target_os = "linux")]
+fn flush_c_stdout() {
+    extern "C" {
+        static stdout: *mut libc::FILE;
+        fn ftrylockfile(stream: *mut libc::FILE) -> libc::c_int;
+        fn funlockfile(stream: *mut libc::FILE);
+    }
+    // SAFETY: `stdout` is C's standard output stream, set up before `main`; it is read, not
+    // referenced.
+    let stream = unsafe { stdout };
+    if stream.is_null() {
+        return;
+    }
+    // SAFETY: a valid stream; the lock is taken without waiting.
+    if unsafe { ftrylockfile(stream) } != 0 {
+        return;
+    }
+    // SAFETY: the lock is this thread's now (it is recursive for its owner).
+    unsafe { libc::fflush(stream) };
+    // SAFETY: releases the lock taken above.
+    unsafe { funlockfile(stream) };
+}
+
+/// Flushes every C stream (other unixes have no portable `stdout` symbol).
+#[cfg(all(unix, not(target_os = "linux")))]
+fn flush_c_stdout() {
+    // SAFETY: flushing every C stream (a null argument).
+    unsafe { libc::fflush(std::ptr::null_mut()) };
 }
 
 #[cfg(not(unix))]
@@ -174,6 +207,11 @@ mod imp {
     /// A guard with nothing to restore.
     #[derive(Debug)]
     pub struct Redirected;
+
+    /// Ends the process with `status`.
+    pub fn end(status: i32) -> ! {
+        std::process::exit(status)
+    }
 }
 
-pub use imp::{deadline, stdout_to_stderr, watch_exit};
+pub use imp::{deadline, end, stdout_to_stderr, watch_exit};

@@ -32,6 +32,13 @@ mod note;
 
 pub use guard::{EXIT_STATUS, TIMEOUT_STATUS};
 
+/// Ends the process with `status` at once, without `atexit` handlers or flushing C streams:
+/// how a process that has an engine loaded ends when it is interrupted, since an engine's thread
+/// may hold a lock an ordinary `exit` waits for.
+pub fn end_process(status: i32) -> ! {
+    guard::end(status)
+}
+
 /// At most this many bytes of a scenario are quoted in a note.
 pub const NOTE_EXCERPT: usize = 1024;
 

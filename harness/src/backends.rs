@@ -80,9 +80,8 @@ pub fn open_giving_up(
     give_up: GiveUp,
 ) -> Result<BackendHandle, String> {
     if let Some(command_line) = arg.strip_prefix("exec:") {
-        let exec = ExecBackend::with_confinement(command_line, timeout, profile, confine)
-            .map_err(|e| format!("backend `{arg}`: {e}"))?
-            .giving_up(give_up);
+        let exec = ExecBackend::bounded(command_line, timeout, profile, confine, give_up)
+            .map_err(|e| format!("backend `{arg}`: {e}"))?;
         exec.greet().map_err(|e| {
             // The backend's own words, without the harness's notes on each start.
             let stderr: Vec<String> = exec

@@ -67,7 +67,7 @@ fn main() -> ExitCode {
             .in_process_engine()
             .filter(|_| !cli::supervise::supervised())
         {
-            if let Some(code) = cli::supervise::run(engine) {
+            if let Some(code) = cli::supervise::run(engine, a.run_bound()) {
                 return code;
             }
         }
@@ -78,7 +78,9 @@ fn main() -> ExitCode {
         protocol::stop_all_backends();
         ge_conformance::sandbox::remove_root();
         eprintln!("interrupted: every backend was stopped");
-        std::process::exit(130);
+        // `_exit`, not `exit`: flushing the C streams could wait forever on a lock an
+        // in-process engine's thread holds.
+        ge_dylib::end_process(130);
     });
     let code = match run(args) {
         Ok(code) => code,

@@ -80,6 +80,16 @@ pub struct CertifyArgs {
     /// its streaks on purpose (0: never give up).
     #[arg(long, default_value_t = ge_conformance::protocol::DEFAULT_GIVE_UP_AFTER_RESTARTS)]
     give_up_after_restarts: u32,
+    /// Seconds the whole run may last, after which an `exec:` backend is declared dead in the
+    /// same way: the bound of a run whose backend answers every request just inside its
+    /// timeout. An in-process `dylib:` run past it (plus a minute) is ended with status 4 and
+    /// no report (0: never give up).
+    #[arg(long, default_value_t = ge_conformance::protocol::DEFAULT_GIVE_UP_AFTER_SECS)]
+    give_up_after_secs: u64,
+    /// Milliseconds an `exec:` backend has to start and answer each hello, its first and the
+    /// one after each restart [default: --timeout-ms, at least 10000].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    hello_timeout_ms: Option<u64>,
     /// Run an `exec:` backend with the harness's own environment and no write restriction
     /// (see docs/protocol.md, "Confinement"); writes outside the sandbox then go unseen.
     #[arg(long)]
@@ -102,6 +112,11 @@ impl CertifyArgs {
     /// The library of an engine this run loads in-process (`--backend dylib:PATH`).
     pub fn in_process_engine(&self) -> Option<&str> {
         self.backend.strip_prefix("dylib:")
+    }
+
+    /// The whole run's bound in time (`--give-up-after-secs`), if it has one.
+    pub fn run_bound(&self) -> Option<Duration> {
+        (self.give_up_after_secs > 0).then(|| Duration::from_secs(self.give_up_after_secs))
     }
 }
 
@@ -131,6 +146,8 @@ pub fn run(args: CertifyArgs) -> Result<ExitCode, Usage> {
             timeouts: args.give_up_after,
             crashes: args.give_up_after_crashes,
             restarts: args.give_up_after_restarts,
+            seconds: args.give_up_after_secs,
+            hello: args.hello_timeout_ms.map(Duration::from_millis),
         });
     let handle = open_backend(&args.backend, exec, judging.profile)?;
     let mut progress = Progress::new();

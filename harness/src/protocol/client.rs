@@ -19,8 +19,9 @@ use super::messages::{
 /// The per-request timeout when none is given.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The least time a backend is given to start and answer the hello, whatever the per-request
-/// timeout: starting an engine (or an interpreter) can be much slower than answering.
+/// The least time a backend is given to start and answer the hello unless the run sets the
+/// hello's limit itself ([`GiveUp::hello`]): starting an engine (or an interpreter) can be much
+/// slower than answering a request.
 pub const MIN_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Failed handshakes in a row after which the backend is no longer restarted.
@@ -47,8 +48,20 @@ pub const DEFAULT_GIVE_UP_AFTER_CRASHES: u32 = 20;
 /// restarts in all ([`ExecBackend::giving_up`] changes it; 0 never gives up).
 pub const DEFAULT_GIVE_UP_AFTER_RESTARTS: u32 = 60;
 
+/// Seconds a whole run may last, after which the backend is declared dead as after a streak:
+/// a backend that answers every request just inside its timeout, or greets just inside the
+/// hello's limit before each crash, would otherwise keep a run alive for hours. An hour is
+/// many times what a run of the suite takes on an engine that answers in milliseconds
+/// ([`ExecBackend::giving_up`] changes it; 0 never gives up).
+pub const DEFAULT_GIVE_UP_AFTER_SECS: u64 = 3600;
+
 /// When a subprocess backend is declared dead: after `timeouts` requests in a row that timed
-/// out, `crashes` in a row that crashed it, or `restarts` restarts in the whole run (0: never).
+/// out, `crashes` in a row that crashed it, `restarts` restarts in the whole run, or `seconds`
+/// of the whole run (0: never on that count); and how long each hello may take.
+///
+/// A run therefore ends within `seconds`, plus one request's timeout and one hello's limit;
+/// and, whatever `seconds` says, within `restarts` times (the timeout plus the hello's limit)
+/// spent on failures, plus the time of the requests that were answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GiveUp {
     /// Requests in a row that timed out ([`DEFAULT_GIVE_UP_AFTER`]).
@@ -57,6 +70,11 @@ pub struct GiveUp {
     pub crashes: u32,
     /// Restarts in the whole run ([`DEFAULT_GIVE_UP_AFTER_RESTARTS`]).
     pub restarts: u32,
+    /// Seconds of the whole run, from the backend's first start ([`DEFAULT_GIVE_UP_AFTER_SECS`]).
+    pub seconds: u64,
+    /// The limit of each hello; `None`: the request timeout, at least
+    /// [`MIN_HANDSHAKE_TIMEOUT`]. A backend that has not greeted within it fails that handshake.
+    pub hello: Option<Duration>,
 }
 
 impl Default for GiveUp {
@@ -65,6 +83,8 @@ impl Default for GiveUp {
             timeouts: DEFAULT_GIVE_UP_AFTER,
             crashes: DEFAULT_GIVE_UP_AFTER_CRASHES,
             restarts: DEFAULT_GIVE_UP_AFTER_RESTARTS,
+            seconds: DEFAULT_GIVE_UP_AFTER_SECS,
+            hello: None,
         }
     }
 }
@@ -334,6 +354,8 @@ pub struct ExecBackend {
     area: Option<crate::confine::Area>,
     /// How the child was confined, from its first start on.
     confinement: OnceLock<crate::confine::Status>,
+    /// When the backend was created: the start of the run [`GiveUp::seconds`] bounds.
+    created: Instant,
 }
 
 impl ExecBackend {
@@ -363,6 +385,18 @@ impl ExecBackend {
         profile: Profile,
         confine: crate::confine::Confine,
     ) -> Result<Self, String> {
+        Self::bounded(command_line, timeout, profile, confine, GiveUp::default())
+    }
+
+    /// [`ExecBackend::with_confinement`], declared dead as `give_up` says from its first start
+    /// on (its first hello included, which [`ExecBackend::giving_up`] comes too late for).
+    pub fn bounded(
+        command_line: &str,
+        timeout: Duration,
+        profile: Profile,
+        confine: crate::confine::Confine,
+        give_up: GiveUp,
+    ) -> Result<Self, String> {
         let mut argv = split_command_line(command_line)?;
         if let Some(program) = argv.first_mut() {
             *program = this_harness_if_named(program);
@@ -389,12 +423,13 @@ impl ExecBackend {
             argv,
             command_line: command_line.to_owned(),
             timeout,
-            give_up: GiveUp::default(),
+            give_up,
             identity: OnceLock::new(),
             state: Mutex::new(State::default()),
             log,
             area,
             confinement,
+            created: Instant::now(),
         };
         {
             let mut state = backend.lock();
@@ -410,7 +445,8 @@ impl ExecBackend {
         self
     }
 
-    /// Declares the backend dead as `give_up` says, instead of [`GiveUp::default`].
+    /// Declares the backend dead as `give_up` says, instead of [`GiveUp::default`], from now
+    /// on (the first start is over: [`ExecBackend::bounded`] bounds that one too).
     pub fn giving_up(mut self, give_up: GiveUp) -> Self {
         self.give_up = give_up;
         self
@@ -553,6 +589,36 @@ impl ExecBackend {
         }
     }
 
+    /// How long a hello may take: [`GiveUp::hello`], or the request timeout but at least
+    /// [`MIN_HANDSHAKE_TIMEOUT`].
+    fn hello_limit(&self) -> Duration {
+        self.give_up
+            .hello
+            .unwrap_or_else(|| self.timeout.max(MIN_HANDSHAKE_TIMEOUT))
+    }
+
+    /// Declares the backend dead once the whole run has lasted [`GiveUp::seconds`]: from then
+    /// on every request fails at once, whatever the backend would answer.
+    fn check_run_bound(&self, state: &mut State) {
+        let bound = self.give_up.seconds;
+        if bound == 0
+            || state.given_up.is_some()
+            || self.created.elapsed() < Duration::from_secs(bound)
+        {
+            return;
+        }
+        if let Some(mut running) = state.running.take() {
+            stop(&mut running);
+        }
+        let dead = format!(
+            "declared dead after {bound} s, the bound of a whole run (`certify --give-up-after-secs`)"
+        );
+        self.log.note(&format!(
+            "{dead}; it will not be restarted, and every further request fails at once"
+        ));
+        state.given_up = Some(dead);
+    }
+
     fn handshake(&self, running: &mut Running) -> Result<BackendHello, (String, bool)> {
         let hello = HarnessMessage::Hello(HarnessHello {
             protocol: PROTOCOL_VERSION,
@@ -560,7 +626,8 @@ impl ExecBackend {
             harness_version: env!("CARGO_PKG_VERSION").to_owned(),
             profile: self.profile,
         });
-        let deadline = Instant::now() + self.timeout.max(MIN_HANDSHAKE_TIMEOUT);
+        let limit = self.hello_limit();
+        let deadline = Instant::now() + limit;
         if let Err(e) = running.send(&hello, deadline) {
             return Err((
                 format!(
@@ -570,7 +637,7 @@ impl ExecBackend {
                 false,
             ));
         }
-        let line = match receive(running, deadline, self.timeout.max(MIN_HANDSHAKE_TIMEOUT)) {
+        let line = match receive(running, deadline, limit) {
             Ok(line) => line,
             Err(Failure::Restart(why) | Failure::Keep(why)) => {
                 return Err((format!("no hello: {why}"), false))
@@ -635,6 +702,7 @@ impl ExecBackend {
             timeouts,
             crashes,
             restarts,
+            ..
         } = self.give_up;
         if timeouts > 0 && state.timeouts >= timeouts {
             Some((state.timeouts, "requests in a row that timed out"))
@@ -656,6 +724,7 @@ impl ExecBackend {
     /// Sends one request and waits for its answer.
     fn exchange(&self, scenario: &Scenario, sandbox: &Path) -> Result<Answer<Observation>, String> {
         let mut state = self.lock();
+        self.check_run_bound(&mut state);
         self.ensure_running(&mut state)?;
         state.next_id += 1;
         let id = state.next_id;

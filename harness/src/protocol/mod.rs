@@ -14,7 +14,7 @@ pub mod strays;
 pub use client::{
     split_command_line, stop_all_backends, BrokenBackend, ExecBackend, GiveUp, StderrLog,
     DEFAULT_GIVE_UP_AFTER, DEFAULT_GIVE_UP_AFTER_CRASHES, DEFAULT_GIVE_UP_AFTER_RESTARTS,
-    DEFAULT_TIMEOUT, MAX_HANDSHAKE_FAILURES, MIN_HANDSHAKE_TIMEOUT,
+    DEFAULT_GIVE_UP_AFTER_SECS, DEFAULT_TIMEOUT, MAX_HANDSHAKE_FAILURES, MIN_HANDSHAKE_TIMEOUT,
 };
 pub use messages::{BackendMessage, HarnessMessage, PROTOCOL_VERSION};
 pub use serve::{answer, serve, serve_profiles};

@@ -34,6 +34,12 @@
  *                        got: "out of memory after N MiB" or "allocated all 2048 MiB"
  *   GE_TEST_GREEDY_RAISE like GE_TEST_GREEDY, after raising its address-space limit to the
  *                        hard one (serve-dylib's --memory-limit-mib must hold anyway)
+ *   GE_TEST_HOLD_STDOUT  answers every scenario with an error; its first call starts a thread
+ *                        that takes C stdout's lock (flockfile) and never lets it go, and
+ *                        returns once the lock is taken
+ *   GE_TEST_IGNORE_TERM  answers every scenario with an error 20 ms late; its first call
+ *                        ignores SIGTERM, SIGINT and SIGHUP from then on and writes the
+ *                        process id into the file $GE_TEST_PIDFILE names
  */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
 #include <stdio.h>
@@ -41,6 +47,7 @@
 #include <string.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -58,6 +65,18 @@ static void *exit_soon(void *unused) {
     (void)unused;
     usleep(5000);
     exit(0);
+}
+#endif
+
+#if defined(GE_TEST_HOLD_STDOUT)
+static volatile int stdout_held = 0;
+/* The thread this build starts: it takes stdout's lock and keeps it for ever. */
+static void *hold_stdout(void *unused) {
+    (void)unused;
+    flockfile(stdout); /* the lock this build exists to hold */
+    stdout_held = 1;
+    for (;;) pause();
+    return NULL;
 }
 #endif
 
@@ -140,6 +159,40 @@ GE_CONFORMANCE_EXPORT int32_t ge_conformance_answer(const char *scenario, size_t
         pthread_create(&thread, NULL, exit_soon, NULL);
         pthread_detach(thread);
     }
+    return give("{\"type\":\"error\",\"message\":\"this engine answers nothing\"}", answer,
+                answer_len);
+#elif defined(GE_TEST_HOLD_STDOUT)
+    (void)contains;
+    (void)scenario;
+    (void)scenario_len;
+    static int started = 0;
+    if (!started) {
+        started = 1;
+        pthread_t thread;
+        pthread_create(&thread, NULL, hold_stdout, NULL);
+        pthread_detach(thread);
+        while (!stdout_held) usleep(1000);
+    }
+    return give("{\"type\":\"error\",\"message\":\"this engine answers nothing\"}", answer,
+                answer_len);
+#elif defined(GE_TEST_IGNORE_TERM)
+    (void)contains;
+    (void)scenario;
+    (void)scenario_len;
+    static int ignoring = 0;
+    if (!ignoring) {
+        ignoring = 1;
+        signal(SIGTERM, SIG_IGN); /* the deafness this build exists for */
+        signal(SIGINT, SIG_IGN);
+        signal(SIGHUP, SIG_IGN);
+        const char *pidfile = getenv("GE_TEST_PIDFILE");
+        FILE *f = pidfile ? fopen(pidfile, "w") : NULL;
+        if (f) {
+            fprintf(f, "%d\n", (int)getpid());
+            fclose(f);
+        }
+    }
+    usleep(20000);
     return give("{\"type\":\"error\",\"message\":\"this engine answers nothing\"}", answer,
                 answer_len);
 #elif defined(GE_TEST_FORK_EXIT)

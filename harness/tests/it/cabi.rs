@@ -348,27 +348,58 @@ fn a_crash_in_process_ends_the_run_naming_the_isolated_route() {
 
 /// Runs the command line with `args`, killed (and the test failed) after `limit`.
 fn run_bounded(args: &[&str], limit: std::time::Duration) -> (Output, std::time::Duration) {
+    run_bounded_with(args, &[], limit, |_| {})
+}
+
+/// [`run_bounded`] with `envs` set, calling `meanwhile` with the process once it started; both
+/// outputs are drained as the process writes them, so a long report cannot fill a pipe.
+fn run_bounded_with(
+    args: &[&str],
+    envs: &[(&str, &Path)],
+    limit: std::time::Duration,
+    meanwhile: impl FnOnce(&std::process::Child),
+) -> (Output, std::time::Duration) {
+    use std::io::Read;
     use std::process::Stdio;
     let started = std::time::Instant::now();
     let mut child = Command::new(BIN)
         .args(args)
+        .envs(envs.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("ge-conformance starts");
-    while child.try_wait().expect("waited").is_none() {
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("piped")));
+    let stderr = drain(Box::new(child.stderr.take().expect("piped")));
+    meanwhile(&child);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waited") {
+            break status;
+        }
         if started.elapsed() > limit {
             let _ = child.kill();
-            let out = child.wait_with_output().expect("killed");
+            let _ = child.wait();
             panic!(
                 "still running after {limit:?}; stderr:\n{}",
-                String::from_utf8_lossy(&out.stderr)
+                String::from_utf8_lossy(&stderr.join().expect("drained"))
             );
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    };
     let elapsed = started.elapsed();
-    (child.wait_with_output().expect("ended"), elapsed)
+    let out = Output {
+        status,
+        stdout: stdout.join().expect("drained"),
+        stderr: stderr.join().expect("drained"),
+    };
+    (out, elapsed)
 }
 
 #[test]
@@ -428,6 +459,122 @@ fn no_exit_of_an_in_process_engine_ends_the_run_green() {
         assert!(stderr.contains(&note) || own_note, "{variant}: {stderr}");
         assert!(stderr.contains("serve-dylib"), "{variant}: {stderr}");
     }
+}
+
+/// An engine's thread that holds C stdout's lock for ever cannot hang the run outside a call:
+/// the harness flushes C's standard output after each call only when it can take the lock.
+#[test]
+#[cfg(target_os = "linux")]
+fn an_engine_thread_holding_stdout_does_not_hang_the_run() {
+    let Some(engine) = c_engine("GE_TEST_HOLD_STDOUT") else {
+        return;
+    };
+    let backend = in_process(&engine);
+    let args = [
+        "certify",
+        "--backend",
+        &backend,
+        "--filter",
+        "options-values/acp-",
+    ];
+    let (out, _) = run_bounded(&args, std::time::Duration::from_secs(60));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a report, with failures: {stderr}"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("NOT CERTIFIED"),
+        "{stderr}"
+    );
+}
+
+/// The process id `GE_TEST_IGNORE_TERM` wrote into `file`, once it has.
+fn pid_written(file: &Path, within: std::time::Duration) -> Option<i32> {
+    let started = std::time::Instant::now();
+    while started.elapsed() < within {
+        if let Some(pid) = std::fs::read_to_string(file)
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+        {
+            return Some(pid);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    None
+}
+
+/// True while a process `pid` exists (a zombie counts as gone).
+fn running(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| !stat.rsplit(") ").next().unwrap_or("").starts_with('Z'))
+}
+
+/// SIGTERM to a run whose in-process engine ignores it: the supervisor passes it on, and kills
+/// the child once the grace has passed; the run ends with status 130 and leaves no process.
+#[test]
+#[cfg(target_os = "linux")]
+fn an_engine_that_ignores_sigterm_is_stopped_with_its_run() {
+    let Some(engine) = c_engine("GE_TEST_IGNORE_TERM") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("a scratch directory");
+    let pidfile = dir.path().join("pid");
+    let backend = in_process(&engine);
+    let mut child_pid = None;
+    let (out, elapsed) = run_bounded_with(
+        &["certify", "--backend", &backend],
+        &[("GE_TEST_PIDFILE", &pidfile)],
+        std::time::Duration::from_secs(60),
+        |run| {
+            child_pid = pid_written(&pidfile, std::time::Duration::from_secs(20));
+            let _ = Command::new("kill")
+                .args(["-TERM", &run.id().to_string()])
+                .status();
+        },
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let child_pid = child_pid.expect("the engine was called");
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert!(elapsed < std::time::Duration::from_secs(30), "{elapsed:?}");
+    assert!(
+        !running(child_pid),
+        "the run's child {child_pid} outlived it"
+    );
+}
+
+/// A run in-process past its whole-run bound and as much again is ended by the supervisor:
+/// status 4 and a note naming the bound and the isolated route.
+#[test]
+#[cfg(target_os = "linux")]
+fn an_in_process_run_past_its_bound_ends_with_status_4() {
+    let Some(engine) = c_engine("GE_TEST_IGNORE_TERM") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("a scratch directory");
+    let backend = in_process(&engine);
+    let (out, elapsed) = run_bounded_with(
+        &[
+            "certify",
+            "--backend",
+            &backend,
+            "--give-up-after-secs",
+            "1",
+        ],
+        &[("GE_TEST_PIDFILE", &dir.path().join("pid"))],
+        std::time::Duration::from_secs(60),
+        |_| {},
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.contains("past its bound (--give-up-after-secs)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("serve-dylib"), "{stderr}");
+    assert!(elapsed < std::time::Duration::from_secs(20), "{elapsed:?}");
 }
 
 #[test]

@@ -368,6 +368,36 @@ fn a_hello_later_than_the_handshake_window_fails_that_handshake_in_bounded_time(
     );
 }
 
+/// The hello's limit is the run's to set (`--hello-timeout-ms`): a backend that greets later
+/// than it fails that handshake within the limit, not the default window.
+#[test]
+fn the_hello_s_limit_follows_the_run_s_setting() {
+    let command = late_greeter(3.0);
+    let give_up = ge_conformance::backends::GiveUp {
+        hello: Some(Duration::from_millis(500)),
+        ..Default::default()
+    };
+    let start = Instant::now();
+    let (greeted, log) = within(Duration::from_secs(20), move || {
+        let backend = ExecBackend::bounded(
+            &command,
+            Duration::from_millis(500),
+            ge_spec::Profile::Documented,
+            ge_conformance::confine::Confine::On,
+            give_up,
+        )
+        .expect("a command line");
+        (backend.greet().is_ok(), backend.stderr_log().text())
+    });
+    let elapsed = start.elapsed();
+    assert!(!greeted, "a hello after the limit is not taken: {log}");
+    assert!(log.contains("no hello"), "{log}");
+    assert!(
+        elapsed < Duration::from_secs(3),
+        "three handshakes of 500 ms, not of the default window: {elapsed:?}"
+    );
+}
+
 #[test]
 fn a_slow_run_off_a_terminal_says_how_far_it_is() {
     // Seven requests the deaf backend never answers, a second each: past the five seconds

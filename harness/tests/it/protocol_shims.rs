@@ -307,6 +307,34 @@ fn a_backend_that_breaks_its_streaks_is_declared_dead_by_the_whole_run_bound() {
     assert_eq!(crashed, 3, "restarted three times before the bound");
 }
 
+/// A backend that answers every request, each just inside its timeout, breaks no streak and
+/// crashes nothing; the whole run's bound in time declares it dead all the same.
+#[test]
+fn a_backend_that_answers_slowly_is_declared_dead_by_the_run_s_bound_in_time() {
+    let give_up = backends::GiveUp {
+        seconds: 2,
+        ..Default::default()
+    };
+    let started = std::time::Instant::now();
+    let (report, stderr) = certify_cases_giving_up(
+        &format!("env MISBEHAVE_DELAY=0.3 {}", misbehave("slow request")),
+        REQUEST_TIMEOUT,
+        give_up,
+    );
+    let elapsed = started.elapsed();
+    let said = |t: &ge_conformance::report::TrialResult, what: &str| {
+        t.message.as_deref().unwrap_or("").contains(what)
+    };
+    assert!(report.trials.iter().any(|t| t.outcome == Outcome::Pass));
+    let bound = "declared dead after 2 s, the bound of a whole run";
+    assert!(report.trials.iter().any(|t| said(t, bound)), "{stderr}");
+    assert!(stderr.contains(bound), "{stderr}");
+    assert!(
+        elapsed < Duration::from_secs(2) + REQUEST_TIMEOUT * 3,
+        "the bound, one request and the run's own time: {elapsed:?}"
+    );
+}
+
 #[test]
 fn a_backend_that_crashes_on_every_request_is_declared_dead_after_a_streak() {
     // Every request crashes the backend: a restart each would cost one per trial; the streak

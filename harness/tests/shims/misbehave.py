@@ -30,6 +30,7 @@ line contains TRIGGER, where it misbehaves as MODE says:
                   relays the answer, then sends the harness signal 0 (a probe that changes
                   nothing) and says on standard error whether it went through
     late-hello    sleeps $MISBEHAVE_DELAY seconds before relaying the hello (TRIGGER unused)
+    slow          sleeps $MISBEHAVE_DELAY seconds, then relays the request and its answer
     zero-offsets  relays the answer with every tensor of a memory plan at offset 0, as a
                   planner that shares the bytes of tensors in use at once would
     huge-trace    relays a session answer with its trace repeated to 200,000 entries
@@ -61,6 +62,8 @@ def main():
             sys.stderr.flush()
             if mode == "crash":
                 os._exit(3)
+            if mode == "slow":
+                time.sleep(float(os.environ.get("MISBEHAVE_DELAY", "5")))
             if mode == "hang":
                 time.sleep(3600)
             if mode == "garbage":
