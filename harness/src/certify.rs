@@ -532,6 +532,11 @@ pub fn run_case_trial(
     result
 }
 
+/// How the message of a waived trial starts: the waiver, then on the next lines the failures it
+/// waives. Only a trial ended ignored with such a message counts as waived when a listing
+/// judges ahead (`libtest/ahead.rs`).
+pub const WAIVED: &str = "waived: ";
+
 /// Applies the waivers to a result. A waiver naming the trial waives its failure whole. A
 /// waiver naming a clause waives that clause's failures wherever they occur, inside a property
 /// too, and nothing else: the trial is waived when every clause it fails on is waived, and
@@ -540,6 +545,7 @@ pub fn run_case_trial(
 /// when only globs or clause waivers cover it; a deviation stays a deviation (it fails nothing
 /// to waive).
 pub fn apply_waivers(result: &mut TrialResult, expectations: &Expectations) {
+    let waived_with = |what: &str, message: &str| format!("{WAIVED}{what}\n{message}");
     let why = |w: &crate::expectations::Waiver| {
         format!("{} ({}, expires {})", w.reason, w.tracker, w.expires)
     };
@@ -548,7 +554,7 @@ pub fn apply_waivers(result: &mut TrialResult, expectations: &Expectations) {
             let message = result.message.clone().unwrap_or_default();
             if let Some(w) = expectations.naming_trial(&result.name).next() {
                 result.outcome = Outcome::Waived;
-                result.message = Some(format!("waived: {}\n{message}", why(w)));
+                result.message = Some(waived_with(&why(w), &message));
                 return;
             }
             let waived: Vec<(&String, &crate::expectations::Waiver)> = result
@@ -566,7 +572,7 @@ pub fn apply_waivers(result: &mut TrialResult, expectations: &Expectations) {
                 .join("; ");
             if waived.len() == result.broken.len() {
                 result.outcome = Outcome::Waived;
-                result.message = Some(format!("waived: {listed}\n{message}"));
+                result.message = Some(waived_with(&listed, &message));
             } else {
                 result.message = Some(format!(
                     "fails on clauses no waiver names (waived here: {listed})\n{message}"

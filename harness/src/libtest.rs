@@ -145,6 +145,9 @@ fn reproducer(r: &TrialResult, cfg: &Config) -> String {
     line
 }
 
+/// The environment variable naming the directory a run writes its bundle to.
+const OUT_ENV: &str = "GE_CONFORMANCE_OUT";
+
 /// The test target this binary was built from: cargo names a test binary `<target>-<16 hex
 /// digits>`; `None` when the name is not of that form (a binary run by other means).
 fn test_target() -> Option<String> {
@@ -294,7 +297,7 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         if let Some(dir) = std::env::var_os("GE_CONFORMANCE_SNAPSHOTS") {
             suite = suite.with_snapshots(dir);
         }
-        if let Some(dir) = std::env::var_os("GE_CONFORMANCE_OUT") {
+        if let Some(dir) = std::env::var_os(OUT_ENV) {
             suite = suite.with_bundle(dir);
         }
         suite

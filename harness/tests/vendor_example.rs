@@ -41,6 +41,7 @@ struct Altered {
     engine: vendor_engine::Engine,
     options: fn(&vendor_engine::Engine, &OptionsScenario) -> Answer<OptionsObservation>,
     transfer: fn(&vendor_engine::Engine, &TransferScenario) -> Answer<TransferObservation>,
+    capabilities: fn(&vendor_engine::Engine) -> BTreeSet<Capability>,
 }
 
 impl Backend for Altered {
@@ -51,7 +52,7 @@ impl Backend for Altered {
         self.engine.version()
     }
     fn capabilities(&self) -> BTreeSet<Capability> {
-        self.engine.capabilities()
+        (self.capabilities)(&self.engine)
     }
     fn options(&self, s: &OptionsScenario) -> Answer<OptionsObservation> {
         (self.options)(&self.engine, s)
@@ -76,6 +77,7 @@ fn changed() -> Altered {
             }
             Ok(o)
         },
+        capabilities: <vendor_engine::Engine as Backend>::capabilities,
     }
 }
 
@@ -119,6 +121,22 @@ fn off_by_one() -> Altered {
             Ok(o)
         },
         transfer: vendor_engine::Engine::transfer,
+        capabilities: <vendor_engine::Engine as Backend>::capabilities,
+    }
+}
+
+/// The off-by-one engine, declaring only options where it sees that a listing judges ahead:
+/// an engine that would have its transfer trials skipped under nextest by looking ignored there.
+fn two_faced() -> Altered {
+    Altered {
+        capabilities: |engine| {
+            let mut declared = engine.capabilities();
+            if std::env::var_os("GE_CONFORMANCE_JUDGING_AHEAD").is_some() {
+                declared.retain(|c| *c == Capability::Options);
+            }
+            declared
+        },
+        ..off_by_one()
     }
 }
 
@@ -1125,6 +1143,40 @@ fn a_listing_survives_an_engine_that_aborts_or_hangs() -> Result<(), Failed> {
     Ok(())
 }
 
+/// Only a waiver's ignoring counts when a listing judges ahead: an engine that declares fewer
+/// capabilities there has its other trials listed to run (where they are decided), not skipped.
+/// And the marker of a child judging ahead, set by hand beside `GE_CONFORMANCE_OUT`, is ignored
+/// with a note: the run writes its bundle.
+fn judging_ahead_cannot_be_turned_to_skip_trials() -> Result<(), Failed> {
+    let copy = copy_snapshots();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let file = waivers(dir.path(), &["IFS-001"]);
+    let env = [
+        ("GE_CONFORMANCE_EXPECTATIONS", file.as_os_str()),
+        ("NEXTEST", std::ffi::OsStr::new("1")),
+    ];
+    let list = ["--list", "--format", "terse", "--ignored"];
+    let (ok, text, _) = child_streams("two-faced", copy.path(), true, &list, &env);
+    let listed = listed(&text).filter(|_| ok).unwrap_or_default();
+    if !listed.contains(&"[property] property/options")
+        || listed.iter().any(|l| l.starts_with("[transfer]"))
+    {
+        return Err(format!("the two-faced engine's list of ignored trials:\n{text}").into());
+    }
+    let bundle = dir.path().join("bundle");
+    let env = [
+        ("GE_CONFORMANCE_JUDGING_AHEAD", std::ffi::OsStr::new("1")),
+        ("GE_CONFORMANCE_OUT", bundle.as_os_str()),
+    ];
+    let (_, text) = child("unchanged", copy.path(), true, &["options-values/"], &env);
+    if !bundle.join("report.json").exists()
+        || !text.contains("GE_CONFORMANCE_JUDGING_AHEAD is set, but")
+    {
+        return Err(format!("a forged marker beside a bundle to write:\n{text}").into());
+    }
+    Ok(())
+}
+
 /// The example's `tests/conformance.rs` over `engine`, with a bundle written in code (not
 /// through `GE_CONFORMANCE_OUT`) when `BUNDLE` names one.
 fn vendor_suite<B: Backend + Send + Sync + 'static>(
@@ -1162,6 +1214,7 @@ fn main() {
             "chatty" => Some(chatty()),
             "aborting" => Some(aborting()),
             "hanging" => Some(hanging()),
+            "two-faced" => Some(two_faced()),
             _ => None,
         };
         if let Some(altered) = altered {
@@ -1209,6 +1262,10 @@ fn main() {
         Trial::test(
             "a_listing_survives_an_engine_that_aborts_or_hangs",
             a_listing_survives_an_engine_that_aborts_or_hangs,
+        ),
+        Trial::test(
+            "judging_ahead_cannot_be_turned_to_skip_trials",
+            judging_ahead_cannot_be_turned_to_skip_trials,
         ),
         Trial::test(
             "the_command_line_certifies_judges_and_promotes_a_served_engine",

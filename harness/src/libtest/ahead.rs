@@ -17,7 +17,7 @@ const MARKER: &str = "GE_CONFORMANCE_JUDGING_AHEAD";
 
 /// The environment the child must not see: nextest's (a waived failure fails there, it is not
 /// shown as ignored) and the bundle's.
-const WITHHELD: [&str; 3] = ["NEXTEST", "NEXTEST_RUN_ID", "GE_CONFORMANCE_OUT"];
+const WITHHELD: [&str; 3] = ["NEXTEST", "NEXTEST_RUN_ID", super::OUT_ENV];
 
 /// The most bytes of trial names one child is given, well under the shortest limit on a
 /// command line (32,767 characters on Windows).
@@ -114,8 +114,13 @@ fn one_child(
                 started.insert(name.to_owned());
             }
             Some("ignored") => {
+                // Only a waiver's ignoring counts: a trial the child ignored for any other
+                // reason (a capability its engine did not declare there, say) runs, and is
+                // decided, in the run nextest executes.
                 let reason = event.get("message").and_then(|m| m.as_str());
-                waived.insert(name.to_owned(), reason.unwrap_or_default().to_owned());
+                if let Some(reason) = reason.filter(|r| r.starts_with(crate::certify::WAIVED)) {
+                    waived.insert(name.to_owned(), reason.to_owned());
+                }
                 ended.insert(name.to_owned());
             }
             Some(_) => {
@@ -161,12 +166,33 @@ fn watch(child: &mut Child, log: &Path, limit: Duration) -> bool {
 
 /// In a child judging ahead: true, and the child ends by itself once the listing process that
 /// started it is gone (killed, say), rather than judging on for nobody.
+///
+/// The marker counts only where a listing could have set it: never beside a bundle to write
+/// (a listing withholds `GE_CONFORMANCE_OUT` from its children) and, on unix, only naming this
+/// process's parent. Set by hand otherwise, it is ignored with a note, and the run writes its
+/// bundle as any run does.
 pub fn in_child() -> bool {
     let Some(parent) = std::env::var(MARKER).ok() else {
         return false;
     };
+    let forged = |why: &str| {
+        eprintln!(
+            "ge-conformance: {MARKER} is set, but {why}: it is ignored, and this run is judged \
+             and writes its bundle as any run (only a listing judging ahead sets it)"
+        );
+        false
+    };
+    if std::env::var_os(super::OUT_ENV).is_some() {
+        return forged("so is GE_CONFORMANCE_OUT, which a listing never gives its children");
+    }
     #[cfg(unix)]
-    if let Ok(parent) = parent.parse::<u32>() {
+    {
+        let Ok(parent) = parent.parse::<u32>() else {
+            return forged("not to a process id");
+        };
+        if std::os::unix::process::parent_id() != parent {
+            return forged("it does not name this process's parent");
+        }
         std::thread::spawn(move || loop {
             if std::os::unix::process::parent_id() != parent {
                 std::process::exit(101);
