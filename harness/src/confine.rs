@@ -73,12 +73,23 @@ impl Area {
 
     /// Every entry in the two directories, named as the backend sees them (`$TMPDIR/a/b`,
     /// `$HOME/.cache`), at most [`MAX_WATCHED_ENTRIES`].
-    pub fn listing(&self) -> BTreeSet<String> {
-        let mut out = BTreeSet::new();
-        crate::sandbox::names(&self.tmp(), "$TMPDIR", MAX_WATCHED_ENTRIES, &mut out);
-        crate::sandbox::names(&self.home(), "$HOME", MAX_WATCHED_ENTRIES, &mut out);
-        out
+    pub fn listing(&self) -> Listing {
+        let mut entries = BTreeSet::new();
+        let capped =
+            crate::sandbox::names(&self.tmp(), "$TMPDIR", MAX_WATCHED_ENTRIES, &mut entries)
+                || crate::sandbox::names(&self.home(), "$HOME", MAX_WATCHED_ENTRIES, &mut entries);
+        Listing { entries, capped }
     }
+}
+
+/// What a backend's own directories held, as [`Area::listing`] found them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Listing {
+    /// The entries, named as the backend sees them.
+    pub entries: BTreeSet<String>,
+    /// True when the listing stopped at [`MAX_WATCHED_ENTRIES`] with entries unlisted: what a
+    /// trial leaves among those goes unseen.
+    pub capped: bool,
 }
 
 impl Drop for Area {
@@ -269,9 +280,19 @@ fn restrict(_allowed: &[PathBuf]) -> Status {
     Status::WatchedOnly("built without the `landlock` feature".into())
 }
 
-/// What `after` holds that `before` did not: the entries a trial left.
-pub fn left_behind(before: &BTreeSet<String>, after: &BTreeSet<String>) -> Vec<String> {
-    after.difference(before).cloned().collect()
+/// What `after` holds that `before` did not: the entries a trial left. A listing after the trial
+/// that stopped at its cap counts as something left too (the directories hold more than the
+/// harness lists, and what the trial left among the rest cannot be told apart), so a backend
+/// cannot hide its leftovers by flooding its directories first.
+pub fn left_behind(before: &Listing, after: &Listing) -> Vec<String> {
+    let mut left: Vec<String> = after.entries.difference(&before.entries).cloned().collect();
+    if after.capped {
+        left.push(format!(
+            "something among more than {MAX_WATCHED_ENTRIES} entries of $TMPDIR and $HOME (the \
+             listing stops at {MAX_WATCHED_ENTRIES}, so what this trial left there is unseen)"
+        ));
+    }
+    left
 }
 
 #[cfg(test)]
@@ -294,5 +315,20 @@ mod tests {
         let root = area.root.clone();
         drop(area);
         assert!(!root.exists(), "the area is removed with its contents");
+    }
+
+    #[test]
+    fn a_listing_at_its_cap_counts_as_something_left_in_every_trial() {
+        let area = Area::new().unwrap();
+        for i in 0..=MAX_WATCHED_ENTRIES {
+            fs::write(area.tmp().join(format!("flood-{i}")), b"").unwrap();
+        }
+        let before = area.listing();
+        assert!(before.capped);
+        assert_eq!(before.entries.len(), MAX_WATCHED_ENTRIES);
+        // Nothing new, and still the trial after the flood is not clean.
+        let left = left_behind(&before, &area.listing());
+        assert_eq!(left.len(), 1, "{left:?}");
+        assert!(left[0].contains("more than 10000 entries"), "{left:?}");
     }
 }

@@ -110,29 +110,33 @@ pub fn note_outside(sandbox: &Path, what: Vec<String>) {
 }
 
 /// Adds to `out` the path of every entry under `dir`, as `prefix/a/b`, without following links
-/// or entering a mount, until `out` holds `cap` entries.
-pub fn names(dir: &Path, prefix: &str, cap: usize, out: &mut BTreeSet<String>) {
+/// or entering a mount, until `out` holds `cap` entries. True when it stopped there with
+/// entries left unlisted.
+pub fn names(dir: &Path, prefix: &str, cap: usize, out: &mut BTreeSet<String>) -> bool {
     let Ok(meta) = fs::symlink_metadata(dir) else {
-        return;
+        return false;
     };
-    names_in(dir, prefix, device(&meta), cap, out);
+    names_in(dir, prefix, device(&meta), cap, out)
 }
 
-fn names_in(dir: &Path, prefix: &str, dev: u64, cap: usize, out: &mut BTreeSet<String>) {
-    let Ok(read) = fs::read_dir(dir) else { return };
+fn names_in(dir: &Path, prefix: &str, dev: u64, cap: usize, out: &mut BTreeSet<String>) -> bool {
+    let Ok(read) = fs::read_dir(dir) else {
+        return false;
+    };
     for entry in read.flatten() {
         if out.len() >= cap {
-            return;
+            return true;
         }
         let name = format!("{prefix}/{}", entry.file_name().to_string_lossy());
         let path = entry.path();
         let descend = fs::symlink_metadata(&path)
             .is_ok_and(|m| m.file_type().is_dir() && !is_mount(&path, &m, dev));
         out.insert(name.clone());
-        if descend {
-            names_in(&path, &name, dev, cap, out);
+        if descend && names_in(&path, &name, dev, cap, out) {
+            return true;
         }
     }
+    false
 }
 
 /// The largest file read back from a sandbox: twice the weights a scenario may hold

@@ -85,6 +85,25 @@ fn a_file_left_in_the_backends_tmpdir_fails_wgt_007_at_strict() {
     }
 }
 
+/// A backend that floods its `$TMPDIR` past the listing's cap cannot hide what it leaves among
+/// the flood: every weights trial after it fails WGT-007, the cap named in its message.
+#[test]
+fn leftovers_hidden_in_a_flooded_tmpdir_still_fail_wgt_007() {
+    let (report, _) = weights_through("flood-tmpdir", None, Conformance::Strict);
+    let capped = "more than 10000 entries of $TMPDIR and $HOME";
+    let said = |t: &ge_conformance::report::TrialResult| {
+        t.message.as_deref().unwrap_or("").contains(capped)
+    };
+    assert!(report.trials.iter().any(said), "the cap is reported");
+    let passed: Vec<_> = report
+        .trials
+        .iter()
+        .filter(|t| t.outcome != Outcome::Fail)
+        .map(|t| &t.name)
+        .collect();
+    assert!(passed.is_empty(), "leaking trials that passed: {passed:?}");
+}
+
 #[test]
 fn a_file_left_in_the_backends_tmpdir_is_a_deviation_at_documented() {
     // WGT-007 is the suite's choice: at level documented it is reported, never a failure. The

@@ -17,6 +17,8 @@ line contains TRIGGER, where it misbehaves as MODE says:
     extra-line    relays the answer, then writes it a second time
     huge-line     answers one line longer than the protocol allows (64 MiB)
     write-tmpdir  relays the answer, then leaves a file in its $TMPDIR
+    flood-tmpdir  relays the answer, then leaves 10,001 empty files in its $TMPDIR (the first
+                  time) and a file of its own per request, as write-tmpdir
     write-outside relays the answer, then writes a file into $MISBEHAVE_OUTSIDE (an absolute
                   path outside the sandbox)
     through-link  relays the answer, then writes into $MISBEHAVE_OUTSIDE through a link it
@@ -128,8 +130,13 @@ def write_outside(mode, request):
     careless engine would."""
     name = "stray-%d" % request["id"]
     try:
-        if mode == "write-tmpdir":
-            with open(os.path.join(os.environ["TMPDIR"], name), "w") as f:
+        if mode in ("write-tmpdir", "flood-tmpdir"):
+            tmp = os.environ["TMPDIR"]
+            if mode == "flood-tmpdir" and not os.path.exists(os.path.join(tmp, "flood")):
+                os.mkdir(os.path.join(tmp, "flood"))
+                for i in range(10001):
+                    open(os.path.join(tmp, "flood", str(i)), "w").close()
+            with open(os.path.join(tmp, name), "w") as f:
                 f.write("an index nobody asked for\n")
         elif mode == "write-outside":
             with open(os.path.join(os.environ["MISBEHAVE_OUTSIDE"], name), "w") as f:
