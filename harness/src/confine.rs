@@ -7,7 +7,9 @@
 //! What this sees and what it cannot:
 //! - a file or directory created in the backend's `$TMPDIR` or `$HOME` during a weights trial,
 //!   and still there after its answer, is a write outside the sandbox (WGT-007), found by
-//!   comparing the two trees before and after the trial ([`Area::listing`]);
+//!   comparing the two trees before and after the trial ([`Area::listing`]); one created beside
+//!   them, or beneath the sandbox root outside every directory the harness made there, breaks
+//!   the harness's safety rule as well, as a write beside the sandbox does;
 //! - with Landlock, a write to any other place (an absolute path, the working directory, a
 //!   link that points out) is refused by the kernel: nothing outside changes, and the backend
 //!   sees the refusal as a permission error. A refused write is not itself reported: the
@@ -51,14 +53,15 @@ pub struct Area {
 impl Area {
     /// A new area under the sandbox root ([`crate::sandbox::root`]).
     pub fn new() -> std::io::Result<Area> {
-        let root = tempfile::Builder::new()
-            .prefix("ge-backend-")
-            .tempdir_in(crate::sandbox::root())?
-            .keep();
-        let area = Area { root };
-        fs::create_dir(area.tmp())?;
-        fs::create_dir(area.home())?;
-        Ok(area)
+        let root = crate::sandbox::make_own(|| {
+            let root = tempfile::Builder::new()
+                .prefix("ge-backend-")
+                .tempdir_in(crate::sandbox::root())?;
+            fs::create_dir(root.path().join("tmp"))?;
+            fs::create_dir(root.path().join("home"))?;
+            Ok(root.keep())
+        })?;
+        Ok(Area { root })
     }
 
     /// The backend's `$TMPDIR`.
@@ -72,14 +75,55 @@ impl Area {
     }
 
     /// Every entry in the two directories, named as the backend sees them (`$TMPDIR/a/b`,
-    /// `$HOME/.cache`), at most [`MAX_WATCHED_ENTRIES`].
+    /// `$HOME/.cache`), and every entry the harness did not make beside them (`$TMPDIR/../x`)
+    /// and beneath the sandbox root (`$TMPDIR/../../x`, [`crate::sandbox::strangers`]): at most
+    /// [`MAX_WATCHED_ENTRIES`] in all.
     pub fn listing(&self) -> Listing {
+        let cap = MAX_WATCHED_ENTRIES;
         let mut entries = BTreeSet::new();
-        let capped =
-            crate::sandbox::names(&self.tmp(), "$TMPDIR", MAX_WATCHED_ENTRIES, &mut entries)
-                || crate::sandbox::names(&self.home(), "$HOME", MAX_WATCHED_ENTRIES, &mut entries);
+        let capped = crate::sandbox::names(&self.tmp(), "$TMPDIR", cap, &mut entries)
+            || crate::sandbox::names(&self.home(), "$HOME", cap, &mut entries)
+            || self.beside_own(cap, &mut entries)
+            || crate::sandbox::strangers(BENEATH_ROOT, cap, &mut entries);
         Listing { entries, capped }
     }
+
+    /// The entries of the area's own directory besides `tmp` and `home`, as `$TMPDIR/../x`.
+    fn beside_own(&self, cap: usize, out: &mut BTreeSet<String>) -> bool {
+        let Ok(read) = fs::read_dir(&self.root) else {
+            return false;
+        };
+        for entry in read.flatten() {
+            let name = entry.file_name();
+            if name == "tmp" || name == "home" {
+                continue;
+            }
+            if out.len() >= cap {
+                return true;
+            }
+            let name = format!("{BESIDE_OWN}/{}", name.to_string_lossy());
+            out.insert(name.clone());
+            if crate::sandbox::names(&entry.path(), &name, cap, out) {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// How a listing names what lies beside a backend's `$TMPDIR` and `$HOME`, in the directory
+/// the harness made for them.
+pub const BESIDE_OWN: &str = "$TMPDIR/..";
+
+/// How a listing names what lies beneath the sandbox root, outside every directory the harness
+/// made there.
+pub const BENEATH_ROOT: &str = "$TMPDIR/../..";
+
+/// True for an entry of a listing that lies in the backend's scratch area (its `$TMPDIR` or
+/// `$HOME`), false for one beside it or elsewhere beneath the sandbox root, where a backend has
+/// no business writing at all.
+pub fn in_scratch(entry: &str) -> bool {
+    !entry.starts_with(BESIDE_OWN)
 }
 
 /// What a backend's own directories held, as [`Area::listing`] found them.
@@ -94,7 +138,7 @@ pub struct Listing {
 
 impl Drop for Area {
     fn drop(&mut self) {
-        let left = crate::sandbox::remove(&self.root);
+        let left = crate::sandbox::remove_own(&self.root);
         if !left.is_empty() {
             eprintln!(
                 "[ge-conformance] the backend's directory {} keeps what the harness may not remove: {}",
@@ -288,8 +332,9 @@ pub fn left_behind(before: &Listing, after: &Listing) -> Vec<String> {
     let mut left: Vec<String> = after.entries.difference(&before.entries).cloned().collect();
     if after.capped {
         left.push(format!(
-            "something among more than {MAX_WATCHED_ENTRIES} entries of $TMPDIR and $HOME (the \
-             listing stops at {MAX_WATCHED_ENTRIES}, so what this trial left there is unseen)"
+            "something among more than {MAX_WATCHED_ENTRIES} entries of $TMPDIR, $HOME and the \
+             sandbox root (the listing stops at {MAX_WATCHED_ENTRIES}, so what this trial left \
+             there is unseen)"
         ));
     }
     left
@@ -315,6 +360,23 @@ mod tests {
         let root = area.root.clone();
         drop(area);
         assert!(!root.exists(), "the area is removed with its contents");
+    }
+
+    #[test]
+    fn what_lies_beside_the_area_or_beneath_the_root_is_listed_apart() {
+        let area = Area::new().unwrap();
+        let before = area.listing();
+        fs::write(area.root.join("beside"), b"x").unwrap();
+        let stranger = crate::sandbox::root().join(format!("stranger-{}", std::process::id()));
+        fs::create_dir(&stranger).unwrap();
+        fs::write(stranger.join("inside"), b"x").unwrap();
+        let left = left_behind(&before, &area.listing());
+        let _ = crate::sandbox::remove(&stranger);
+        let name = format!("{BENEATH_ROOT}/stranger-{}", std::process::id());
+        assert!(left.contains(&format!("{BESIDE_OWN}/beside")), "{left:?}");
+        assert!(left.contains(&name), "{left:?}");
+        assert!(left.contains(&format!("{name}/inside")), "{left:?}");
+        assert!(left.iter().all(|e| !in_scratch(e)), "{left:?}");
     }
 
     #[test]

@@ -88,6 +88,56 @@ fn sweep_stale_roots(base: &Path) {
     }
 }
 
+/// The directories the harness made beneath a sandbox root and still holds (each sandbox's
+/// private directory, each confined backend's own): anything else beneath the root was made by
+/// a backend. Made, listed and removed under this lock, so a listing never sees one half-made.
+static MADE: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+
+fn made() -> std::sync::MutexGuard<'static, BTreeSet<PathBuf>> {
+    MADE.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Makes a directory with `make` and records it as the harness's own until [`remove_own`].
+pub fn make_own(make: impl FnOnce() -> std::io::Result<PathBuf>) -> std::io::Result<PathBuf> {
+    let mut made = made();
+    let dir = make()?;
+    made.insert(dir.clone());
+    Ok(dir)
+}
+
+/// Removes a directory [`make_own`] made, as [`remove`] does, and forgets it.
+pub fn remove_own(dir: &Path) -> Vec<String> {
+    let mut made = made();
+    let left = remove(dir);
+    made.remove(dir);
+    left
+}
+
+/// Adds to `out` every entry beneath this run's sandbox root that the harness did not make
+/// ([`make_own`]), named `prefix/a/b`, as [`names`] does, up to `cap` entries in all. True
+/// when it stopped at the cap.
+pub fn strangers(prefix: &str, cap: usize, out: &mut BTreeSet<String>) -> bool {
+    let made = made();
+    let Ok(read) = fs::read_dir(root()) else {
+        return false;
+    };
+    for entry in read.flatten() {
+        if made.contains(&entry.path()) {
+            continue;
+        }
+        if out.len() >= cap {
+            return true;
+        }
+        let name = format!("{prefix}/{}", entry.file_name().to_string_lossy());
+        out.insert(name.clone());
+        if names(&entry.path(), &name, cap, out) {
+            return true;
+        }
+    }
+    false
+}
+
 /// Writes outside a sandbox that a subprocess backend's watched directories showed, by the
 /// sandbox's path, until the trial's judge takes them ([`Sandbox::written_outside`]).
 static OUTSIDE: Mutex<BTreeMap<PathBuf, Vec<String>>> = Mutex::new(BTreeMap::new());
@@ -385,15 +435,17 @@ pub struct Sandbox {
 impl Sandbox {
     /// A new, empty sandbox directory under `root` (or the system's temporary directory).
     pub fn new_in(root: &Path) -> std::io::Result<Sandbox> {
-        let outer = tempfile::Builder::new()
-            .prefix("ge-sandbox-")
-            .tempdir_in(root)
-            .or_else(|_| tempfile::tempdir())?;
-        let dir = outer.path().join(SANDBOX_NAME);
-        fs::create_dir(&dir)?;
+        let outer = make_own(|| {
+            let outer = tempfile::Builder::new()
+                .prefix("ge-sandbox-")
+                .tempdir_in(root)
+                .or_else(|_| tempfile::tempdir())?;
+            fs::create_dir(outer.path().join(SANDBOX_NAME))?;
+            Ok(outer.keep())
+        })?;
         Ok(Sandbox {
-            outer: Some(outer.keep()),
-            dir: Some(dir),
+            dir: Some(outer.join(SANDBOX_NAME)),
+            outer: Some(outer),
         })
     }
 
@@ -441,7 +493,7 @@ impl Drop for Sandbox {
             outside().remove(&dir);
         }
         if let Some(dir) = self.outer.take() {
-            let left = remove(&dir);
+            let left = remove_own(&dir);
             if !left.is_empty() {
                 eprintln!(
                     "[ge-conformance] the sandbox {} keeps what the harness may not remove: {}",

@@ -19,6 +19,9 @@ line contains TRIGGER, where it misbehaves as MODE says:
     write-tmpdir  relays the answer, then leaves a file in its $TMPDIR
     flood-tmpdir  relays the answer, then leaves 10,001 empty files in its $TMPDIR (the first
                   time) and a file of its own per request, as write-tmpdir
+    write-beside-tmpdir
+                  relays the answer, then writes a file beside its $TMPDIR ($TMPDIR/..), beneath
+                  the sandbox root, where Landlock lets it
     write-outside relays the answer, then writes a file into $MISBEHAVE_OUTSIDE (an absolute
                   path outside the sandbox)
     through-link  relays the answer, then writes into $MISBEHAVE_OUTSIDE through a link it
@@ -138,6 +141,9 @@ def write_outside(mode, request):
                     open(os.path.join(tmp, "flood", str(i)), "w").close()
             with open(os.path.join(tmp, name), "w") as f:
                 f.write("an index nobody asked for\n")
+        elif mode == "write-beside-tmpdir":
+            with open(os.path.join(os.environ["TMPDIR"], "..", name), "w") as f:
+                f.write("a file nobody asked for\n")
         elif mode == "write-outside":
             with open(os.path.join(os.environ["MISBEHAVE_OUTSIDE"], name), "w") as f:
                 f.write("outside\n")

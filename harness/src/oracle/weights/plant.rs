@@ -3,26 +3,36 @@
 use super::*;
 
 /// What a backend wrote beside its sandbox (through `..`), in the private directory holding
-/// it, or left in the directories the harness watches for it (the `confine` module): a WGT-007
+/// it, or left in the places the harness watches for it (the `confine` module): a WGT-007
 /// violation each, since nothing outside the chosen directory may be created. A write beside
-/// the sandbox also breaks the harness's own safety rule ([`SANDBOX_RULE`]), which fails at
-/// every level; what is left in the backend's own `$TMPDIR` and `$HOME` (its scratch area) is
-/// WGT-007's alone.
+/// the sandbox, or anywhere beneath the sandbox root outside the backend's own `$TMPDIR` and
+/// `$HOME` (its scratch area), also breaks the harness's own safety rule ([`SANDBOX_RULE`]),
+/// which fails at every level; what is left in the scratch area is WGT-007's alone.
 pub fn beside(sandbox: &crate::sandbox::Sandbox) -> Vec<Violation> {
-    let beside = sandbox.written_beside().into_iter().flat_map(|name| {
-        let what = format!("../{name} was written beside the sandbox, outside it");
+    let beside = sandbox
+        .written_beside()
+        .into_iter()
+        .map(|name| format!("../{name} was written beside the sandbox, outside it"));
+    let (scratch, elsewhere): (Vec<String>, Vec<String>) = sandbox
+        .written_outside()
+        .into_iter()
+        .partition(|name| crate::confine::in_scratch(name));
+    let elsewhere = elsewhere.into_iter().map(|name| {
+        format!("{name} was written beneath the sandbox root, outside the sandbox and the backend's own directories")
+    });
+    let unsafe_writes = beside.chain(elsewhere).flat_map(|what| {
         [
             Violation::new(SANDBOX_RULE, format!("the harness's safety rule: {what}")),
             Violation::new("WGT-007", what),
         ]
     });
-    let watched = sandbox.written_outside().into_iter().map(|name| {
+    let watched = scratch.into_iter().map(|name| {
         Violation::new(
             "WGT-007",
             format!("{name} was left in the backend's own directory, outside the sandbox"),
         )
     });
-    beside.chain(watched).collect()
+    unsafe_writes.chain(watched).collect()
 }
 
 /// What the setup steps leave in the sandbox: path -> entry (parents included).
