@@ -28,7 +28,7 @@ pub const MAX_NAME: usize = 200;
 /// the C0 and C1 controls (newline, carriage return, escape, NUL, ...), DEL, and the Unicode
 /// marks that reorder or hide text (bidirectional overrides and isolates, zero-width joiners,
 /// the line and paragraph separators, the byte order mark).
-fn unsafe_in_text(c: char) -> bool {
+pub fn unsafe_in_text(c: char) -> bool {
     c.is_control()
         || matches!(c,
             '\u{200b}'..='\u{200f}'

@@ -1,5 +1,6 @@
 //! The `ge-conformance` command line: print the contract, evaluate one scenario, certify a
-//! backend, verify a report bundle, explain a clause, seed the fuzzers and promote findings.
+//! backend, verify a report bundle, compare two bundles, explain a clause, seed the fuzzers and
+//! promote findings.
 //!
 //! This file holds the top-level arguments and the dispatch; each command lives in a module of
 //! its own under `cli/`, with its flags and its `run`.
@@ -47,6 +48,10 @@ enum Command {
     /// Check a report bundle offline: digests, missing or extra files, spec tables; exit 0 only
     /// when it is intact and its verdict is CERTIFIED (the gate a CI job can use).
     Verify(cli::verify::VerifyArgs),
+    /// Compare two report bundles (each verified first): what changed trial by trial and clause
+    /// by clause; exit 0 when nothing regressed, 1 on a regression, 2 on a bundle that does not
+    /// verify.
+    Compare(cli::compare::CompareArgs),
     /// Write seed inputs for every fuzz target from the case tables (one file per case).
     Corpus(cli::corpus::CorpusArgs),
     /// Turn a finding (a fuzz target's crash file, or a scenario's JSON) into a new case of a
@@ -112,6 +117,7 @@ fn run(args: Cli) -> Result<ExitCode, Usage> {
         Command::ServeDylib(a) => cli::serve::run_dylib(a),
         Command::Divergence(a) => cli::divergence::run(a),
         Command::Verify(a) => cli::verify::run(a),
+        Command::Compare(a) => cli::compare::run(a),
         Command::Corpus(a) => cli::corpus::run(a),
         Command::Promote(a) => cli::promote::run(a),
         Command::Explain(a) => cli::explain::run(a),

@@ -32,6 +32,7 @@ macro_rules! outn {
 
 // The macros above are in scope in the modules declared below them, and only there.
 pub mod certify;
+pub mod compare;
 pub mod corpus;
 pub mod divergence;
 pub mod eval;

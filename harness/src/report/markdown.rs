@@ -157,7 +157,7 @@ fn markdown_failure(out: &mut String, t: &TrialResult) {
 
 /// `s` as a code span in a Markdown table cell: nothing is escaped inside a code span but the
 /// cell's `|`, and the span's backticks outnumber any run of them in `s`.
-fn code_cell(s: &str) -> String {
+pub(crate) fn code_cell(s: &str) -> String {
     let s = s.replace(['\n', '\r'], " ").replace('|', "\\|");
     let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
@@ -166,7 +166,7 @@ fn code_cell(s: &str) -> String {
 
 /// Text for a Markdown table cell or heading: the characters Markdown reads as syntax escaped,
 /// control characters (line breaks among them) written as escapes.
-fn md(s: &str) -> String {
+pub(crate) fn md(s: &str) -> String {
     // Controls first (a newline, an escape sequence), as `\n` and `\u{1b}`; then the
     // characters Markdown reads.
     let s = crate::input::one_line(s, usize::MAX);

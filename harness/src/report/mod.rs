@@ -14,6 +14,9 @@ mod markdown;
 mod text;
 mod xml;
 
+// The escapes of the Markdown rendering, for the other Markdown the crate writes (a comparison).
+pub(crate) use markdown::{code_cell, md};
+
 /// The outcome of one trial.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]

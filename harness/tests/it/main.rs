@@ -11,6 +11,7 @@ mod cabi;
 mod certify;
 mod choice_variants;
 mod cli_vendor;
+mod compare;
 mod docs;
 mod documented_reach;
 mod eval_draw;
