@@ -27,6 +27,8 @@ use std::fs;
 use std::path::PathBuf;
 use std::process::{Child, Command};
 
+use crate::sandbox::{BENEATH_ROOT, BESIDE_OWN};
+
 /// Whether subprocess backends are confined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Confine {
@@ -109,21 +111,6 @@ impl Area {
         }
         false
     }
-}
-
-/// How a listing names what lies beside a backend's `$TMPDIR` and `$HOME`, in the directory
-/// the harness made for them.
-pub const BESIDE_OWN: &str = "$TMPDIR/..";
-
-/// How a listing names what lies beneath the sandbox root, outside every directory the harness
-/// made there.
-pub const BENEATH_ROOT: &str = "$TMPDIR/../..";
-
-/// True for an entry of a listing that lies in the backend's scratch area (its `$TMPDIR` or
-/// `$HOME`), false for one beside it or elsewhere beneath the sandbox root, where a backend has
-/// no business writing at all.
-pub fn in_scratch(entry: &str) -> bool {
-    !entry.starts_with(BESIDE_OWN)
 }
 
 /// What a backend's own directories held, as [`Area::listing`] found them.
@@ -376,7 +363,10 @@ mod tests {
         assert!(left.contains(&format!("{BESIDE_OWN}/beside")), "{left:?}");
         assert!(left.contains(&name), "{left:?}");
         assert!(left.contains(&format!("{name}/inside")), "{left:?}");
-        assert!(left.iter().all(|e| !in_scratch(e)), "{left:?}");
+        assert!(
+            left.iter().all(|e| !crate::sandbox::in_scratch(e)),
+            "{left:?}"
+        );
     }
 
     #[test]

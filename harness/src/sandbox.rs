@@ -88,6 +88,21 @@ fn sweep_stale_roots(base: &Path) {
     }
 }
 
+/// How a listing names what lies beside a backend's `$TMPDIR` and `$HOME`, in the directory
+/// the harness made for them.
+pub const BESIDE_OWN: &str = "$TMPDIR/..";
+
+/// How a listing names what lies beneath the sandbox root, outside every directory the harness
+/// made there.
+pub const BENEATH_ROOT: &str = "$TMPDIR/../..";
+
+/// True for an entry of a listing that lies in the backend's scratch area (its `$TMPDIR` or
+/// `$HOME`), false for one beside it or elsewhere beneath the sandbox root, where a backend has
+/// no business writing at all.
+pub fn in_scratch(entry: &str) -> bool {
+    !entry.starts_with(BESIDE_OWN)
+}
+
 /// The directories the harness made beneath a sandbox root and still holds (each sandbox's
 /// private directory, each confined backend's own): anything else beneath the root was made by
 /// a backend. Made, listed and removed under this lock, so a listing never sees one half-made.

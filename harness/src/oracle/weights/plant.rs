@@ -16,7 +16,7 @@ pub fn beside(sandbox: &crate::sandbox::Sandbox) -> Vec<Violation> {
     let (scratch, elsewhere): (Vec<String>, Vec<String>) = sandbox
         .written_outside()
         .into_iter()
-        .partition(|name| crate::confine::in_scratch(name));
+        .partition(|name| crate::sandbox::in_scratch(name));
     let elsewhere = elsewhere.into_iter().map(|name| {
         format!("{name} was written beneath the sandbox root, outside the sandbox and the backend's own directories")
     });
