@@ -76,6 +76,7 @@ use crate::report::{Outcome, TrialKind, TrialResult};
 use crate::snapshot::{self, Snapshots};
 
 mod ahead;
+pub mod baseline;
 pub mod runner;
 pub use runner::{run, Arguments, Completion, Conclusion, Failed, Trial};
 
@@ -98,6 +99,18 @@ pub struct Suite<B> {
     results: Arc<Mutex<Vec<TrialResult>>>,
     /// How long a listing waits for one trial it judges ahead ([`Self::mark_waived`]).
     list_limit: std::time::Duration,
+    /// The earlier run each trial is judged against ([`Self::baseline`]), or why it cannot be:
+    /// a failing trial `setup/baseline`.
+    baseline: Option<Result<Arc<baseline::Baseline>, String>>,
+    /// The trials shown as known failures of the baseline, and those it failed that pass now.
+    against: Arc<Mutex<Against>>,
+}
+
+/// What the trials were against the baseline, listed after the summary.
+#[derive(Debug, Default)]
+struct Against {
+    known: Vec<String>,
+    fixed: Vec<String>,
 }
 
 fn render(r: &TrialResult, cfg: &Config) -> String {
@@ -162,16 +175,39 @@ fn target_of(stem: &str) -> Option<String> {
     (hashed && !target.is_empty()).then(|| target.to_owned())
 }
 
-/// Where a trial's outcome goes besides pass or fail: the lists printed after the summary.
+/// Where a trial's outcome goes besides pass or fail: the lists printed after the summary, and
+/// the baseline it is judged against.
 #[derive(Debug, Clone, Default)]
 struct Lists {
     deviations: Arc<Mutex<Vec<String>>>,
     waived: Arc<Mutex<Vec<String>>>,
+    baseline: Option<Arc<baseline::Baseline>>,
+    against: Arc<Mutex<Against>>,
 }
 
 /// A trial's outcome as libtest shows it: a waived failure is neither a pass nor a failure, so
 /// it shows as ignored with the waiver's reason (and is listed after the summary).
-fn verdict(r: TrialResult, cfg: &Config, lists: &Lists) -> Result<Completion, Failed> {
+fn verdict(mut r: TrialResult, cfg: &Config, lists: &Lists) -> Result<Completion, Failed> {
+    if let Some(baseline) = &lists.baseline {
+        match baseline.judge(&r) {
+            baseline::Against::Known(reason) => {
+                let shown = ignored_at_run_time(&reason, &render(&r, cfg));
+                if let (Ok(_), Ok(mut a)) = (&shown, lists.against.lock()) {
+                    a.known.push(r.name.clone());
+                }
+                return shown;
+            }
+            baseline::Against::Regressed(what) => {
+                r.message = Some(format!("{what}\n{}", r.message.unwrap_or_default()));
+            }
+            baseline::Against::Fixed => {
+                if let Ok(mut a) = lists.against.lock() {
+                    a.fixed.push(r.name.clone());
+                }
+            }
+            baseline::Against::Same => {}
+        }
+    }
     let deviations = &lists.deviations;
     match r.outcome {
         Outcome::Pass => Ok(Completion::Completed),
@@ -282,7 +318,7 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
                 Err(e) => setup.push(format!("GE_CONFORMANCE_LEVEL={level}: {e}")),
             }
         }
-        let mut suite = Suite {
+        let suite = Suite {
             backend: Arc::new(backend),
             config,
             deviations: Arc::new(Mutex::new(Vec::new())),
@@ -293,14 +329,25 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
             setup,
             results: Arc::new(Mutex::new(Vec::new())),
             list_limit,
+            baseline: None,
+            against: Arc::default(),
         };
+        suite.with_directories_of_the_environment()
+    }
+
+    /// The snapshot directory, the bundle's and the baseline's, when the environment names
+    /// them (`GE_CONFORMANCE_SNAPSHOTS`, `GE_CONFORMANCE_OUT`, `GE_CONFORMANCE_BASELINE`).
+    fn with_directories_of_the_environment(mut self) -> Self {
         if let Some(dir) = std::env::var_os("GE_CONFORMANCE_SNAPSHOTS") {
-            suite = suite.with_snapshots(dir);
+            self = self.with_snapshots(dir);
         }
         if let Some(dir) = std::env::var_os(OUT_ENV) {
-            suite = suite.with_bundle(dir);
+            self = self.with_bundle(dir);
         }
-        suite
+        if let Some(dir) = std::env::var_os("GE_CONFORMANCE_BASELINE") {
+            self = self.baseline(dir);
+        }
+        self
     }
 
     /// Adds snapshot trials, `snapshot/<scenario>`: the backend's answer to every scenario of
@@ -355,7 +402,26 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         Lists {
             deviations: Arc::clone(&self.deviations),
             waived: Arc::clone(&self.waived),
+            baseline: self
+                .baseline
+                .as_ref()
+                .and_then(|b| b.as_ref().ok())
+                .cloned(),
+            against: Arc::clone(&self.against),
         }
+    }
+
+    /// Judges each trial against the report bundle in `dir`, an earlier run's (verified as
+    /// `ge-conformance verify` does; one that does not verify is a failing trial
+    /// `setup/baseline`): a trial failing as it failed there is shown as ignored (`known: ...`,
+    /// skipped under nextest as a waived one is), a new failure fails and says it is new, and a
+    /// trial the baseline failed that passes now is listed after the summary. So a crate gates
+    /// on "nothing got worse" while it works towards conformance. Trials are matched by name, as
+    /// `ge-conformance compare` matches them; the run's own bundle still records every failure.
+    /// `GE_CONFORMANCE_BASELINE=dir` does the same.
+    pub fn baseline(mut self, dir: impl AsRef<Path>) -> Self {
+        self.baseline = Some(baseline::Baseline::load(dir.as_ref()).map(Arc::new));
+        self
     }
 
     /// Certifies against `profile` instead (its cases, its reference).
@@ -451,6 +517,9 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         if let Some(why) = &self.cases_error {
             problems.push(("cases/local", "cases", why.clone()));
         }
+        if let Some(Err(why)) = &self.baseline {
+            problems.push(("setup/baseline", "setup", why.clone()));
+        }
         if let Err(e) = certify::check_waivers(&self.config) {
             problems.push(("setup/waivers", "setup", e.to_string()));
         }
@@ -531,7 +600,8 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
     /// trial's verdict, never drops it.
     fn mark_waived(&self, args: &Arguments, trials: Vec<Trial>) -> Vec<Trial> {
         let expectations = &self.config.expectations;
-        if !args.ignored || expectations.waive.is_empty() {
+        let baseline = self.lists().baseline;
+        if !args.ignored || (expectations.waive.is_empty() && baseline.is_none()) {
             return trials;
         }
         let spec = self.config.spec();
@@ -549,13 +619,17 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         let touched: Vec<String> = trials
             .iter()
             .filter(|t| judged.contains(t.name()) && args.filters_select(t))
-            .filter(|t| clause_waiver || expectations.naming_trial(t.name()).next().is_some())
+            .filter(|t| {
+                clause_waiver
+                    || expectations.naming_trial(t.name()).next().is_some()
+                    || baseline.as_ref().is_some_and(|b| b.failed(t.name()))
+            })
             .map(|t| t.name().to_owned())
             .collect();
         let marked: std::collections::BTreeMap<String, String> = if args.list {
             ahead::waived(&touched, self.list_limit)
         } else {
-            let why = "a waiver may waive it";
+            let why = "a waiver may waive it, or it may fail as in the baseline";
             touched.into_iter().map(|n| (n, why.to_owned())).collect()
         };
         trials
@@ -729,9 +803,6 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
     /// Parses the libtest arguments, runs the trials and exits with libtest's status.
     pub fn run_and_exit(self) -> ! {
         let args = Arguments::from_args();
-        let level = self.config.judging.level;
-        let deviations = Arc::clone(&self.deviations);
-        let waived = Arc::clone(&self.waived);
         let started = std::time::SystemTime::now();
         let clock = Instant::now();
         // Snapshot trials say what changed in their own failure, not through insta's printing;
@@ -749,26 +820,7 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
             s.summarise_first_run();
         }
         let wall = clock.elapsed();
-        let mut listed = waived.lock().map(|w| w.clone()).unwrap_or_default();
-        if !listed.is_empty() {
-            listed.sort();
-            println!("{} trial(s) failed as waived:", listed.len());
-            for w in listed {
-                println!("  waived {w}");
-            }
-        }
-        let mut listed = deviations.lock().map(|d| d.clone()).unwrap_or_default();
-        if !listed.is_empty() {
-            listed.sort();
-            println!(
-                "{} trial(s) departed from the suite's own choices (reference-defined clauses), \
-                 not judged at level {level}; GE_CONFORMANCE_LEVEL=strict fails them:",
-                listed.len()
-            );
-            for d in listed {
-                println!("  deviation {d}");
-            }
-        }
+        self.print_lists();
         // Under nextest each process runs one trial: `bundle/destination` fails instead.
         if let Some(dir) = bundle.as_ref().filter(|_| !args.list && !under_nextest()) {
             let problems = self.setup_problems(&self.backend.capabilities());
@@ -806,6 +858,72 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         // The run's private sandbox root goes with it (its sandboxes are gone by now).
         crate::sandbox::remove_root();
         conclusion.exit()
+    }
+}
+
+impl<B: Backend + Send + Sync + 'static> Suite<B> {
+    /// Lists after the summary the waived trials, the baseline's known failures and fixes, and
+    /// the deviations.
+    fn print_lists(&self) {
+        let mut listed = self.waived.lock().map(|w| w.clone()).unwrap_or_default();
+        if !listed.is_empty() {
+            listed.sort();
+            println!("{} trial(s) failed as waived:", listed.len());
+            for w in listed {
+                println!("  waived {w}");
+            }
+        }
+        self.print_against_baseline();
+        let mut listed = self
+            .deviations
+            .lock()
+            .map(|d| d.clone())
+            .unwrap_or_default();
+        if !listed.is_empty() {
+            listed.sort();
+            println!(
+                "{} trial(s) departed from the suite's own choices (reference-defined clauses), \
+                 not judged at level {}; GE_CONFORMANCE_LEVEL=strict fails them:",
+                listed.len(),
+                self.config.judging.level
+            );
+            for d in listed {
+                println!("  deviation {d}");
+            }
+        }
+    }
+
+    /// Lists after the summary the trials shown as known failures of the baseline, and those
+    /// the baseline failed that pass now.
+    fn print_against_baseline(&self) {
+        let Some(Ok(baseline)) = &self.baseline else {
+            return;
+        };
+        let Ok(mut against) = self.against.lock() else {
+            return;
+        };
+        let dir = baseline.dir().display();
+        against.known.sort();
+        against.fixed.sort();
+        if !against.known.is_empty() {
+            println!(
+                "{} trial(s) failed as in the baseline {dir}:",
+                against.known.len()
+            );
+            for name in &against.known {
+                println!("  known {name}");
+            }
+        }
+        if !against.fixed.is_empty() {
+            println!(
+                "{} trial(s) the baseline {dir} failed pass now: make a new baseline \
+                 (GE_CONFORMANCE_OUT) to keep them passing:",
+                against.fixed.len()
+            );
+            for name in &against.fixed {
+                println!("  fixed {name}");
+            }
+        }
     }
 }
 

@@ -235,6 +235,7 @@ fn child_streams(
         .env_remove("GE_CONFORMANCE_SNAPSHOTS")
         .env_remove("GE_CONFORMANCE_OUT")
         .env_remove("GE_CONFORMANCE_EXPECTATIONS")
+        .env_remove("GE_CONFORMANCE_BASELINE")
         // When this test itself runs under nextest, the child is still a `cargo test` run.
         .env_remove("NEXTEST")
         .env_remove("NEXTEST_RUN_ID")
@@ -1177,6 +1178,52 @@ fn judging_ahead_cannot_be_turned_to_skip_trials() -> Result<(), Failed> {
     Ok(())
 }
 
+/// A baseline bundle gates a crate on "nothing got worse": the off-by-one engine's own bundle
+/// makes its known failures ignored (`cargo test` passes, and nextest's listing skips them); the
+/// changed engine, judged against it, fails on its new failure and lists the trials it fixed;
+/// a baseline that does not verify is a failing trial.
+// Long because: one vendor route end to end (make the baseline, pass, regress, list, refuse).
+fn a_baseline_bundle_gates_on_regressions_only() -> Result<(), Failed> {
+    let copy = copy_snapshots();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let baseline = dir.path().join("baseline");
+    let out = [("GE_CONFORMANCE_OUT", baseline.as_os_str())];
+    let (ok, text) = child("off-by-one", copy.path(), true, &[], &out);
+    if ok || !text.contains("report bundle written to") {
+        return Err(format!("the off-by-one engine's baseline run:\n{text}").into());
+    }
+    let against = [("GE_CONFORMANCE_BASELINE", baseline.as_os_str())];
+    let known = "options-numbers/ifs-rejects-max-plus-one";
+    // Snapshots are accepted as insta accepts them, not by a baseline: skipped here.
+    let skip = ["--skip", "snapshot/"];
+    let (ok, text) = child("off-by-one", copy.path(), true, &skip, &against);
+    if !ok
+        || !text.contains("failed as in the baseline")
+        || !text.contains(&format!("known {known}"))
+    {
+        return Err(format!("the same engine against its own baseline:\n{text}").into());
+    }
+    let (ok, text) = child("changed", copy.path(), true, &skip, &against);
+    let new = text.contains("new since the baseline") && text.contains(CASE);
+    if ok || !new || !text.contains(&format!("fixed {known}")) {
+        return Err(format!("the changed engine against the off-by-one baseline:\n{text}").into());
+    }
+    let mut listing = against.to_vec();
+    listing.push(("NEXTEST", std::ffi::OsStr::new("1")));
+    let list = ["--list", "--format", "terse", "--ignored"];
+    let (ok, text, _) = child_streams("off-by-one", copy.path(), true, &list, &listing);
+    let listed = listed(&text).filter(|_| ok).unwrap_or_default();
+    if !listed.contains(&format!("[options] {known}").as_str()) {
+        return Err(format!("nextest's list of ignored trials, with a baseline:\n{text}").into());
+    }
+    std::fs::write(baseline.join("report.json"), "{}").map_err(|e| e.to_string())?;
+    let (ok, text) = child("off-by-one", copy.path(), true, &[], &against);
+    if ok || !text.contains("setup/baseline") {
+        return Err(format!("a baseline that does not verify:\n{text}").into());
+    }
+    Ok(())
+}
+
 /// The example's `tests/conformance.rs` over `engine`, with a bundle written in code (not
 /// through `GE_CONFORMANCE_OUT`) when `BUNDLE` names one.
 fn vendor_suite<B: Backend + Send + Sync + 'static>(
@@ -1193,6 +1240,65 @@ fn vendor_suite<B: Backend + Send + Sync + 'static>(
         None => suite.run_and_exit(),
     }
 }
+
+/// One test of this binary.
+type Test = fn() -> Result<(), Failed>;
+
+/// The tests of this binary, each its own trial.
+const TESTS: [(&str, Test); 13] = [
+    (
+        "a_changed_answer_fails_its_snapshot_trial_with_its_diff",
+        a_changed_answer_fails_with_its_diff,
+    ),
+    (
+        "the_readme_outputs_are_what_the_example_prints",
+        the_readme_outputs_are_what_the_example_prints,
+    ),
+    (
+        "a_deviation_snapshot_records_how_the_engine_departs",
+        a_deviation_snapshot_records_how_the_engine_departs,
+    ),
+    (
+        "the_bundle_of_a_cargo_test_run_verifies",
+        the_bundle_of_a_cargo_test_run_verifies,
+    ),
+    (
+        "a_first_run_prints_a_line_per_new_snapshot",
+        a_first_run_prints_a_line_per_new_snapshot,
+    ),
+    (
+        "a_broken_local_table_is_a_failing_trial",
+        a_broken_local_table_is_a_failing_trial,
+    ),
+    (
+        "a_bad_environment_is_a_failing_trial_not_a_panic",
+        a_bad_environment_is_a_failing_trial_not_a_panic,
+    ),
+    (
+        "nextest_lists_the_trials_and_runs_each_in_a_process",
+        nextest_lists_the_trials_and_runs_each_in_a_process,
+    ),
+    (
+        "nextest_skips_a_waived_failure",
+        nextest_skips_a_waived_failure,
+    ),
+    (
+        "a_listing_survives_an_engine_that_aborts_or_hangs",
+        a_listing_survives_an_engine_that_aborts_or_hangs,
+    ),
+    (
+        "a_baseline_bundle_gates_on_regressions_only",
+        a_baseline_bundle_gates_on_regressions_only,
+    ),
+    (
+        "judging_ahead_cannot_be_turned_to_skip_trials",
+        judging_ahead_cannot_be_turned_to_skip_trials,
+    ),
+    (
+        "the_command_line_certifies_judges_and_promotes_a_served_engine",
+        the_command_line_certifies_judges_and_promotes_a_served_engine,
+    ),
+];
 
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("serve") {
@@ -1222,55 +1328,9 @@ fn main() {
         }
         vendor_suite(vendor_engine::Engine::default(), cases, dir);
     }
-    let trials = vec![
-        Trial::test(
-            "a_changed_answer_fails_its_snapshot_trial_with_its_diff",
-            a_changed_answer_fails_with_its_diff,
-        ),
-        Trial::test(
-            "the_readme_outputs_are_what_the_example_prints",
-            the_readme_outputs_are_what_the_example_prints,
-        ),
-        Trial::test(
-            "a_deviation_snapshot_records_how_the_engine_departs",
-            a_deviation_snapshot_records_how_the_engine_departs,
-        ),
-        Trial::test(
-            "the_bundle_of_a_cargo_test_run_verifies",
-            the_bundle_of_a_cargo_test_run_verifies,
-        ),
-        Trial::test(
-            "a_first_run_prints_a_line_per_new_snapshot",
-            a_first_run_prints_a_line_per_new_snapshot,
-        ),
-        Trial::test(
-            "a_broken_local_table_is_a_failing_trial",
-            a_broken_local_table_is_a_failing_trial,
-        ),
-        Trial::test(
-            "a_bad_environment_is_a_failing_trial_not_a_panic",
-            a_bad_environment_is_a_failing_trial_not_a_panic,
-        ),
-        Trial::test(
-            "nextest_lists_the_trials_and_runs_each_in_a_process",
-            nextest_lists_the_trials_and_runs_each_in_a_process,
-        ),
-        Trial::test(
-            "nextest_skips_a_waived_failure",
-            nextest_skips_a_waived_failure,
-        ),
-        Trial::test(
-            "a_listing_survives_an_engine_that_aborts_or_hangs",
-            a_listing_survives_an_engine_that_aborts_or_hangs,
-        ),
-        Trial::test(
-            "judging_ahead_cannot_be_turned_to_skip_trials",
-            judging_ahead_cannot_be_turned_to_skip_trials,
-        ),
-        Trial::test(
-            "the_command_line_certifies_judges_and_promotes_a_served_engine",
-            the_command_line_certifies_judges_and_promotes_a_served_engine,
-        ),
-    ];
+    let trials = TESTS
+        .into_iter()
+        .map(|(name, test)| Trial::test(name, test))
+        .collect();
     ge_conformance::libtest::run(&Arguments::from_args(), trials).exit();
 }

@@ -552,6 +552,13 @@ fn clause_lists(old: Option<&TrialResult>, new: Option<&TrialResult>) -> [Vec<St
 
 /// The change of one trial from its OLD result to its NEW one (either may be absent, not both);
 /// `None` when nothing worth listing changed.
+/// What happened to one trial NEW judged, against its baseline `old` (`None`: OLD does not list
+/// it), by the rules of the module docs; `None` when nothing changed and it does not fail.
+/// The libtest route's baseline (`Suite::baseline`) judges each trial with it as it runs.
+pub fn trial(old: Option<&TrialResult>, new: &TrialResult) -> Option<TrialChange> {
+    trial_change(old, Some(new), false)
+}
+
 fn trial_change(
     old: Option<&TrialResult>,
     new: Option<&TrialResult>,

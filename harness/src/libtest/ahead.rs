@@ -114,11 +114,14 @@ fn one_child(
                 started.insert(name.to_owned());
             }
             Some("ignored") => {
-                // Only a waiver's ignoring counts: a trial the child ignored for any other
+                // Only a waiver's or a baseline's ignoring counts: a trial the child ignored for any other
                 // reason (a capability its engine did not declare there, say) runs, and is
                 // decided, in the run nextest executes.
                 let reason = event.get("message").and_then(|m| m.as_str());
-                if let Some(reason) = reason.filter(|r| r.starts_with(crate::certify::WAIVED)) {
+                let skippable = |r: &&str| {
+                    r.starts_with(crate::certify::WAIVED) || r.starts_with(super::baseline::KNOWN)
+                };
+                if let Some(reason) = reason.filter(skippable) {
                     waived.insert(name.to_owned(), reason.to_owned());
                 }
                 ended.insert(name.to_owned());
