@@ -385,11 +385,21 @@ fn special_kind(kind: &fs::FileType) -> &'static str {
 pub fn remove(root: &Path) -> Vec<String> {
     let mut left = Vec::new();
     if let Ok(meta) = fs::symlink_metadata(root) {
+        if !meta.file_type().is_dir() {
+            if fs::remove_file(root).is_err() {
+                left.push(".".to_owned());
+            }
+            return left;
+        }
+        #[cfg(unix)]
+        deep::remove_tree(root, device(&meta), &mut left);
+        #[cfg(not(unix))]
         remove_in(root, "", device(&meta), &mut left);
     }
     left
 }
 
+#[cfg(not(unix))]
 fn remove_in(path: &Path, rel: &str, dev: u64, left: &mut Vec<String>) {
     let Ok(meta) = fs::symlink_metadata(path) else {
         return;
@@ -403,14 +413,6 @@ fn remove_in(path: &Path, rel: &str, dev: u64, left: &mut Vec<String>) {
     if !rel.is_empty() && is_mount(path, &meta, dev) {
         left.push(rel.to_owned());
         return;
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        // Only a directory its owner cannot list, enter or write needs it: most have it.
-        if meta.permissions().mode() & 0o700 != 0o700 {
-            let _ = fs::set_permissions(path, fs::Permissions::from_mode(0o700));
-        }
     }
     if let Ok(read) = fs::read_dir(path) {
         for entry in read.flatten() {
@@ -430,6 +432,168 @@ fn remove_in(path: &Path, rel: &str, dev: u64, left: &mut Vec<String>) {
             rel.to_owned()
         });
     }
+}
+
+/// Removing a tree of any depth: one directory open at a time, entered by name and left through
+/// `..` (checked to be the directory it came from), so neither the path's length, nor the
+/// stack, nor the open files bound the depth a backend can make.
+#[cfg(unix)]
+// The fields of `stat` have other integer types on other unixes: the casts are not idle there.
+#[allow(clippy::unnecessary_cast)]
+mod deep {
+    use std::ffi::{CStr, CString};
+    use std::path::Path;
+
+    use rustix::fd::OwnedFd;
+    use rustix::fs::{self, AtFlags, Mode, OFlags};
+
+    /// One directory on the way down: its name in its parent, its inode, and the entries
+    /// still to enter.
+    struct Level {
+        name: CString,
+        ino: u64,
+        pending: Vec<CString>,
+    }
+
+    fn open_dir(at: &OwnedFd, name: &CStr) -> rustix::io::Result<OwnedFd> {
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        fs::openat(at, name, flags, Mode::empty())
+    }
+
+    /// The path of the level `names` lead to, for what is left.
+    fn rel(stack: &[Level], last: Option<&CStr>) -> String {
+        let parts = stack.iter().skip(1).map(|l| l.name.as_c_str()).chain(last);
+        let names: Vec<String> = parts.map(|n| n.to_string_lossy().into_owned()).collect();
+        if names.is_empty() {
+            ".".to_owned()
+        } else {
+            names.join("/")
+        }
+    }
+
+    /// Removes what `dir` holds but its subdirectories (on device `dev`, not a mount), which
+    /// it returns to enter; what cannot be removed goes to `left`.
+    fn clear(dir: &OwnedFd, stack: &[Level], dev: u64, left: &mut Vec<String>) -> Vec<CString> {
+        let mut subdirs = Vec::new();
+        let Ok(entries) = fs::Dir::read_from(dir) else {
+            left.push(rel(stack, None));
+            return subdirs;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if name == c"." || name == c".." {
+                continue;
+            }
+            let is_dir = fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).map(|st| {
+                (
+                    fs::FileType::from_raw_mode(st.st_mode) == fs::FileType::Directory,
+                    st,
+                )
+            });
+            match is_dir {
+                Ok((true, st)) if st.st_dev as u64 == dev && !super::mount_root_at(dir, name) => {
+                    // Only a directory its owner cannot list, enter or write needs it.
+                    if st.st_mode & 0o700 != 0o700 {
+                        let _ = fs::chmodat(dir, name, Mode::RWXU, AtFlags::empty());
+                    }
+                    subdirs.push(name.to_owned());
+                }
+                Ok((true, _)) => left.push(rel(stack, Some(name))),
+                _ => {
+                    if fs::unlinkat(dir, name, AtFlags::empty()).is_err() {
+                        left.push(rel(stack, Some(name)));
+                    }
+                }
+            }
+        }
+        subdirs
+    }
+
+    /// Removes `root` and everything beneath it on device `dev`, never entering a mount nor
+    /// following a link; what could not be removed goes to `left`, named from `root`.
+    pub fn remove_tree(root: &Path, dev: u64, left: &mut Vec<String>) {
+        let Ok(mut cur) = fs::open(
+            root,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        ) else {
+            left.push(".".to_owned());
+            return;
+        };
+        let ino = fs::fstat(&cur).map_or(0, |st| st.st_ino as u64);
+        let mut stack = vec![Level {
+            name: CString::default(),
+            ino,
+            pending: Vec::new(),
+        }];
+        stack[0].pending = clear(&cur, &stack, dev, left);
+        while let Some(top) = stack.last_mut() {
+            if let Some(name) = top.pending.pop() {
+                match open_dir(&cur, &name) {
+                    Ok(child) => {
+                        let ino = fs::fstat(&child).map_or(0, |st| st.st_ino as u64);
+                        cur = child;
+                        stack.push(Level {
+                            name,
+                            ino,
+                            pending: Vec::new(),
+                        });
+                        let pending = clear(&cur, &stack, dev, left);
+                        if let Some(top) = stack.last_mut() {
+                            top.pending = pending;
+                        }
+                    }
+                    Err(_) => left.push(rel(&stack, Some(&name))),
+                }
+                continue;
+            }
+            let Some(done) = stack.pop() else { break };
+            let Some(parent) = stack.last() else { break };
+            // Back up through `..`, which must be the directory this one was entered from: a
+            // tree moved meanwhile is left as it is.
+            let up = open_dir(&cur, c"..").ok().filter(|fd| {
+                fs::fstat(fd)
+                    .is_ok_and(|st| st.st_ino as u64 == parent.ino && st.st_dev as u64 == dev)
+            });
+            let Some(up) = up else {
+                left.push(rel(&stack, Some(&done.name)));
+                return;
+            };
+            cur = up;
+            if fs::unlinkat(&cur, &done.name, AtFlags::REMOVEDIR).is_err()
+                && !left
+                    .iter()
+                    .any(|l| l.starts_with(&rel(&stack, Some(&done.name))))
+            {
+                left.push(rel(&stack, Some(&done.name)));
+            }
+        }
+        drop(cur);
+        if std::fs::remove_dir(root).is_err() && left.is_empty() {
+            left.push(".".to_owned());
+        }
+    }
+}
+
+/// True when the entry `name` of the directory `dir` is the root of a mount (Linux's statx
+/// says so; elsewhere a device change is the only sign).
+#[cfg(unix)]
+fn mount_root_at(dir: &rustix::fd::OwnedFd, name: &std::ffi::CStr) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{statx, AtFlags, StatxAttributes, StatxFlags};
+        if let Ok(r) = statx(
+            dir,
+            name,
+            AtFlags::NO_AUTOMOUNT | AtFlags::SYMLINK_NOFOLLOW,
+            StatxFlags::empty(),
+        ) {
+            return r.stx_attributes_mask.contains(StatxAttributes::MOUNT_ROOT)
+                && r.stx_attributes.contains(StatxAttributes::MOUNT_ROOT);
+        }
+    }
+    let _ = (dir, name);
+    false
 }
 
 /// The name of the sandbox inside the private directory that holds it.
@@ -524,6 +688,26 @@ impl Drop for Sandbox {
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    /// 5,000 levels of `dd/` (15,000 bytes of path, past what a path may name), made one
+    /// directory at a time through descriptors, with a file at the bottom: removed whole.
+    #[test]
+    fn a_tree_deeper_than_a_path_can_name_is_removed() {
+        use rustix::fs::{mkdirat, openat, Mode, OFlags};
+        let root = tempfile::tempdir().unwrap().keep();
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let mut here = openat(rustix::fs::CWD, &root, flags, Mode::empty()).unwrap();
+        for _ in 0..5000 {
+            mkdirat(&here, "dd", Mode::RWXU).unwrap();
+            here = openat(&here, "dd", flags, Mode::empty()).unwrap();
+        }
+        let leaf = OFlags::WRONLY | OFlags::CREATE | OFlags::CLOEXEC;
+        drop(openat(&here, "leaf", leaf, Mode::RUSR).unwrap());
+        drop(here);
+        let left = remove(&root);
+        assert!(left.is_empty(), "{left:?}");
+        assert!(!root.exists());
+    }
 
     /// Sparse files cost the disk nothing; read back, each would cost its length. The files of
     /// one sandbox are read up to the budget together, and a file past it is reported, unread.
