@@ -122,6 +122,9 @@ pub fn stop_all_backends() {
     for &id in live.iter() {
         kill_group(id);
     }
+    // A helper that left its backend's group is adopted only once the backend has died:
+    // looked for any sooner, it would still be the backend's, and outlive the run.
+    super::strays::await_exit(&live, std::time::Duration::from_secs(2));
     super::strays::reap(&live);
 }
 

@@ -53,6 +53,24 @@ pub fn reap(running: &std::collections::BTreeSet<u32>) {
     }
 }
 
+/// Waits until every process of `pids` has exited (a zombie, or gone), at most `within`: their
+/// helpers are handed to this process when they exit, and not before.
+#[cfg(target_os = "linux")]
+pub fn await_exit(pids: &std::collections::BTreeSet<u32>, within: std::time::Duration) {
+    let deadline = std::time::Instant::now() + within;
+    let running = |pid: &u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|stat| !stat.rsplit(')').next().unwrap_or("").starts_with(" Z"))
+    };
+    while pids.iter().any(running) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// Elsewhere, the group kill is all there is.
+#[cfg(not(target_os = "linux"))]
+pub fn await_exit(_pids: &std::collections::BTreeSet<u32>, _within: std::time::Duration) {}
+
 /// Where there is no subreaper, the group kill is all there is.
 #[cfg(not(target_os = "linux"))]
 pub fn reap(_running: &std::collections::BTreeSet<u32>) {}

@@ -178,6 +178,65 @@ fn a_helper_that_starts_a_session_of_its_own_does_not_outlive_the_run() {
     helper_does_not_outlive_the_run("escaping-helper.sh", Some("setsid"));
 }
 
+/// Interrupted while its backend hangs, the command line takes along the helper the backend
+/// started in a session of its own: it kills the backend, waits for it to die (only then is the
+/// helper handed to the harness), and kills what it adopted. Tried four times: the race it
+/// closes lost about one try in two.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_interrupted_run_takes_along_a_helper_in_a_session_of_its_own() {
+    for attempt in 0..4 {
+        // The run's sandbox root, handed to it, where its confined backend may write.
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let pidfile = dir.path().join("helper.pid");
+        let backend = format!(
+            "exec:sh {} setsid {} {}",
+            shim("escaping-helper.sh"),
+            shell_quote(&pidfile.to_string_lossy()),
+            misbehave("hang request")
+        );
+        let mut run = std::process::Command::new(env!("CARGO_BIN_EXE_ge-conformance"))
+            .args([
+                "certify",
+                "--backend",
+                &backend,
+                "--filter",
+                "options-values/",
+            ])
+            .env(ge_conformance::sandbox::ROOT_VARIABLE, dir.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("ge-conformance starts");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::fs::read_to_string(&pidfile).map_or(true, |t| t.trim().is_empty())
+            && Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // Into the first request, which the backend never answers.
+        std::thread::sleep(Duration::from_millis(300));
+        let _ = std::process::Command::new("kill")
+            .args(["-INT", &run.id().to_string()])
+            .status();
+        let status = run.wait().expect("the run ends");
+        let pid = std::fs::read_to_string(&pidfile).expect("the helper's pid");
+        let stat = PathBuf::from(format!("/proc/{}/stat", pid.trim()));
+        let alive = std::fs::read_to_string(&stat).is_ok_and(|s| !s.contains(") Z "));
+        if alive {
+            let _ = std::process::Command::new("kill")
+                .args(["-9", pid.trim()])
+                .status();
+        }
+        assert_eq!(status.code(), Some(130), "attempt {attempt}");
+        assert!(
+            !alive,
+            "attempt {attempt}: the helper {} outlived the run",
+            pid.trim()
+        );
+    }
+}
+
 /// Runs the command line tool with `args`, standard input from `stdin` (a file), within a
 /// hard limit; returns the exit status and standard error.
 fn cli_within(args: &[&str], stdin: Option<&str>) -> (Option<i32>, String) {
