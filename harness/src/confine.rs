@@ -191,12 +191,23 @@ pub enum Status {
     Off,
 }
 
+/// What Landlock of `abi` refuses of the network, as a report states it: TCP from ABI 4,
+/// abstract Unix sockets from ABI 6; Unix sockets named by a path and UDP it has no rule for.
+fn sockets(abi: i32) -> &'static str {
+    match abi {
+        ..=3 => "sockets are not confined (the kernel's Landlock is older than ABI 4)",
+        4 | 5 => "TCP connections and binds are refused; Unix sockets and UDP are not confined (Landlock has no rule for them before ABI 6)",
+        _ => "TCP connections and binds and abstract Unix sockets outside its own processes are refused; Unix sockets named by a path and UDP are not confined (Landlock has no rule for them)",
+    }
+}
+
 impl std::fmt::Display for Status {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Status::Landlock(abi, signals) => write!(
                 f,
-                "Landlock (ABI {abi}): writes outside this run's sandbox root and a few devices are refused; {signals}; $TMPDIR and $HOME are the backend's own, watched"
+                "Landlock (ABI {abi}): writes outside this run's sandbox root and a few devices are refused; {signals}; {}; $TMPDIR and $HOME are the backend's own, watched",
+                sockets(*abi)
             ),
             Status::WatchedOnly(why) => write!(
                 f,
