@@ -153,6 +153,50 @@ pub fn strangers(prefix: &str, cap: usize, out: &mut BTreeSet<String>) -> bool {
     false
 }
 
+/// The bytes the files beneath this run's sandbox root take on disk (or in memory, under
+/// `/dev/shm`), counted without following a link or crossing a mount, over at most `cap`
+/// entries (a tree larger than that counts as what its first `cap` entries take).
+pub fn bytes_beneath_root(cap: usize) -> u64 {
+    let mut seen = 0;
+    let Ok(meta) = fs::symlink_metadata(root()) else {
+        return 0;
+    };
+    bytes_in(root(), device(&meta), cap, &mut seen)
+}
+
+fn bytes_in(dir: &Path, dev: u64, cap: usize, seen: &mut usize) -> u64 {
+    let Ok(read) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut bytes = 0u64;
+    for entry in read.flatten() {
+        if *seen >= cap {
+            break;
+        }
+        *seen += 1;
+        let path = entry.path();
+        let Ok(meta) = fs::symlink_metadata(&path) else {
+            continue;
+        };
+        bytes = bytes.saturating_add(allocated(&meta));
+        if meta.file_type().is_dir() && !is_mount(&path, &meta, dev) {
+            bytes = bytes.saturating_add(bytes_in(&path, dev, cap, seen));
+        }
+    }
+    bytes
+}
+
+/// What a file takes on disk: its blocks (a sparse file takes what it wrote), else its length.
+fn allocated(meta: &fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        meta.blocks().saturating_mul(512)
+    }
+    #[cfg(not(unix))]
+    meta.len()
+}
+
 /// Writes outside a sandbox that a subprocess backend's watched directories showed, by the
 /// sandbox's path, until the trial's judge takes them ([`Sandbox::written_outside`]).
 static OUTSIDE: Mutex<BTreeMap<PathBuf, Vec<String>>> = Mutex::new(BTreeMap::new());

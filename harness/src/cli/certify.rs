@@ -148,6 +148,7 @@ pub fn run(args: CertifyArgs) -> Result<ExitCode, Usage> {
             restarts: args.give_up_after_restarts,
             seconds: args.give_up_after_secs,
             hello: args.hello_timeout_ms.map(Duration::from_millis),
+            ..ge_conformance::backends::GiveUp::default()
         });
     let handle = open_backend(&args.backend, exec, judging.profile)?;
     let mut progress = Progress::new();

@@ -55,6 +55,19 @@ pub const DEFAULT_GIVE_UP_AFTER_RESTARTS: u32 = 60;
 /// ([`ExecBackend::giving_up`] changes it; 0 never gives up).
 pub const DEFAULT_GIVE_UP_AFTER_SECS: u64 = 3600;
 
+/// Bytes a confined backend's files may take beneath the sandbox root (`/dev/shm` by default:
+/// memory), after which it is declared dead as after a streak: many times the largest
+/// weights a scenario writes, and far less than a machine's memory.
+pub const DEFAULT_GIVE_UP_AFTER_BYTES: u64 = 1 << 30;
+
+/// How often the bytes beneath the sandbox root are counted for [`GiveUp::root_bytes`]:
+/// counting walks the root, so it is done between requests twice a second, and every so many
+/// requests for runs quicker than that.
+const ROOT_BYTES_EVERY: Duration = Duration::from_millis(500);
+
+/// See [`ROOT_BYTES_EVERY`].
+const ROOT_BYTES_EVERY_REQUESTS: u64 = 16;
+
 /// When a subprocess backend is declared dead: after `timeouts` requests in a row that timed
 /// out, `crashes` in a row that crashed it, `restarts` restarts in the whole run, or `seconds`
 /// of the whole run (0: never on that count); and how long each hello may take.
@@ -72,6 +85,9 @@ pub struct GiveUp {
     pub restarts: u32,
     /// Seconds of the whole run, from the backend's first start ([`DEFAULT_GIVE_UP_AFTER_SECS`]).
     pub seconds: u64,
+    /// Bytes the files beneath the sandbox root may take, counted between requests of a
+    /// confined backend ([`DEFAULT_GIVE_UP_AFTER_BYTES`]).
+    pub root_bytes: u64,
     /// The limit of each hello; `None`: the request timeout, at least
     /// [`MIN_HANDSHAKE_TIMEOUT`]. A backend that has not greeted within it fails that handshake.
     pub hello: Option<Duration>,
@@ -84,6 +100,7 @@ impl Default for GiveUp {
             crashes: DEFAULT_GIVE_UP_AFTER_CRASHES,
             restarts: DEFAULT_GIVE_UP_AFTER_RESTARTS,
             seconds: DEFAULT_GIVE_UP_AFTER_SECS,
+            root_bytes: DEFAULT_GIVE_UP_AFTER_BYTES,
             hello: None,
         }
     }
@@ -325,6 +342,8 @@ struct State {
     /// Restarts after a request, in the whole run.
     restarts: u32,
     given_up: Option<String>,
+    /// When the bytes beneath the sandbox root were last counted.
+    counted: Option<Instant>,
 }
 
 /// Why an exchange with the child failed, and whether the child must be restarted.
@@ -600,26 +619,51 @@ impl ExecBackend {
             .unwrap_or_else(|| self.timeout.max(MIN_HANDSHAKE_TIMEOUT))
     }
 
-    /// Declares the backend dead once the whole run has lasted [`GiveUp::seconds`]: from then
-    /// on every request fails at once, whatever the backend would answer.
+    /// Declares the backend dead once the whole run has lasted [`GiveUp::seconds`], or (counted
+    /// as often as [`ROOT_BYTES_EVERY`] says) once the files beneath the sandbox root of a
+    /// confined backend take more than [`GiveUp::root_bytes`]: from then on every request fails
+    /// at once, whatever the backend would answer.
     fn check_run_bound(&self, state: &mut State) {
         let bound = self.give_up.seconds;
-        if bound == 0
-            || state.given_up.is_some()
-            || self.created.elapsed() < Duration::from_secs(bound)
-        {
+        if bound > 0 && self.created.elapsed() >= Duration::from_secs(bound) {
+            self.declare_dead(
+                state,
+                format!(
+                    "declared dead after {bound} s, the bound of a whole run (`certify --give-up-after-secs`)"
+                ),
+            );
+        }
+        let bytes = self.give_up.root_bytes;
+        let due = state
+            .counted
+            .is_none_or(|t| t.elapsed() >= ROOT_BYTES_EVERY)
+            || state.next_id.is_multiple_of(ROOT_BYTES_EVERY_REQUESTS);
+        if bytes > 0 && self.area.is_some() && due {
+            state.counted = Some(Instant::now());
+            let taken = crate::sandbox::bytes_beneath_root(crate::confine::MAX_WATCHED_ENTRIES);
+            if taken > bytes {
+                self.declare_dead(
+                    state,
+                    format!(
+                        "declared dead: its files beneath the sandbox root take {taken} bytes, past the bound of {bytes} (in memory under /dev/shm)"
+                    ),
+                );
+            }
+        }
+    }
+
+    /// Stops the backend for good, with `why`, unless it already is.
+    fn declare_dead(&self, state: &mut State, why: String) {
+        if state.given_up.is_some() {
             return;
         }
         if let Some(mut running) = state.running.take() {
             stop(&mut running);
         }
-        let dead = format!(
-            "declared dead after {bound} s, the bound of a whole run (`certify --give-up-after-secs`)"
-        );
         self.log.note(&format!(
-            "{dead}; it will not be restarted, and every further request fails at once"
+            "{why}; it will not be restarted, and every further request fails at once"
         ));
-        state.given_up = Some(dead);
+        state.given_up = Some(why);
     }
 
     fn handshake(&self, running: &mut Running) -> Result<BackendHello, (String, bool)> {

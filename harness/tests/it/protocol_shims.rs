@@ -335,6 +335,33 @@ fn a_backend_that_answers_slowly_is_declared_dead_by_the_run_s_bound_in_time() {
     );
 }
 
+/// A confined backend whose files beneath the sandbox root grow past the bound is declared dead
+/// (they are memory under /dev/shm): the bound is counted between requests.
+#[test]
+fn a_backend_that_fills_the_sandbox_root_is_declared_dead() {
+    let give_up = backends::GiveUp {
+        root_bytes: 4 << 20,
+        ..Default::default()
+    };
+    let (report, stderr) = certify_cases_giving_up(
+        &format!(
+            "env MISBEHAVE_BYTES=2097152 {}",
+            misbehave("fill-tmpdir request")
+        ),
+        REQUEST_TIMEOUT,
+        give_up,
+    );
+    let bound = "past the bound of 4194304";
+    let said = |t: &ge_conformance::report::TrialResult| {
+        t.message.as_deref().unwrap_or("").contains(bound)
+    };
+    assert!(report.trials.iter().any(said), "{stderr}");
+    assert!(
+        stderr.contains("its files beneath the sandbox root take"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn a_backend_that_crashes_on_every_request_is_declared_dead_after_a_streak() {
     // Every request crashes the backend: a restart each would cost one per trial; the streak

@@ -19,6 +19,8 @@ line contains TRIGGER, where it misbehaves as MODE says:
     write-tmpdir  relays the answer, then leaves a file in its $TMPDIR
     flood-tmpdir  relays the answer, then leaves 10,001 empty files in its $TMPDIR (the first
                   time) and a file of its own per request, as write-tmpdir
+    fill-tmpdir   relays the answer, then writes $MISBEHAVE_BYTES bytes (real ones, not a hole)
+                  into a file of its $TMPDIR
     write-beside-tmpdir
                   relays the answer, then writes a file beside its $TMPDIR ($TMPDIR/..), beneath
                   the sandbox root, where Landlock lets it
@@ -141,6 +143,9 @@ def write_outside(mode, request):
                     open(os.path.join(tmp, "flood", str(i)), "w").close()
             with open(os.path.join(tmp, name), "w") as f:
                 f.write("an index nobody asked for\n")
+        elif mode == "fill-tmpdir":
+            with open(os.path.join(os.environ["TMPDIR"], name), "wb") as f:
+                f.write(b"x" * int(os.environ.get("MISBEHAVE_BYTES", "1048576")))
         elif mode == "write-beside-tmpdir":
             with open(os.path.join(os.environ["TMPDIR"], "..", name), "w") as f:
                 f.write("a file nobody asked for\n")
