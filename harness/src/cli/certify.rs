@@ -120,7 +120,14 @@ impl CertifyArgs {
     }
 }
 
-pub fn run(args: CertifyArgs) -> Result<ExitCode, Usage> {
+pub fn run(mut args: CertifyArgs) -> Result<ExitCode, Usage> {
+    // The directories the run writes are fixed before an engine is loaded: one loaded
+    // in-process that changes the working directory moves nothing.
+    for dir in [&mut args.out, &mut args.snapshots].into_iter().flatten() {
+        if let Ok(absolute) = std::path::absolute(&*dir) {
+            *dir = absolute;
+        }
+    }
     let judging = judging(args.profile, args.level);
     // A bundle directory that would be refused is refused before a long run, not after it.
     if let Some(dir) = &args.out {

@@ -37,6 +37,8 @@
  *   GE_TEST_HOLD_STDOUT  answers every scenario with an error; its first call starts a thread
  *                        that takes C stdout's lock (flockfile) and never lets it go, and
  *                        returns once the lock is taken
+ *   GE_TEST_CHDIR        answers not-supported; its first call changes the working directory
+ *                        to the parent of the one it was started in
  *   GE_TEST_IGNORE_TERM  answers every scenario with an error 20 ms late; its first call
  *                        ignores SIGTERM, SIGINT and SIGHUP from then on and writes the
  *                        process id into the file $GE_TEST_PIDFILE names
@@ -175,6 +177,16 @@ GE_CONFORMANCE_EXPORT int32_t ge_conformance_answer(const char *scenario, size_t
     }
     return give("{\"type\":\"error\",\"message\":\"this engine answers nothing\"}", answer,
                 answer_len);
+#elif defined(GE_TEST_CHDIR)
+    (void)contains;
+    (void)scenario;
+    (void)scenario_len;
+    static int moved = 0;
+    if (!moved) {
+        moved = 1;
+        if (chdir("..") != 0) return 1; /* the move this build exists for */
+    }
+    return give("{\"type\":\"not-supported\",\"reason\":\"test engine\"}", answer, answer_len);
 #elif defined(GE_TEST_IGNORE_TERM)
     (void)contains;
     (void)scenario;

@@ -490,6 +490,37 @@ fn an_engine_thread_holding_stdout_does_not_hang_the_run() {
     );
 }
 
+/// An engine loaded in-process that changes the working directory moves neither the bundle
+/// nor the snapshots: a relative `--out` is fixed before the engine is loaded.
+#[test]
+#[cfg(unix)]
+fn a_chdir_in_process_does_not_move_the_bundle() {
+    let Some(engine) = c_engine("GE_TEST_CHDIR") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("a scratch directory");
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).expect("made");
+    let out = Command::new(BIN)
+        .args([
+            "certify",
+            "--backend",
+            &in_process(&engine),
+            "--out",
+            "bundle",
+        ])
+        .args(["--filter", "options-values/acp-"])
+        .current_dir(&work)
+        .output()
+        .expect("ge-conformance runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(work.join("bundle/report.json").is_file(), "{stderr}");
+    assert!(
+        !dir.path().join("bundle").exists(),
+        "moved by the engine's chdir"
+    );
+}
+
 /// The process id `GE_TEST_IGNORE_TERM` wrote into `file`, once it has.
 fn pid_written(file: &Path, within: std::time::Duration) -> Option<i32> {
     let started = std::time::Instant::now();
