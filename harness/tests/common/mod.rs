@@ -236,3 +236,40 @@ pub fn assert_no_failure_at_documented_for_a_choice(
         failed.join("\n")
     );
 }
+
+/// Runs the command line tool with `args` and waits for its output.
+#[allow(dead_code)] // each test crate uses the helpers it needs
+pub fn cli(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_ge-conformance"))
+        .args(args)
+        .output()
+        .expect("run ge-conformance")
+}
+
+/// The standard output and standard error of `o`, as text.
+#[allow(dead_code)] // each test crate uses the helpers it needs
+pub fn text(o: &std::process::Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// The reference, declaring the options capability only.
+#[allow(dead_code)] // each test crate uses the helpers it needs
+pub struct OptionsOnly;
+
+impl ge_spec::Backend for OptionsOnly {
+    fn name(&self) -> &str {
+        "options-only"
+    }
+    fn capabilities(&self) -> std::collections::BTreeSet<ge_spec::Capability> {
+        [ge_spec::Capability::Options].into_iter().collect()
+    }
+    fn options(
+        &self,
+        s: &ge_spec::vocab::OptionsScenario,
+    ) -> ge_spec::Answer<ge_spec::vocab::OptionsObservation> {
+        ge_spec::Backend::options(&ge_reference::Reference, s)
+    }
+}

@@ -4,6 +4,8 @@
 
 use std::collections::BTreeSet;
 
+use crate::common::OptionsOnly;
+
 use ge_conformance::bundle;
 use ge_conformance::certify::{certify, Config};
 use ge_conformance::expectations::{Date, Expectations};
@@ -24,20 +26,6 @@ fn small() -> Config {
     }
 }
 
-/// The reference, claiming only the options capability.
-struct OptionsOnly;
-
-impl Backend for OptionsOnly {
-    fn name(&self) -> &str {
-        "options-only"
-    }
-    fn capabilities(&self) -> BTreeSet<Capability> {
-        [Capability::Options].into_iter().collect()
-    }
-    fn options(&self, s: &OptionsScenario) -> Answer<OptionsObservation> {
-        Reference.options(s)
-    }
-}
 
 /// Gets the fusion threshold range wrong by one.
 struct OffByOne;

@@ -9,30 +9,16 @@ use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-use common::docs;
+use common::{cli, docs, text, OptionsOnly};
 use ge_conformance::bundle;
 use ge_conformance::certify::{certify, shell_quote, Config};
 use ge_conformance::compare::{compare, Change, Comparison};
 use ge_conformance::report::{Meta, Outcome, Report, TrialKind, TrialResult};
 use ge_reference::Reference;
-use ge_spec::vocab::{Capability, OptionsObservation, OptionsScenario};
-use ge_spec::{Answer, Backend, Conformance, Profile};
+use ge_spec::vocab::Capability;
+use ge_spec::{Backend, Conformance, Profile};
 
-fn cli(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ge-conformance"))
-        .args(args)
-        .output()
-        .expect("run ge-conformance")
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
 
 // ---------------------------------------------------------------------------------------------
 // compare() on hand-built reports
@@ -496,20 +482,6 @@ fn waivers_in_bundles_compare_as_the_rules_say() {
     assert_eq!(c.fixes, 1);
 }
 
-/// The reference, declaring the options capability only.
-struct OptionsOnly;
-
-impl Backend for OptionsOnly {
-    fn name(&self) -> &str {
-        "options-only"
-    }
-    fn capabilities(&self) -> BTreeSet<Capability> {
-        [Capability::Options].into_iter().collect()
-    }
-    fn options(&self, s: &OptionsScenario) -> Answer<OptionsObservation> {
-        Reference.options(s)
-    }
-}
 
 /// The bundle of `backend`'s run, written into `dir`.
 fn bundle_of(backend: &dyn Backend, dir: &Path) -> Report {

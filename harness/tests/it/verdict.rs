@@ -5,7 +5,8 @@
 //! manifest recomputed.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+use crate::common::{cli, text};
 
 use ge_conformance::bundle;
 use ge_conformance::certify::{certify, shell_quote, Config};
@@ -15,19 +16,6 @@ use ge_reference::Reference;
 use ge_spec::vocab::{Capability, OptionsObservation, OptionsScenario};
 use ge_spec::{Answer, Backend};
 
-fn cli(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ge-conformance"))
-        .args(args)
-        .output()
-        .expect("run ge-conformance")
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
 
 #[test]
 fn a_filter_that_matches_nothing_is_a_usage_error() {
