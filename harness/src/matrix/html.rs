@@ -141,8 +141,10 @@ impl Matrix {
     /// The matrix as one self-contained HTML page (the module docs of `matrix::html` say what
     /// keeps it safe): the engines across, the options and their clauses down, sorting and
     /// filtering in the page, and a cell's trials (messages, reproducers, pictures) opened by a
-    /// click or by the URL fragment `#open=<engine>/<row>` (the engine numbered from 1, the row
-    /// an option key, `cross-cutting` or a clause ID).
+    /// click. The URL's fragment keeps the view, so a link shows it again: `open=E/ROW` (the
+    /// cell of engine E, numbered from 1, on ROW, an option key, `cross-cutting` or a clause
+    /// ID), `sort=E`, `rows=WORDS`, `show=STATUS` (`failed`, `waived`, `deviation`,
+    /// `not-supported`, `untested` or `differ`) and `options`, joined by `&`.
     pub fn to_html(&self) -> String {
         let island = Island {
             suite: &self.suite_version,

@@ -20,7 +20,9 @@
     ['deviation', 'rows with a deviation'], ['not-supported', 'rows not supported'],
     ['untested', 'rows no trial touches'], ['differ', 'rows where the engines differ'],
   ];
-  const state = {sortBy: -1, text: '', status: 'all', optionsOnly: false, folded: new Set()};
+  // What the reader chose; kept in the URL's fragment, so a link (or a reload) shows the same.
+  const state = {sortBy: -1, text: '', status: 'all', optionsOnly: false, folded: new Set(), open: null};
+  const controlled = {};
 
   function el(tag, className, text) {
     const e = document.createElement(tag);
@@ -81,7 +83,7 @@
     search.type = 'search';
     search.placeholder = 'filter rows: option, clause or words';
     search.setAttribute('aria-label', 'filter rows');
-    search.addEventListener('input', () => { state.text = search.value.toLowerCase(); apply(); });
+    search.addEventListener('input', () => { state.text = search.value; remember(); });
     const select = el('select');
     select.setAttribute('aria-label', 'rows to show');
     for (const [value, words] of STATUSES) {
@@ -89,16 +91,17 @@
       o.value = value;
       add(select, o);
     }
-    select.addEventListener('change', () => { state.status = select.value; apply(); });
+    select.addEventListener('change', () => { state.status = select.value; remember(); });
     const only = el('input');
     only.type = 'checkbox';
-    only.addEventListener('change', () => { state.optionsOnly = only.checked; apply(); });
+    only.addEventListener('change', () => { state.optionsOnly = only.checked; remember(); });
     const legend = el('span', 'legend');
     for (const [, s, w] of COUNTS) add(legend, el('span', null, s + ' ' + w));
     add(legend, el('span', null, '\u00b7 no trial'));
     const shown = el('span');
     shown.id = 'shown';
     add(box, search, select, add(el('label'), only, ' options only'), legend, shown);
+    Object.assign(controlled, {search, select, only});
   }
 
   const trs = [];
@@ -110,7 +113,7 @@
     const reset = add(el('button'), 'option / clause');
     reset.type = 'button';
     reset.title = 'the tables\u2019 order';
-    reset.addEventListener('click', () => { state.sortBy = -1; apply(); });
+    reset.addEventListener('click', () => { state.sortBy = -1; remember(); });
     add(tr, add(corner, reset));
     engines.forEach((e, j) => {
       const th = el('th', 'eng');
@@ -121,7 +124,7 @@
       add(b, el('div', 'num', String(j + 1)), el('div', 'name', e.name), el('div', 'ver', e.version));
       if (e.bundle) add(b, el('div', 'bundle', e.bundle));
       add(b, el('div', 'verdict v-' + e.standing, e.verdict));
-      b.addEventListener('click', () => { state.sortBy = j; apply(); });
+      b.addEventListener('click', () => { state.sortBy = j; remember(); });
       add(tr, add(th, b));
     });
     return add(el('thead'), tr);
@@ -164,9 +167,7 @@
         } else {
           const b = el('button', null, countsText(c.c));
           b.type = 'button';
-          b.addEventListener('click', () => {
-            location.hash = 'open=' + (j + 1) + '/' + encodeURIComponent(r.id);
-          });
+          b.addEventListener('click', () => { state.open = [j, i]; remember(); });
           add(td, b);
         }
         tds[i].push(td);
@@ -181,7 +182,7 @@
   function matchesText(i) {
     if (!state.text) return true;
     const r = rows[i];
-    return (r.id + ' ' + r.summary).toLowerCase().includes(state.text);
+    return (r.id + ' ' + r.summary).toLowerCase().includes(state.text.toLowerCase());
   }
   function matchesStatus(i) {
     const ss = engines.map((e, j) => cell(i, j).s);
@@ -262,10 +263,7 @@
     const d = document.getElementById('detail');
     const x = el('button', 'close', 'close');
     x.type = 'button';
-    x.addEventListener('click', () => {
-      history.replaceState(null, '', location.pathname + location.search);
-      close();
-    });
+    x.addEventListener('click', () => { state.open = null; remember(); });
     add(d, x, el('h2', null, engineLabel(j) + ' on ' + r.id), el('p', 'sum', r.summary),
       el('p', 'counts', 'Trials on this row: ' + countsWords(c.c) + '.'));
     const listed = c.t || [];
@@ -279,23 +277,69 @@
     tds[i][j].classList.add('open');
   }
 
-  // `#open=<engine, from 1>/<row id>` opens that cell, on load and whenever the fragment changes.
+  // The fragment: `open=<engine, from 1>/<row id>` (the cell opened), `sort=<engine>`,
+  // `rows=<words>`, `show=<status>` and `options`, joined by `&`.
+  function fragment() {
+    const parts = [];
+    if (state.open) {
+      parts.push('open=' + (state.open[0] + 1) + '/' + encodeURIComponent(rows[state.open[1]].id));
+    }
+    if (state.sortBy >= 0) parts.push('sort=' + (state.sortBy + 1));
+    if (state.text) parts.push('rows=' + encodeURIComponent(state.text));
+    if (state.status !== 'all') parts.push('show=' + state.status);
+    if (state.optionsOnly) parts.push('options');
+    return parts.join('&');
+  }
+
+  // Puts the state into the fragment (replacing the history entry); the page follows the
+  // fragment, so every change is drawn by fromHash.
+  function remember() {
+    location.replace('#' + fragment());
+  }
+
+  function engineOf(text) {
+    const j = /^\d+$/.test(text) ? Number(text) - 1 : -1;
+    return j >= 0 && j < engines.length ? j : -1;
+  }
+
+  function read(key, value) {
+    let v;
+    try { v = decodeURIComponent(value); } catch (err) { return; }
+    if (key === 'open') {
+      const at = v.indexOf('/');
+      const j = engineOf(v.slice(0, at));
+      const i = rowById.get(v.slice(at + 1));
+      if (at > 0 && j >= 0 && i !== undefined) state.open = [j, i];
+    } else if (key === 'sort') {
+      state.sortBy = engineOf(v);
+    } else if (key === 'rows') {
+      state.text = v;
+    } else if (key === 'show' && STATUSES.some(([s]) => s === v)) {
+      state.status = v;
+    } else if (key === 'options') {
+      state.optionsOnly = true;
+    }
+  }
+
+  // Reads the fragment into the state, sets the controls to it, and draws the page.
   function fromHash() {
-    const m = /^#open=(\d+)\/(.+)$/.exec(location.hash);
-    if (!m) { close(); return; }
-    let id;
-    try { id = decodeURIComponent(m[2]); } catch (err) { return; }
-    const j = Number(m[1]) - 1;
-    const i = rowById.get(id);
-    if (i === undefined || !(j >= 0 && j < engines.length)) return;
-    open(j, i);
+    Object.assign(state, {sortBy: -1, text: '', status: 'all', optionsOnly: false, open: null});
+    for (const part of location.hash.replace(/^#/, '').split('&')) {
+      const eq = part.indexOf('=');
+      if (part) read(eq < 0 ? part : part.slice(0, eq), eq < 0 ? '' : part.slice(eq + 1));
+    }
+    const c = controlled;
+    if (c.search.value !== state.text) c.search.value = state.text;
+    c.select.value = state.status;
+    c.only.checked = state.optionsOnly;
+    apply();
+    if (state.open) open(state.open[0], state.open[1]); else close();
   }
 
   summary();
   controls();
   const table = add(el('table', 'matrix'), header(), body());
   add(document.getElementById('matrix'), table);
-  apply();
   window.addEventListener('hashchange', fromHash);
   fromHash();
 })();

@@ -1093,6 +1093,101 @@ fn chromium_shows_the_matrix_and_a_cell_opens_its_trials() {
     readme_picture(&dir.join("matrix-open.png"));
 }
 
+/// The rows of a dumped DOM, in the order shown: (row ID, whether hidden, its cells' statuses).
+fn dom_rows(dom: &str) -> Vec<(String, bool, Vec<String>)> {
+    let body = &dom[dom.find("<tbody>").expect("the table's body")..];
+    body.split("<tr class=\"")
+        .skip(1)
+        .map(|row| {
+            let hidden = row[..row.find('>').unwrap_or(0)].contains("hidden");
+            let id = row
+                .split("<code>")
+                .nth(1)
+                .and_then(|c| c.split("</code>").next())
+                .unwrap_or_default()
+                .to_owned();
+            let statuses = row
+                .split("class=\"cell s-")
+                .skip(1)
+                .map(|c| c.split(['"', ' ']).next().unwrap_or_default().to_owned())
+                .collect();
+            (id, hidden, statuses)
+        })
+        .collect()
+}
+
+#[test]
+fn chromium_sorts_and_filters_as_the_fragment_says() {
+    let Some(chromium) = chromium_or_skip() else {
+        return;
+    };
+    let b = bundles();
+    let m = b.matrix();
+    let dir = artefacts("chromium-fragment");
+    let url = page_url(&dir, "matrix.html", &m.to_html());
+    let overlap = b
+        .dirs
+        .iter()
+        .position(|d| d.ends_with("overlap"))
+        .expect("overlap");
+    let rank = |s: &str| {
+        [
+            "failed",
+            "waived",
+            "deviation",
+            "passed",
+            "not-supported",
+            "untested",
+        ]
+        .iter()
+        .position(|x| *x == s)
+        .unwrap_or(9)
+    };
+    // Sorted by the wrong engine: its option rows worst first, and its clauses under each.
+    let sorted = dom_rows(&dump_dom(&chromium, &format!("{url}#sort={}", overlap + 1)));
+    assert_eq!(sorted.len(), m.rows.len());
+    assert_eq!(sorted[0].2[overlap], "failed", "{:?}", sorted[0]);
+    let options: Vec<usize> = sorted
+        .iter()
+        .filter(|(id, ..)| m.rows[m.row(id).expect("a row")].kind == matrix::RowKind::Option)
+        .map(|(.., s)| rank(&s[overlap]))
+        .collect();
+    assert!(options.windows(2).all(|w| w[0] <= w[1]), "{options:?}");
+    // Filtered to the DRM clauses with a failed cell: exactly those the library counts.
+    let shown = dom_rows(&dump_dom(
+        &chromium,
+        &format!("{url}#show=failed&rows=DRM-"),
+    ));
+    let visible: BTreeSet<&str> = shown
+        .iter()
+        .filter(|(id, hidden, _)| !hidden && id.starts_with("DRM-"))
+        .map(|(id, ..)| id.as_str())
+        .collect();
+    let want: BTreeSet<&str> = m
+        .rows
+        .iter()
+        .filter(|r| r.id.starts_with("DRM-"))
+        .filter(|r| {
+            (0..b.dirs.len()).any(|j| {
+                m.cell(&r.id, j)
+                    .is_some_and(|c| c.status() == Status::Failed)
+            })
+        })
+        .map(|r| r.id.as_str())
+        .collect();
+    assert!(!want.is_empty());
+    assert_eq!(visible, want);
+    let others = shown
+        .iter()
+        .filter(|(id, hidden, _)| !hidden && !id.starts_with("DRM-"));
+    let others: Vec<&str> = others.map(|(id, ..)| id.as_str()).collect();
+    assert_eq!(
+        others,
+        ["ge.exec.disableReuseMemory"],
+        "only their option above them"
+    );
+}
+
 /// The README's picture of the matrix: the screenshot of an opened cell, made small (a palette
 /// of its most used colours). `UPDATE_DOCS=1` makes it again; it must stay under 150 KB.
 fn readme_picture(png: &Path) {
