@@ -859,6 +859,12 @@ fn hostile_strings_render_inert_and_bounded() {
     assert!(v["engines"][1]["notes"][0]
         .as_str()
         .is_some_and(|n| n.contains("clause IDs")));
+}
+
+#[test]
+fn hostile_strings_print_plain_in_markdown_and_in_compare() {
+    let (dir, _) = hostile_bundle();
+    let reference = &bundles().args()[0];
     // Markdown: escaped, one line per row, cut.
     let o = cli(&[
         "matrix",
@@ -877,6 +883,23 @@ fn hostile_strings_render_inert_and_bounded() {
         !md.lines().any(|l| l == "| forged | row |"),
         "a row of the bundle's own"
     );
+    // compare reads the same bundle: its output is as bounded and as plain.
+    for format in ["text", "markdown"] {
+        let o = cli(&[
+            "compare",
+            "--format",
+            format,
+            reference,
+            &dir.to_string_lossy(),
+        ]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(out.len() < 256 << 10, "{format}: {} bytes", out.len());
+        assert!(
+            !out.contains(['\u{1b}', '\u{7}', '\u{202e}', '\u{2028}']),
+            "{format}: raw"
+        );
+    }
     let prose: String = md.lines().map(outside_code_spans).collect();
     assert!(
         !prose.replace("\\<", "").contains('<'),
