@@ -14,7 +14,7 @@
 //! | 2 checks | `sandbox`, `oracle`, `pattern`, `gen`, `reduce` | the directories a trial's files are read back from, the oracles that say which clauses an observation breaks, `expect` patterns, scenario generators and shrinking |
 //! | 3 trials | `confine`, `protocol`, `dylib`, `backends`, `allowed`, `runner` | running one scenario on one backend: confinement, the subprocess protocol, the C ABI, the backends the command line names, the engines that answer as the text allows where it is silent (the allowed-answer generator), and judging one answer |
 //! | 4 certification | `report`, `expectations`, `local`, `certify`, `forbidden`, `snapshot`, `fuzz`, `findings` | the result of a run and its text renderers, waivers, a vendor's own tables, the run itself, the forbidden-answer generator and the reach it measures, snapshot trials, the fuzz targets' logic, corpus and promotion |
-//! | 5 pictures, bundles and comparisons | `draw`, `html`, `bundle`, `compare` | SVG pictures of answers, the HTML report, bundles and their verification, two reports compared (regressions between runs) |
+//! | 5 pictures, bundles and comparisons | `draw`, `html`, `bundle`, `compare`, `matrix` | SVG pictures of answers, the HTML report, bundles and their verification, two reports compared (regressions between runs), reports of several engines side by side (the results matrix) |
 //! | 6 routes | `libtest` | the `cargo test` route (the command line, `src/main.rs` and `src/cli/`, sits above it) |
 //!
 //! A new clause needs a row in its table, a case and a check: the check is a function of the
@@ -46,6 +46,7 @@ pub mod input;
 pub mod judging;
 pub mod libtest;
 pub mod local;
+pub mod matrix;
 pub mod oracle;
 pub mod pattern;
 pub mod protocol;

@@ -1,6 +1,6 @@
 //! The `ge-conformance` command line: print the contract, evaluate one scenario, certify a
-//! backend, verify a report bundle, compare two bundles, explain a clause, seed the fuzzers and
-//! promote findings.
+//! backend, verify a report bundle, compare two bundles, set bundles side by side, explain a
+//! clause, seed the fuzzers and promote findings.
 //!
 //! This file holds the top-level arguments and the dispatch; each command lives in a module of
 //! its own under `cli/`, with its flags and its `run`.
@@ -52,6 +52,10 @@ enum Command {
     /// by clause; exit 0 when nothing regressed, 1 on a regression, 2 on a bundle that does not
     /// verify.
     Compare(cli::compare::CompareArgs),
+    /// Set report bundles side by side (each verified first): engines across, options and
+    /// clauses down, as one self-contained HTML page or Markdown; exit 2 on a bundle that does
+    /// not verify.
+    Matrix(cli::matrix::MatrixArgs),
     /// Write seed inputs for every fuzz target from the case tables (one file per case).
     Corpus(cli::corpus::CorpusArgs),
     /// Turn a finding (a fuzz target's crash file, or a scenario's JSON) into a new case of a
@@ -118,6 +122,7 @@ fn run(args: Cli) -> Result<ExitCode, Usage> {
         Command::Divergence(a) => cli::divergence::run(a),
         Command::Verify(a) => cli::verify::run(a),
         Command::Compare(a) => cli::compare::run(a),
+        Command::Matrix(a) => cli::matrix::run(a),
         Command::Corpus(a) => cli::corpus::run(a),
         Command::Promote(a) => cli::promote::run(a),
         Command::Explain(a) => cli::explain::run(a),

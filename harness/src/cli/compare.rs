@@ -58,19 +58,13 @@ pub fn run(args: CompareArgs) -> Result<ExitCode, Usage> {
     Ok(super::status(comparison.regressed))
 }
 
-/// The report of the bundle in `dir`, or why it cannot be compared. The findings name files of
-/// an untrusted directory: each line is made safe to print.
+/// The report of the bundle in `dir`, or why it cannot be compared (made safe to print).
 fn load(dir: &Path, which: &str) -> Result<Report, String> {
     bundle::verify(dir).map_err(|e| {
-        let lines: Vec<String> = e
-            .to_string()
-            .lines()
-            .map(|l| one_line(l, MAX_TEXT))
-            .collect();
         format!(
             "{which} bundle {} cannot be compared: {}",
             one_line(&dir.display().to_string(), MAX_TEXT),
-            lines.join("\n")
+            super::bundle_findings(&e)
         )
     })
 }

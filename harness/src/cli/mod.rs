@@ -37,6 +37,7 @@ pub mod corpus;
 pub mod divergence;
 pub mod eval;
 pub mod explain;
+pub mod matrix;
 pub mod promote;
 pub mod sancov;
 pub mod serve;
@@ -145,6 +146,18 @@ pub fn load_local(dir: Option<&Path>) -> Result<Option<LocalCases>, Usage> {
         )),
         None => Ok(None),
     }
+}
+
+/// Why a bundle does not verify, ready to print: its findings name files of an untrusted
+/// directory, so each line is made safe ([`ge_conformance::input::one_line`]).
+pub fn bundle_findings(e: &ge_conformance::bundle::BundleError) -> String {
+    use ge_conformance::input::{one_line, MAX_TEXT};
+    let lines: Vec<String> = e
+        .to_string()
+        .lines()
+        .map(|l| one_line(l, MAX_TEXT))
+        .collect();
+    lines.join("\n")
 }
 
 /// Exit status 1 when something failed, 0 otherwise.

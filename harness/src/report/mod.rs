@@ -289,7 +289,8 @@ pub struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, outcome: Outcome) {
+    /// Counts one more trial of `outcome`.
+    pub fn add(&mut self, outcome: Outcome) {
         match outcome {
             Outcome::Pass => self.passed += 1,
             Outcome::Fail => self.failed += 1,

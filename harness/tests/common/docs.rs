@@ -9,11 +9,11 @@
 //!   timings, a check made by hand on another toolchain), reproduced by the command shown above
 //!   it and never compared, since it moves with the machine.
 //!
-//! A block compares as snapbox compares: `...` alone on a line stands for any lines, `[..]`
-//! inside a line for any text, so what moves with the tables (counts, digests, times) is either
-//! computed by the test or a wildcard in the doc. `UPDATE_DOCS=1` rewrites a block that does not
-//! match with what was printed, unless the block skips lines with `...`: such a block shows a
-//! selection of a long output and is edited by hand.
+//! A block compares as snapbox compares (backslashes kept as they are): `...` alone on a line
+//! stands for any lines, `[..]` inside a line for any text, so what moves with the tables (counts,
+//! digests, times) is either computed by the test or a wildcard in the doc. `UPDATE_DOCS=1`
+//! rewrites a block that does not match with what was printed, unless the block skips lines with
+//! `...`: such a block shows a selection of a long output and is edited by hand.
 
 #![allow(dead_code)] // each test crate uses the helpers it needs
 
@@ -155,8 +155,11 @@ pub fn check(doc: &str, id: &str, actual: &str) -> Result<(), String> {
     if !actual.ends_with('\n') {
         actual.push('\n');
     }
+    // Backslashes are compared as they are: snapbox would turn the printed ones into `/` (a
+    // Windows path's separators), and Markdown's escapes (`\[`) are printed on purpose.
     let verdict = snapbox::Assert::new()
         .action(snapbox::assert::Action::Verify)
+        .normalize_paths(false)
         .try_eq(
             Some(&format!("{doc} `{id}`")),
             snapbox::Data::text(actual.clone()),

@@ -1,6 +1,7 @@
 //! Shared test set-up: the one snapshot convention of the project. Every insta snapshot lives in
 //! the workspace's `snapshots/` folder and is named `<module>__<name>.snap`.
 
+pub mod chromium;
 pub mod docs;
 pub mod engines;
 

@@ -519,7 +519,7 @@ fn a_dropped_capability_is_a_regression_of_the_scope() {
 
 /// Rewrites `report.json` with `edit` and recomputes its digest in the manifest, as a forger
 /// would.
-fn forge(dir: &Path, edit: impl Fn(&mut serde_json::Value)) {
+pub(crate) fn forge(dir: &Path, edit: impl Fn(&mut serde_json::Value)) {
     use sha2::Digest;
     let path = dir.join("report.json");
     let mut v: serde_json::Value =
@@ -543,7 +543,7 @@ fn forge(dir: &Path, edit: impl Fn(&mut serde_json::Value)) {
 }
 
 /// A copy of the bundle in `from`, at `to`.
-fn copy(from: &Path, to: &Path) -> PathBuf {
+pub(crate) fn copy(from: &Path, to: &Path) -> PathBuf {
     std::fs::create_dir(to).expect("a directory");
     for entry in std::fs::read_dir(from).expect("the bundle").flatten() {
         std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copied");

@@ -35,6 +35,7 @@ mod independent_perl;
 mod independent_py;
 mod independent_py2;
 mod judging;
+mod matrix;
 mod pictures;
 mod profiles;
 mod props_memory;

@@ -7,16 +7,15 @@
 //! not blank, with the highlight's red on screen (the screenshots are kept under
 //! `target/test-artefacts/report_html/chromium/`).
 //!
-//! Without Chromium (the Debian package `chromium`, which `.ci/run` installs; another binary
-//! with `GE_CONFORMANCE_CHROMIUM`) the rendering tests say so on standard error and pass,
-//! unless `GE_CONFORMANCE_REQUIRE_CHROMIUM` is set, as in CI, where a missing Chromium fails
-//! them.
+//! Without Chromium the rendering tests say so and pass, except in CI (`tests/common/chromium.rs`).
+
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+
+use common::chromium::{chromium_or_skip, Screenshot};
 
 use ge_conformance::certify::{self, Config};
 use ge_conformance::{bundle, draw};
@@ -201,43 +200,6 @@ fn a_picture_no_trial_names_is_caught() {
     );
 }
 
-/// Chromium's binary (`GE_CONFORMANCE_CHROMIUM` when set, else `chromium` on the `PATH` or
-/// in `/usr/bin`), or why there is none.
-fn chromium() -> Result<PathBuf, String> {
-    if let Some(given) = std::env::var_os("GE_CONFORMANCE_CHROMIUM") {
-        let given = PathBuf::from(given);
-        return if given.is_file() {
-            Ok(given)
-        } else {
-            Err(format!(
-                "GE_CONFORMANCE_CHROMIUM names {}, which is not a file",
-                given.display()
-            ))
-        };
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain([PathBuf::from("/usr/bin")])
-        .map(|d| d.join("chromium"))
-        .find(|p| p.is_file())
-        .ok_or_else(|| {
-            "chromium is not installed (Debian package `chromium`; .ci/run installs it)".to_owned()
-        })
-}
-
-/// Skips with the reason on standard error (not captured by the test runner), or fails when
-/// `GE_CONFORMANCE_REQUIRE_CHROMIUM` is set.
-fn skip(why: &str) {
-    assert!(
-        std::env::var_os("GE_CONFORMANCE_REQUIRE_CHROMIUM").is_none(),
-        "GE_CONFORMANCE_REQUIRE_CHROMIUM is set, but {why}"
-    );
-    let _ = writeln!(
-        std::io::stderr().lock(),
-        "SKIPPED (headless-Chromium rendering): {why}"
-    );
-}
-
 /// What Chromium made of a page.
 struct Rendered {
     /// The console's messages (any is a failure: the pages run no script).
@@ -250,73 +212,22 @@ struct Rendered {
 
 /// Renders `page` in headless Chromium at `width`×`height` into `png` and reads the screenshot.
 fn render(chromium: &Path, page: &Path, png: &Path, size: (u32, u32)) -> Rendered {
-    let profile = tempfile::tempdir().expect("a fresh profile directory");
-    let mut child = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--hide-scrollbars",
-            "--enable-logging=stderr",
-            "--v=0",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg(format!("--window-size={},{}", size.0, size.1))
-        .arg(format!("--screenshot={}", png.display()))
-        .arg(format!("file://{}", page.display()))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("chromium starts");
-    let mut stderr = child.stderr.take().expect("piped");
-    let reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = std::io::Read::read_to_string(&mut stderr, &mut text);
-        text
-    });
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        if child.try_wait().expect("wait").is_some() {
-            break;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "chromium did not finish rendering {} in 120 s",
-                page.display()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let log = reader.join().unwrap_or_default();
-    let console = log
-        .lines()
-        .filter(|l| l.contains(":CONSOLE"))
-        .map(str::to_owned)
-        .collect();
-    let file = std::fs::File::open(png)
-        .unwrap_or_else(|e| panic!("no screenshot {}: {e}\n{log}", png.display()));
-    let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
-    decoder.set_transformations(png::Transformations::normalize_to_color8());
-    let mut reader = decoder.read_info().expect("a PNG");
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).expect("a frame");
-    let channels = info.color_type.samples();
+    let run = common::chromium::run(
+        chromium,
+        &format!("file://{}", page.display()),
+        &[
+            format!("--window-size={},{}", size.0, size.1),
+            format!("--screenshot={}", png.display()),
+        ],
+    );
+    let shot = Screenshot::read(png, &run.log);
     let mut rendered = Rendered {
-        console,
+        console: run.console(),
         pixels: 0,
         inked: 0,
         red: 0,
     };
-    for px in buf[..info.buffer_size()].chunks(channels) {
-        let (r, g, b) = (px[0], px[1.min(channels - 1)], px[2.min(channels - 1)]);
+    for [r, g, b] in shot.pixels {
         rendered.pixels += 1;
         if r < 245 || g < 245 || b < 245 {
             rendered.inked += 1;
@@ -330,9 +241,8 @@ fn render(chromium: &Path, page: &Path, png: &Path, size: (u32, u32)) -> Rendere
 
 #[test]
 fn chromium_renders_the_report_and_its_pictures() {
-    let chromium = match chromium() {
-        Ok(c) => c,
-        Err(why) => return skip(&why),
+    let Some(chromium) = chromium_or_skip() else {
+        return;
     };
     let dir = artefacts("chromium");
     let out = overlapping_bundle(&dir.join("memory"));
@@ -386,9 +296,8 @@ fn chromium_renders_the_report_and_its_pictures() {
 
 #[test]
 fn the_rendering_checks_catch_a_broken_page() {
-    let chromium = match chromium() {
-        Ok(c) => c,
-        Err(why) => return skip(&why),
+    let Some(chromium) = chromium_or_skip() else {
+        return;
     };
     let dir = artefacts("broken");
     // One page broken both ways, one browser started (each start is some 1.5 s of CPU): a
