@@ -26,7 +26,6 @@ fn small() -> Config {
     }
 }
 
-
 /// Gets the fusion threshold range wrong by one.
 struct OffByOne;
 

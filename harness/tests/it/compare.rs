@@ -19,7 +19,6 @@ use ge_reference::Reference;
 use ge_spec::vocab::Capability;
 use ge_spec::{Backend, Conformance, Profile};
 
-
 // ---------------------------------------------------------------------------------------------
 // compare() on hand-built reports
 
@@ -481,7 +480,6 @@ fn waivers_in_bundles_compare_as_the_rules_say() {
     assert_eq!(code, Some(0));
     assert_eq!(c.fixes, 1);
 }
-
 
 /// The bundle of `backend`'s run, written into `dir`.
 fn bundle_of(backend: &dyn Backend, dir: &Path) -> Report {

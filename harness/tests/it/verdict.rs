@@ -16,7 +16,6 @@ use ge_reference::Reference;
 use ge_spec::vocab::{Capability, OptionsObservation, OptionsScenario};
 use ge_spec::{Answer, Backend};
 
-
 #[test]
 fn a_filter_that_matches_nothing_is_a_usage_error() {
     let o = cli(&["certify", "--filter", "no-such-trial"]);
