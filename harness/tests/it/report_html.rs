@@ -294,6 +294,34 @@ fn chromium_renders_the_report_and_its_pictures() {
     }
 }
 
+/// A picture a third party slipped into a bundle's page (its manifest rewritten, which an
+/// integrity check cannot tell) runs no script: the page's policy allows none.
+#[test]
+fn a_script_slipped_into_a_picture_of_the_page_does_not_run() {
+    let Some(chromium) = chromium_or_skip() else {
+        return;
+    };
+    let dir = artefacts("forged");
+    let out = overlapping_bundle(&dir.join("memory"));
+    let page = std::fs::read_to_string(out.join("report.html")).expect("the page");
+    let forged_svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" onload=\"document.body.setAttribute('data-onload','1')\"><script>document.body.setAttribute('data-script','1')</script></svg>";
+    let forged = page.replacen("<figure>", &format!("<figure>{forged_svg}"), 1);
+    assert_ne!(forged, page, "the page has a figure to slip it into");
+    let path = dir.join("forged-report.html");
+    std::fs::write(&path, forged).expect("written");
+    let run = common::chromium::run(
+        &chromium,
+        &format!("file://{}", path.display()),
+        &["--dump-dom".to_owned()],
+    );
+    assert!(run.stdout.contains("<body"), "{}", run.log);
+    assert!(
+        !run.stdout.contains("data-script=\"1\"") && !run.stdout.contains("data-onload=\"1\""),
+        "a script in a picture ran: {}",
+        run.console().join("\n")
+    );
+}
+
 #[test]
 fn the_rendering_checks_catch_a_broken_page() {
     let Some(chromium) = chromium_or_skip() else {
