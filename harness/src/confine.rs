@@ -82,17 +82,28 @@ impl Area {
     /// [`MAX_WATCHED_ENTRIES`] in all.
     pub fn listing(&self) -> Listing {
         let cap = MAX_WATCHED_ENTRIES;
+        // What lies outside the scratch area first, with a cap of its own: a flood of the
+        // scratch area cannot push it out of the listing.
         let mut entries = BTreeSet::new();
-        let capped = crate::sandbox::names(&self.tmp(), "$TMPDIR", cap, &mut entries)
-            || crate::sandbox::names(&self.home(), "$HOME", cap, &mut entries)
-            || self.beside_own(cap, &mut entries)
+        let capped_outside = self.beside_own(cap, &mut entries)
             || crate::sandbox::strangers(BENEATH_ROOT, cap, &mut entries);
-        Listing { entries, capped }
+        let mut scratch = BTreeSet::new();
+        let capped = crate::sandbox::names(&self.tmp(), "$TMPDIR", cap, &mut scratch)
+            || crate::sandbox::names(&self.home(), "$HOME", cap, &mut scratch);
+        entries.append(&mut scratch);
+        Listing {
+            entries,
+            capped,
+            capped_outside,
+        }
     }
 
     /// The entries of the area's own directory besides `tmp` and `home`, as `$TMPDIR/../x`.
     fn beside_own(&self, cap: usize, out: &mut BTreeSet<String>) -> bool {
-        let Ok(read) = fs::read_dir(&self.root) else {
+        let Ok(read) = crate::sandbox::read_dir_restoring(&self.root) else {
+            out.insert(format!(
+                "{BESIDE_OWN} (the backend's own directory, which cannot be listed)"
+            ));
             return false;
         };
         for entry in read.flatten() {
@@ -118,9 +129,11 @@ impl Area {
 pub struct Listing {
     /// The entries, named as the backend sees them.
     pub entries: BTreeSet<String>,
-    /// True when the listing stopped at [`MAX_WATCHED_ENTRIES`] with entries unlisted: what a
-    /// trial leaves among those goes unseen.
+    /// True when the listing of the scratch area (`$TMPDIR`, `$HOME`) stopped at
+    /// [`MAX_WATCHED_ENTRIES`] with entries unlisted: what a trial leaves among those goes unseen.
     pub capped: bool,
+    /// The same for what lies beside the scratch area and beneath the sandbox root.
+    pub capped_outside: bool,
 }
 
 impl Drop for Area {
@@ -328,11 +341,16 @@ fn restrict(_allowed: &[PathBuf]) -> Status {
 /// cannot hide its leftovers by flooding its directories first.
 pub fn left_behind(before: &Listing, after: &Listing) -> Vec<String> {
     let mut left: Vec<String> = after.entries.difference(&before.entries).cloned().collect();
+    if after.capped_outside {
+        left.push(format!(
+            "{BESIDE_OWN} and the sandbox root: more than {MAX_WATCHED_ENTRIES} entries (the \
+             listing stops there, so what this trial left there is unseen)"
+        ));
+    }
     if after.capped {
         left.push(format!(
-            "something among more than {MAX_WATCHED_ENTRIES} entries of $TMPDIR, $HOME and the \
-             sandbox root (the listing stops at {MAX_WATCHED_ENTRIES}, so what this trial left \
-             there is unseen)"
+            "something among more than {MAX_WATCHED_ENTRIES} entries of $TMPDIR and $HOME (the \
+             listing stops at {MAX_WATCHED_ENTRIES}, so what this trial left there is unseen)"
         ));
     }
     left

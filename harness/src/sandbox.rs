@@ -134,7 +134,10 @@ pub fn remove_own(dir: &Path) -> Vec<String> {
 /// when it stopped at the cap.
 pub fn strangers(prefix: &str, cap: usize, out: &mut BTreeSet<String>) -> bool {
     let made = made();
-    let Ok(read) = fs::read_dir(root()) else {
+    let Ok(read) = read_dir_restoring(root()) else {
+        out.insert(format!(
+            "{prefix} (the sandbox root, which cannot be listed)"
+        ));
         return false;
     };
     for entry in read.flatten() {
@@ -154,20 +157,17 @@ pub fn strangers(prefix: &str, cap: usize, out: &mut BTreeSet<String>) -> bool {
 }
 
 /// The bytes the files beneath this run's sandbox root take on disk (or in memory, under
-/// `/dev/shm`), counted without following a link or crossing a mount, over at most `cap`
-/// entries (a tree larger than that counts as what its first `cap` entries take).
-pub fn bytes_beneath_root(cap: usize) -> u64 {
+/// `/dev/shm`), counted without following a link or crossing a mount; `None` when they cannot
+/// all be counted: more than `cap` entries, or a directory that cannot be listed.
+pub fn bytes_beneath_root(cap: usize) -> Option<u64> {
     let mut seen = 0;
-    let Ok(meta) = fs::symlink_metadata(root()) else {
-        return 0;
-    };
-    bytes_in(root(), device(&meta), cap, &mut seen)
+    let meta = fs::symlink_metadata(root()).ok()?;
+    let bytes = bytes_in(root(), device(&meta), cap, &mut seen)?;
+    (seen < cap).then_some(bytes)
 }
 
-fn bytes_in(dir: &Path, dev: u64, cap: usize, seen: &mut usize) -> u64 {
-    let Ok(read) = fs::read_dir(dir) else {
-        return 0;
-    };
+fn bytes_in(dir: &Path, dev: u64, cap: usize, seen: &mut usize) -> Option<u64> {
+    let read = read_dir_restoring(dir).ok()?;
     let mut bytes = 0u64;
     for entry in read.flatten() {
         if *seen >= cap {
@@ -180,10 +180,10 @@ fn bytes_in(dir: &Path, dev: u64, cap: usize, seen: &mut usize) -> u64 {
         };
         bytes = bytes.saturating_add(allocated(&meta));
         if meta.file_type().is_dir() && !is_mount(&path, &meta, dev) {
-            bytes = bytes.saturating_add(bytes_in(&path, dev, cap, seen));
+            bytes = bytes.saturating_add(bytes_in(&path, dev, cap, seen)?);
         }
     }
-    bytes
+    Some(bytes)
 }
 
 /// What a file takes on disk: its blocks (a sparse file takes what it wrote), else its length.
@@ -228,8 +228,30 @@ pub fn names(dir: &Path, prefix: &str, cap: usize, out: &mut BTreeSet<String>) -
     names_in(dir, prefix, device(&meta), cap, out)
 }
 
+/// Lists `dir`; a directory whose owner cannot list it (a backend's `chmod`, to hide what it
+/// holds) is given its owner's rights back first, as [`remove`] does: the harness runs as the
+/// backend's user, or as root.
+pub fn read_dir_restoring(dir: &Path) -> std::io::Result<fs::ReadDir> {
+    match fs::read_dir(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let meta = fs::symlink_metadata(dir)?;
+                if meta.file_type().is_dir() {
+                    let mode = meta.permissions().mode() | 0o700;
+                    fs::set_permissions(dir, fs::Permissions::from_mode(mode))?;
+                    return fs::read_dir(dir);
+                }
+            }
+            Err(e)
+        }
+        other => other,
+    }
+}
+
 fn names_in(dir: &Path, prefix: &str, dev: u64, cap: usize, out: &mut BTreeSet<String>) -> bool {
-    let Ok(read) = fs::read_dir(dir) else {
+    let Ok(read) = read_dir_restoring(dir) else {
         return false;
     };
     for entry in read.flatten() {
@@ -436,7 +458,15 @@ pub fn remove(root: &Path) -> Vec<String> {
             return left;
         }
         #[cfg(unix)]
-        deep::remove_tree(root, device(&meta), &mut left);
+        {
+            use std::os::unix::fs::PermissionsExt;
+            // A root its owner cannot list or enter (a backend's `chmod`) is given those back.
+            if meta.permissions().mode() & 0o700 != 0o700 {
+                let mode = meta.permissions().mode() | 0o700;
+                let _ = fs::set_permissions(root, fs::Permissions::from_mode(mode));
+            }
+            deep::remove_tree(root, device(&meta), &mut left);
+        }
         #[cfg(not(unix))]
         remove_in(root, "", device(&meta), &mut left);
     }
@@ -688,14 +718,16 @@ impl Sandbox {
         let Some(outer) = &self.outer else {
             return Vec::new();
         };
-        let mut beside: Vec<String> = fs::read_dir(outer)
+        let mut beside: Vec<String> = read_dir_restoring(outer)
             .map(|read| {
                 read.flatten()
                     .map(|e| e.file_name().to_string_lossy().into_owned())
                     .filter(|n| n != SANDBOX_NAME)
                     .collect()
             })
-            .unwrap_or_default();
+            .unwrap_or_else(|_| {
+                vec![". (the directory holding the sandbox, which cannot be listed)".to_owned()]
+            });
         beside.sort();
         beside
     }

@@ -65,6 +65,10 @@ pub const DEFAULT_GIVE_UP_AFTER_BYTES: u64 = 1 << 30;
 /// requests for runs quicker than that.
 const ROOT_BYTES_EVERY: Duration = Duration::from_millis(500);
 
+/// The most entries beneath the sandbox root that are counted for [`GiveUp::root_bytes`]: more
+/// cannot all be counted (each costs memory too), and declare the backend dead.
+const ROOT_ENTRIES: usize = 100_000;
+
 /// See [`ROOT_BYTES_EVERY`].
 const ROOT_BYTES_EVERY_REQUESTS: u64 = 16;
 
@@ -640,14 +644,20 @@ impl ExecBackend {
             || state.next_id.is_multiple_of(ROOT_BYTES_EVERY_REQUESTS);
         if bytes > 0 && self.area.is_some() && due {
             state.counted = Some(Instant::now());
-            let taken = crate::sandbox::bytes_beneath_root(crate::confine::MAX_WATCHED_ENTRIES);
-            if taken > bytes {
-                self.declare_dead(
+            match crate::sandbox::bytes_beneath_root(ROOT_ENTRIES) {
+                Some(taken) if taken <= bytes => {}
+                Some(taken) => self.declare_dead(
                     state,
                     format!(
                         "declared dead: its files beneath the sandbox root take {taken} bytes, past the bound of {bytes} (in memory under /dev/shm)"
                     ),
-                );
+                ),
+                None => self.declare_dead(
+                    state,
+                    format!(
+                        "declared dead: the files beneath the sandbox root cannot all be counted (more than {ROOT_ENTRIES} entries, or a directory that cannot be listed), so their bound of {bytes} bytes cannot be held"
+                    ),
+                ),
             }
         }
     }

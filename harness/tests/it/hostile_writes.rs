@@ -90,7 +90,7 @@ fn a_file_left_in_the_backends_tmpdir_fails_wgt_007_at_strict() {
 #[test]
 fn leftovers_hidden_in_a_flooded_tmpdir_still_fail_wgt_007() {
     let (report, _) = weights_through("flood-tmpdir", None, Conformance::Strict);
-    let capped = "more than 10000 entries of $TMPDIR, $HOME and the sandbox root";
+    let capped = "more than 10000 entries of $TMPDIR and $HOME";
     let said = |t: &ge_conformance::report::TrialResult| {
         t.message.as_deref().unwrap_or("").contains(capped)
     };
@@ -109,11 +109,16 @@ fn leftovers_hidden_in_a_flooded_tmpdir_still_fail_wgt_007() {
 
 /// Beneath the sandbox root but outside the sandbox and the backend's own `$TMPDIR` and `$HOME`
 /// (here `$TMPDIR/..`), Landlock lets a backend write; such a write is judged as one beside the
-/// sandbox: the harness's safety rule, failed at every level. (Elsewhere beneath the root,
+/// sandbox: the harness's safety rule, failed at every level, also when the backend takes the
+/// read right from the directories to hide it, or floods its `$TMPDIR` past the listing's cap
+/// first. (Elsewhere beneath the root,
 /// shared by every backend of this test process, is `confine`'s unit test.)
-#[test]
-fn a_file_written_beside_the_backends_tmpdir_breaks_the_safety_rule() {
-    let (report, said) = weights_through("write-beside-tmpdir", None, Conformance::Documented);
+#[rstest::rstest]
+#[case::plainly("write-beside-tmpdir")]
+#[case::hidden_by_a_chmod("hide-beside")]
+#[case::behind_a_flood_of_its_tmpdir("flood-beside")]
+fn a_file_written_beside_the_backends_tmpdir_breaks_the_safety_rule(#[case] mode: &str) {
+    let (report, said) = weights_through(mode, None, Conformance::Documented);
     let failed: Vec<_> = report
         .trials
         .iter()

@@ -24,6 +24,10 @@ line contains TRIGGER, where it misbehaves as MODE says:
     write-beside-tmpdir
                   relays the answer, then writes a file beside its $TMPDIR ($TMPDIR/..), beneath
                   the sandbox root, where Landlock lets it
+    hide-beside   write-beside-tmpdir, then takes read permission from the directory holding
+                  $TMPDIR and from the one holding its sandbox (`chmod 0300`: write and search
+                  only), so that listing them fails
+    flood-beside  write-beside-tmpdir after 10,001 empty files in its $TMPDIR (the first time)
     write-outside relays the answer, then writes a file into $MISBEHAVE_OUTSIDE (an absolute
                   path outside the sandbox)
     through-link  relays the answer, then writes into $MISBEHAVE_OUTSIDE through a link it
@@ -146,9 +150,17 @@ def write_outside(mode, request):
         elif mode == "fill-tmpdir":
             with open(os.path.join(os.environ["TMPDIR"], name), "wb") as f:
                 f.write(b"x" * int(os.environ.get("MISBEHAVE_BYTES", "1048576")))
-        elif mode == "write-beside-tmpdir":
-            with open(os.path.join(os.environ["TMPDIR"], "..", name), "w") as f:
+        elif mode in ("write-beside-tmpdir", "hide-beside", "flood-beside"):
+            tmp = os.environ["TMPDIR"]
+            if mode == "flood-beside" and not os.path.exists(os.path.join(tmp, "flood")):
+                os.mkdir(os.path.join(tmp, "flood"))
+                for i in range(10001):
+                    open(os.path.join(tmp, "flood", str(i)), "w").close()
+            with open(os.path.join(tmp, "..", name), "w") as f:
                 f.write("a file nobody asked for\n")
+            if mode == "hide-beside":
+                os.chmod(os.path.join(tmp, ".."), 0o300)
+                os.chmod(os.path.join(request["sandbox"], ".."), 0o300)
         elif mode == "write-outside":
             with open(os.path.join(os.environ["MISBEHAVE_OUTSIDE"], name), "w") as f:
                 f.write("outside\n")
