@@ -32,6 +32,29 @@ mod note;
 
 pub use guard::{EXIT_STATUS, TIMEOUT_STATUS};
 
+/// Starts `command` in a session of its own (`setsid` in the child, before it runs the
+/// program): a process group of its own, as `process_group(0)` gives, and no controlling
+/// terminal, so that what the harness starts cannot open `/dev/tty` and push input into the
+/// user's shell (`TIOCSTI`). Unix only; elsewhere nothing changes.
+pub fn in_new_session(command: &mut std::process::Command) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: the closure runs in the child between fork and exec, where only
+        // async-signal-safe calls are allowed: `setsid` is one, and nothing is allocated.
+        unsafe {
+            command.pre_exec(|| {
+                if libc::setsid() == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = command;
+}
+
 /// Ends the process with `status` at once, without `atexit` handlers or flushing C streams:
 /// how a process that has an engine loaded ends when it is interrupted, since an engine's thread
 /// may hold a lock an ordinary `exit` waits for.

@@ -568,10 +568,10 @@ impl ExecBackend {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        // A process group of its own, so that stopping the backend stops what it started too;
-        // what leaves the group is adopted here and known by the variable (`strays`).
-        #[cfg(unix)]
-        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        // A session of its own: a process group of its own, so that stopping the backend stops
+        // what it started too (what leaves the group is adopted here and known by the variable,
+        // `strays`), and no controlling terminal to push input into (`TIOCSTI`).
+        ge_dylib::in_new_session(&mut command);
         command.env(super::strays::HARNESS_VAR, std::process::id().to_string());
         super::strays::adopt_orphans();
         // Started and listed under the lock, so that no sweep for strays sees it unlisted.

@@ -237,6 +237,48 @@ fn an_interrupted_run_takes_along_a_helper_in_a_session_of_its_own() {
     }
 }
 
+/// A backend has no controlling terminal, even when the harness has one: it runs in a session of
+/// its own, so it cannot open `/dev/tty` to push input into the user's shell (`TIOCSTI`). The
+/// harness is run on a pseudo-terminal of its own (Python's `pty.fork`, which makes it the
+/// terminal's session leader), as on a user's terminal.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_backend_cannot_reach_the_harness_s_terminal() {
+    let backend = format!("exec:{}", misbehave("open-tty request"));
+    let script = r#"
+import os, pty, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+out = b""
+while True:
+    try:
+        chunk = os.read(fd, 65536)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+os.waitpid(pid, 0)
+sys.stdout.write(out.decode("utf-8", "replace"))
+"#;
+    let out = std::process::Command::new("python3")
+        .args(["-S", "-c", script, env!("CARGO_BIN_EXE_ge-conformance")])
+        .args([
+            "certify",
+            "--backend",
+            &backend,
+            "--filter",
+            "options-values/acp-",
+        ])
+        .output()
+        .expect("python runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("misbehave: open-tty on purpose"), "{text}");
+    assert!(!text.contains("open-tty went through"), "{text}");
+    assert!(text.contains("misbehave: open-tty failed"), "{text}");
+}
+
 /// Runs the command line tool with `args`, standard input from `stdin` (a file), within a
 /// hard limit; returns the exit status and standard error.
 fn cli_within(args: &[&str], stdin: Option<&str>) -> (Option<i32>, String) {

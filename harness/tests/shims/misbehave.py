@@ -37,6 +37,8 @@ line contains TRIGGER, where it misbehaves as MODE says:
                   numbers) in its sandbox and says on standard error whether it could
     connect-tcp   relays the answer, then connects to 127.0.0.1:$MISBEHAVE_PORT and says on
                   standard error whether it could
+    open-tty      relays the answer, then opens /dev/tty (the controlling terminal) and says on
+                  standard error whether it could
     signal-harness
                   relays the answer, then sends the harness signal 0 (a probe that changes
                   nothing) and says on standard error whether it went through
@@ -183,6 +185,9 @@ def write_outside(mode, request):
         elif mode == "connect-tcp":
             with socket.create_connection(("127.0.0.1", int(os.environ["MISBEHAVE_PORT"])), 2):
                 sys.stderr.write("misbehave: connect-tcp went through\n")
+        elif mode == "open-tty":
+            os.close(os.open("/dev/tty", os.O_RDONLY))
+            sys.stderr.write("misbehave: open-tty went through\n")
         elif mode == "signal-harness":
             os.kill(os.getppid(), 0)
             sys.stderr.write("misbehave: signal-harness went through\n")
