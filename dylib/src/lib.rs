@@ -40,15 +40,18 @@ pub fn in_new_session(command: &mut std::process::Command) {
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
+        /// A new session for the calling process, in the child between fork and exec.
+        fn setsid() -> std::io::Result<()> {
+            // SAFETY: `setsid` takes nothing and is async-signal-safe.
+            if unsafe { libc::setsid() } == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        }
         // SAFETY: the closure runs in the child between fork and exec, where only
         // async-signal-safe calls are allowed: `setsid` is one, and nothing is allocated.
         unsafe {
-            command.pre_exec(|| {
-                if libc::setsid() == -1 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
+            command.pre_exec(setsid);
         }
     }
     #[cfg(not(unix))]
