@@ -131,8 +131,13 @@ pub fn remove_own(dir: &Path) -> Vec<String> {
 
 /// Adds to `out` every entry beneath this run's sandbox root that the harness did not make
 /// ([`make_own`]), named `prefix/a/b`, as [`names`] does, up to `cap` entries in all. True
-/// when it stopped at the cap.
+/// when it stopped at the cap. Nothing for a root handed over with [`ROOT_VARIABLE`].
 pub fn strangers(prefix: &str, cap: usize, out: &mut BTreeSet<String>) -> bool {
+    // A root handed over ([`ROOT_VARIABLE`]) is not this run's alone: what others keep there is
+    // theirs, and not judged.
+    if std::env::var_os(ROOT_VARIABLE).is_some() {
+        return false;
+    }
     let made = made();
     let Ok(read) = read_dir_restoring(root()) else {
         out.insert(format!(
@@ -167,7 +172,12 @@ pub fn bytes_beneath_root(cap: usize) -> Option<u64> {
 }
 
 fn bytes_in(dir: &Path, dev: u64, cap: usize, seen: &mut usize) -> Option<u64> {
-    let read = read_dir_restoring(dir).ok()?;
+    let read = match read_dir_restoring(dir) {
+        Ok(read) => read,
+        // Gone meanwhile (a sandbox removed as its trial ended): nothing to count.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(0),
+        Err(_) => return None,
+    };
     let mut bytes = 0u64;
     for entry in read.flatten() {
         if *seen >= cap {

@@ -274,3 +274,33 @@ impl ge_spec::Backend for OptionsOnly {
         ge_spec::Backend::options(&ge_reference::Reference, s)
     }
 }
+
+/// A directory of the test's own beneath the harness's sandbox root (where a confined backend may
+/// write), registered as the harness's (`sandbox::make_own`), so that the backends of other
+/// tests running at once do not take it for one of theirs left beneath the root; removed when
+/// dropped.
+#[allow(dead_code)] // each test crate uses the helpers it needs
+pub struct OwnDir(std::path::PathBuf);
+
+#[allow(dead_code)] // each test crate uses the helpers it needs
+impl OwnDir {
+    /// A new one.
+    pub fn new() -> OwnDir {
+        let dir = ge_conformance::sandbox::make_own(|| {
+            Ok(tempfile::tempdir_in(ge_conformance::sandbox::root())?.keep())
+        })
+        .expect("a directory beneath the sandbox root");
+        OwnDir(dir)
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for OwnDir {
+    fn drop(&mut self) {
+        let _ = ge_conformance::sandbox::remove_own(&self.0);
+    }
+}

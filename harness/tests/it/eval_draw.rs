@@ -82,7 +82,7 @@ fn options_have_nothing_to_draw() {
 #[test]
 fn judge_draws_the_backend_beside_the_reference() {
     // The backend writes no file, but it runs confined to the sandbox root like any other.
-    let dir = tempfile::tempdir_in(ge_conformance::sandbox::root()).expect("a directory");
+    let dir = common::OwnDir::new();
     let file = dir.path().join("judged.svg");
     let backend = format!("exec:{}", common::misbehave("zero-offsets memory"));
     let out = eval(
@@ -113,7 +113,7 @@ fn judge_draws_the_backend_beside_the_reference() {
 /// picture it holds, and report.html shows the overlap hatched with DRM-011 named.
 #[test]
 fn certify_out_draws_a_failing_backends_bundle() {
-    let dir = tempfile::tempdir_in(ge_conformance::sandbox::root()).expect("a directory");
+    let dir = common::OwnDir::new();
     let bundle = dir.path().join("bundle");
     let backend = format!("exec:{}", common::misbehave("zero-offsets memory"));
     let out = Command::new(env!("CARGO_BIN_EXE_ge-conformance"))

@@ -120,7 +120,7 @@ fn lines_nobody_asked_for_fail_at_once_without_a_shrink_storm() {
 #[cfg(unix)]
 fn helper_does_not_outlive_the_run(shim_name: &str, how: Option<&str>) {
     // Where a confined backend may write (ge_conformance::confine): under the sandbox root.
-    let dir = tempfile::tempdir_in(ge_conformance::sandbox::root()).expect("a temporary directory");
+    let dir = common::OwnDir::new();
     let pidfile = dir.path().join("helper.pid");
     let command = format!(
         "sh {} {} {} {}",
@@ -326,7 +326,7 @@ fn endless_inputs_are_refused_by_their_cap() {
 #[test]
 fn an_interrupted_harness_stops_its_backend() {
     // Where a confined backend may write (ge_conformance::confine): under the sandbox root.
-    let dir = tempfile::tempdir_in(ge_conformance::sandbox::root()).expect("a temporary directory");
+    let dir = common::OwnDir::new();
     let pidfile = dir.path().join("backend.pid");
     // The backend hangs on every request, so the run is still going when it is interrupted.
     let backend = format!("exec:{}", misbehave("hang request"));

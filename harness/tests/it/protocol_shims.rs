@@ -198,7 +198,7 @@ fn another_protocol_version_is_refused_once() {
 #[test]
 fn a_backend_that_never_greets_is_given_up_after_three_tries() {
     // Where a confined backend may write (ge_conformance::confine): under the sandbox root.
-    let dir = tempfile::tempdir_in(ge_conformance::sandbox::root()).expect("temp dir");
+    let dir = common::OwnDir::new();
     let starts = dir.path().join("starts");
     let err = never_greets(&format!(
         "sh {} {}",
@@ -253,7 +253,7 @@ fn alive(pid: &str) -> bool {
 #[test]
 fn a_hung_backend_behind_a_shell_is_stopped_with_it() {
     // Where a confined backend may write (ge_conformance::confine): under the sandbox root.
-    let dir = tempfile::tempdir_in(ge_conformance::sandbox::root()).expect("temp dir");
+    let dir = common::OwnDir::new();
     let pids = dir.path().join("pids");
     let inner = format!(
         "MISBEHAVE_PIDFILE={} {}; :",
