@@ -82,8 +82,8 @@ fn changed() -> Altered {
 }
 
 /// The example engine with the deliberate fault its README's "When something fails" shows: the
-/// upper bound of the input fusion threshold checked one too high, so `33554433` (32 MiB and
-/// one byte) is taken as a threshold instead of being refused.
+/// upper bound of the input fusion threshold checked one too high, so one past the options
+/// table's maximum is taken as a threshold instead of being refused.
 fn off_by_one() -> Altered {
     Altered {
         engine: vendor_engine::Engine::default(),
