@@ -58,6 +58,52 @@ pub fn in_new_session(command: &mut std::process::Command) {
     let _ = command;
 }
 
+/// While the returned guard lives, an `exit` (from any thread: a Rust engine's
+/// `std::process::exit`, a C library's `exit`) ends the process with status 101 after printing
+/// `note`, instead of with the status the caller chose: a test run whose engine exits midway
+/// fails rather than ending green. `_exit` and `exit_group` skip every handler and are not
+/// caught. Unix only; elsewhere nothing is registered.
+pub fn exit_fails_while(note: &'static str) -> ExitFails {
+    #[cfg(unix)]
+    {
+        use std::sync::Once;
+        static ONCE: Once = Once::new();
+        extern "C" fn on_exit() {
+            if RUNNING.load(std::sync::atomic::Ordering::SeqCst) {
+                if let Some(note) = NOTE.get() {
+                    eprintln!("{note}");
+                }
+                guard::end(101);
+            }
+        }
+        let _ = NOTE.set(note);
+        ONCE.call_once(|| {
+            // SAFETY: `on_exit` is a plain function without arguments that lives as long as the
+            // process; it does nothing unless a guard is alive.
+            let _ = unsafe { libc::atexit(on_exit) };
+        });
+        RUNNING.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+    #[cfg(not(unix))]
+    let _ = note;
+    ExitFails
+}
+
+/// Whether an [`ExitFails`] guard is alive.
+static RUNNING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// The note of the guard.
+static NOTE: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// The guard of [`exit_fails_while`]: dropped, an `exit` ends the process as it asks again.
+#[derive(Debug)]
+pub struct ExitFails;
+
+impl Drop for ExitFails {
+    fn drop(&mut self) {
+        RUNNING.store(false, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
 /// Ends the process with `status` at once, without `atexit` handlers or flushing C streams:
 /// how a process that has an engine loaded ends when it is interrupted, since an engine's thread
 /// may hold a lock an ordinary `exit` waits for.

@@ -70,8 +70,10 @@ pub enum BundleError {
         /// The error.
         message: String,
     },
-    /// The bundle does not check out; every finding is listed.
-    #[error("bundle does not verify:\n{}", .0.iter().map(|f| format!("  - {f}")).collect::<Vec<_>>().join("\n"))]
+    /// The bundle does not check out; every finding is listed, each on one line with what a
+    /// terminal would read as a control written as an escape (findings name the files of an
+    /// untrusted directory).
+    #[error("bundle does not verify:\n{}", .0.iter().map(|f| format!("  - {}", crate::input::one_line(f, crate::input::MAX_TEXT))).collect::<Vec<_>>().join("\n"))]
     Tampered(Vec<String>),
 }
 

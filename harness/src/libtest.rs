@@ -815,7 +815,14 @@ impl<B: Backend + Send + Sync + 'static> Suite<B> {
         let judging_ahead = ahead::in_child();
         let bundle = self.bundle.clone().filter(|_| !judging_ahead);
         let trials = self.mark_waived(&args, self.trials());
+        // An engine that exits while the trials run (its own `exit(0)`, say) fails the run
+        // instead of ending it with the status it chose.
+        let exits = ge_dylib::exit_fails_while(
+            "ge-conformance: the process was asked to exit (by the engine?) before the trials \
+             finished: the run fails (status 101)",
+        );
         let conclusion = run(&args, trials);
+        drop(exits);
         if let Some(s) = first_snapshots {
             s.summarise_first_run();
         }

@@ -125,6 +125,20 @@ fn off_by_one() -> Altered {
     }
 }
 
+/// The off-by-one engine, ending its process with status 0 (`exit`) on the scenario of `CASE`,
+/// as an engine that gives up would.
+fn exiting() -> Altered {
+    Altered {
+        transfer: |engine, s| {
+            if fusion_off_with_ten_inputs(s) {
+                std::process::exit(0);
+            }
+            engine.transfer(s)
+        },
+        ..off_by_one()
+    }
+}
+
 /// The off-by-one engine, declaring only options where it sees that a listing judges ahead:
 /// an engine that would have its transfer trials skipped under nextest by looking ignored there.
 fn two_faced() -> Altered {
@@ -1224,6 +1238,17 @@ fn a_baseline_bundle_gates_on_regressions_only() -> Result<(), Failed> {
     Ok(())
 }
 
+/// An engine that calls `exit(0)` in the middle of a `cargo test` run fails the run: status 101
+/// and a note, never the engine's status 0 (it would end a CI job green).
+fn an_engine_that_exits_midway_fails_the_run() -> Result<(), Failed> {
+    let copy = copy_snapshots();
+    let (ok, text) = child("exiting", copy.path(), true, &["transfer-examples/"], &[]);
+    if ok || !text.contains("asked to exit (by the engine?) before the trials finished") {
+        return Err(format!("an engine's exit(0) midway:\n{text}").into());
+    }
+    Ok(())
+}
+
 /// The example's `tests/conformance.rs` over `engine`, with a bundle written in code (not
 /// through `GE_CONFORMANCE_OUT`) when `BUNDLE` names one.
 fn vendor_suite<B: Backend + Send + Sync + 'static>(
@@ -1245,7 +1270,11 @@ fn vendor_suite<B: Backend + Send + Sync + 'static>(
 type Test = fn() -> Result<(), Failed>;
 
 /// The tests of this binary, each its own trial.
-const TESTS: [(&str, Test); 13] = [
+const TESTS: [(&str, Test); 14] = [
+    (
+        "an_engine_that_exits_midway_fails_the_run",
+        an_engine_that_exits_midway_fails_the_run,
+    ),
     (
         "a_changed_answer_fails_its_snapshot_trial_with_its_diff",
         a_changed_answer_fails_with_its_diff,
@@ -1321,6 +1350,7 @@ fn main() {
             "aborting" => Some(aborting()),
             "hanging" => Some(hanging()),
             "two-faced" => Some(two_faced()),
+            "exiting" => Some(exiting()),
             _ => None,
         };
         if let Some(altered) = altered {

@@ -61,12 +61,16 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode, Usage> {
                 "the bundle is intact but does not pass (--integrity-only checks integrity alone):"
             );
             for why in refused {
-                eprintln!("  - {why}");
+                eprintln!(
+                    "  - {}",
+                    ge_conformance::input::one_line(&why, ge_conformance::input::MAX_TEXT)
+                );
             }
             Ok(ExitCode::from(1))
         }
         Err(e) => {
-            eprintln!("{e}");
+            // Its findings name files of an untrusted directory: printed safe for a terminal.
+            eprintln!("{}", super::bundle_findings(&e));
             Ok(ExitCode::from(1))
         }
     }

@@ -549,6 +549,26 @@ pub(crate) fn copy(from: &Path, to: &Path) -> PathBuf {
     to.to_path_buf()
 }
 
+/// `verify` names what it found in a bundle safely for a terminal: a file slipped into it with
+/// escapes and a forged verdict in its name is printed escaped, one line.
+#[test]
+fn verify_prints_a_hostile_file_name_escaped() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let good = certify_out(dir.path(), "good", &["--filter", "options-defaults/"]);
+    let name = "x\u{1b}[2J\nbundle intact: CERTIFIED\u{202e}";
+    std::fs::write(good.join(name), "mine").expect("written");
+    let o = cli(&["verify", &good.to_string_lossy()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    for bad in ['\u{1b}', '\u{202e}'] {
+        assert!(!err.contains(bad), "raw {bad:?}: {err}");
+    }
+    assert!(
+        !err.lines().any(|l| l.starts_with("bundle intact")),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_bundle_that_does_not_verify_is_bad_input() {
     let dir = tempfile::tempdir().expect("a temporary directory");
