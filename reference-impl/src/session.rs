@@ -23,6 +23,7 @@
 //!   graph still loaded is unloaded, in ascending id order (SES-011).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 use ge_spec::vocab::session::{
     RefreshResult, SessionEvent, SessionObservation, SessionScenario, TraceAction, TraceEntry,
@@ -49,6 +50,18 @@ pub fn graph_maps(
             .cloned()
             .unwrap_or_else(|| scenario.options.graph.clone()),
     }
+}
+
+/// The entries of a graph-level map that set one of the twelve options, as (key, value).
+type OptionEntries<'a> = Vec<(&'a str, &'a str)>;
+
+/// The [`OptionEntries`] of a graph-level map.
+fn option_entries(graph: &BTreeMap<String, String>) -> OptionEntries<'_> {
+    graph
+        .iter()
+        .filter(|(k, _)| k.parse::<OptionKey>().is_ok())
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect()
 }
 
 /// The option context of a graph of `shape` in a session (asynchronous run, default product,
@@ -590,7 +603,7 @@ pub fn run(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObserv
 /// load event (`None` for the other events).
 struct SessionOptions {
     session: Resolution,
-    per_load: Vec<Option<Resolution>>,
+    per_load: Vec<Option<Rc<Resolution>>>,
     /// Upstream, when nothing is refused at session creation: each load answers for its own
     /// options, reported when it runs.
     per_graph: bool,
@@ -624,7 +637,11 @@ impl SessionOptions {
         }
         obs.warnings
             .extend(session.observation.warnings.iter().cloned());
-        let mut per_load: Vec<Option<Resolution>> = Vec::with_capacity(scenario.events.len());
+        let mut per_load: Vec<Option<Rc<Resolution>>> = Vec::with_capacity(scenario.events.len());
+        // Loads whose graph maps set the same options, in the same shape, resolve alike: each
+        // pair is resolved once. (Keys outside the twelve only pass through, and a session
+        // reports no passthrough.)
+        let mut resolved: Vec<(OptionEntries<'_>, ShapeKind, Rc<Resolution>)> = Vec::new();
         for event in &scenario.events {
             let SessionEvent::Load {
                 graph,
@@ -636,11 +653,20 @@ impl SessionOptions {
                 per_load.push(None);
                 continue;
             };
-            let r = resolve(
-                profile,
-                &graph_maps(scenario, options.as_ref()),
-                context(*shape),
-            );
+            let own = options.as_ref();
+            let set = option_entries(own.unwrap_or(&scenario.options.graph));
+            let r = match resolved.iter().find(|(o, s, _)| *o == set && s == shape) {
+                Some((_, _, r)) => Rc::clone(r),
+                None => {
+                    let r = Rc::new(resolve(
+                        profile,
+                        &graph_maps(scenario, own),
+                        context(*shape),
+                    ));
+                    resolved.push((set, *shape, Rc::clone(&r)));
+                    r
+                }
+            };
             if !per_graph {
                 rejected |= r.rejected();
                 for d in extra(&r.observation.errors, &session.observation.errors) {
@@ -685,7 +711,10 @@ impl Run {
             return;
         };
         let profile = self.profile;
-        let resolution = options.per_load.get(step as usize).and_then(Option::as_ref);
+        let resolution = options
+            .per_load
+            .get(step as usize)
+            .and_then(|r| r.as_deref());
         if options.per_graph && self.refused_by_options(*graph, resolution) {
             return;
         }

@@ -25,6 +25,7 @@
 //! (the second) and `entries` (the trace's entries against the replay).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 use ge_spec::vocab::session::{
     SessionEvent, SessionObservation, SessionScenario, TraceAction, TraceEntry, MAX_SCRIPT,
@@ -49,7 +50,7 @@ use replay::*;
 
 /// The oracle's reading of the session's options (global and session maps) and of each event's
 /// (`None` for events that are not loads), by the rules of SES-016.
-fn readings(profile: Profile, scenario: &SessionScenario) -> (Reading, Vec<Option<Reading>>) {
+fn readings(profile: Profile, scenario: &SessionScenario) -> (Reading, Vec<Option<Rc<Reading>>>) {
     let session = Reading::new(
         profile,
         &OptionMaps {
@@ -59,24 +60,37 @@ fn readings(profile: Profile, scenario: &SessionScenario) -> (Reading, Vec<Optio
         },
         ctx(ShapeKind::Static),
     );
-    let loads = scenario
-        .events
-        .iter()
-        .map(|e| match e {
-            SessionEvent::Load { shape, options, .. } => Some(Reading::new(
-                profile,
-                &OptionMaps {
+    // Loads whose graph maps set the same options, in the same shape, read alike: each pair
+    // is read once (other keys only pass through, which a session does not report).
+    type Read<'a> = (Vec<(&'a String, &'a String)>, ShapeKind, Rc<Reading>);
+    let mut read: Vec<Read<'_>> = Vec::new();
+    let mut loads = Vec::with_capacity(scenario.events.len());
+    for event in &scenario.events {
+        let SessionEvent::Load { shape, options, .. } = event else {
+            loads.push(None);
+            continue;
+        };
+        let graph = options.as_ref().unwrap_or(&scenario.options.graph);
+        let set: Vec<(&String, &String)> = graph
+            .iter()
+            .filter(|(k, _)| k.parse::<OptionKey>().is_ok())
+            .collect();
+        let known = read.iter().find(|(g, s, _)| *g == set && s == shape);
+        let r = match known {
+            Some((_, _, r)) => Rc::clone(r),
+            None => {
+                let maps = OptionMaps {
                     global: scenario.options.global.clone(),
                     session: scenario.options.session.clone(),
-                    graph: options
-                        .clone()
-                        .unwrap_or_else(|| scenario.options.graph.clone()),
-                },
-                ctx(*shape),
-            )),
-            _ => None,
-        })
-        .collect();
+                    graph: graph.clone(),
+                };
+                let r = Rc::new(Reading::new(profile, &maps, ctx(*shape)));
+                read.push((set, *shape, Rc::clone(&r)));
+                r
+            }
+        };
+        loads.push(Some(r));
+    }
     (session, loads)
 }
 
@@ -100,7 +114,7 @@ fn extra(of: &[Diagnostic], base: &[Diagnostic]) -> Vec<Diagnostic> {
 fn option_diagnostics(
     scenario: &SessionScenario,
     session: &Reading,
-    loads: &[Option<Reading>],
+    loads: &[Option<Rc<Reading>>],
 ) -> (Vec<Expected>, Vec<Expected>) {
     let lists = |r: &Reading| {
         [
@@ -164,10 +178,20 @@ pub fn judge(
     let (session, loads) = readings(judging.profile, scenario);
     let planned = !obs.trace.is_empty() || !obs.refreshes.is_empty();
     let session_alts = session.alternatives(&SESSION_KEYS, planned);
-    let load_alts: Vec<Option<Vec<Alternative>>> = loads
-        .iter()
-        .map(|r| r.as_ref().map(|r| r.alternatives(&LOAD_KEYS, planned)))
-        .collect();
+    let mut load_alts: Vec<Option<Vec<Alternative>>> = Vec::with_capacity(loads.len());
+    for (i, r) in loads.iter().enumerate() {
+        // A reading shared with an earlier load has its alternatives already.
+        let alts = r.as_ref().map(|r| {
+            match loads[..i]
+                .iter()
+                .position(|e| e.as_ref().is_some_and(|e| Rc::ptr_eq(e, r)))
+            {
+                Some(j) => load_alts[j].clone().unwrap_or_default(),
+                None => r.alternatives(&LOAD_KEYS, planned),
+            }
+        });
+        load_alts.push(alts);
+    }
     let rounds = load_alts
         .iter()
         .flatten()
@@ -219,7 +243,7 @@ pub fn judge(
 /// of each chosen.
 type Chosen<'a> = (
     &'a Reading,
-    &'a [Option<Reading>],
+    &'a [Option<Rc<Reading>>],
     &'a Alternative,
     &'a [Option<Alternative>],
 );
@@ -371,7 +395,7 @@ fn refusal(
     replay: &Replay<'_>,
     obs: &SessionObservation,
     session: &Reading,
-    loads: &[Option<Reading>],
+    loads: &[Option<Rc<Reading>>],
 ) -> Option<Violation> {
     let due_anything =
         replay.wants.iter().any(|w| !w.want.is_empty()) || !replay.refreshes.is_empty();
@@ -389,7 +413,7 @@ fn refusal(
         ));
     }
     std::iter::once(session)
-        .chain(loads.iter().flatten())
+        .chain(loads.iter().flatten().map(|r| &**r))
         .find_map(Reading::refusal_reason)
 }
 

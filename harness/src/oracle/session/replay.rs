@@ -66,7 +66,7 @@ impl<'a> Replay<'a> {
         for (index, (event, res)) in scenario.events.iter().zip(load_alts).enumerate() {
             let step = index as u32;
             engine.adopt(step, &mut replay.model);
-            let reading = loads.get(index).and_then(Option::as_ref);
+            let reading = loads.get(index).and_then(|r| r.as_deref());
             let values = res.as_ref().map_or(&session_alt.values, |a| &a.values);
             replay.event(step, event, reading, values);
         }
