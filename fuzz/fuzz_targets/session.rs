@@ -1,6 +1,7 @@
-//! Fuzz target `session`: the logic and its smoke test live in `ge_conformance::fuzz::session`.
+//! Fuzz target `session`: the logic and its smoke test live in `ge_conformance::fuzz::session`;
+//! `GE_CONFORMANCE_FUZZ_PLANT` plants a fault in it for a drill (`ge_conformance::fuzz::planted`).
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| -> libfuzzer_sys::Corpus {
-    ge_conformance_fuzz::corpus(ge_conformance::fuzz::session(data))
+    ge_conformance_fuzz::run("session", data)
 });

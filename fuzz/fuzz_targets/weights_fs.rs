@@ -1,6 +1,7 @@
-//! Fuzz target `weights_fs`: the logic and its smoke test live in `ge_conformance::fuzz::weights_fs`.
+//! Fuzz target `weights_fs`: the logic and its smoke test live in `ge_conformance::fuzz::weights_fs`;
+//! `GE_CONFORMANCE_FUZZ_PLANT` plants a fault in it for a drill (`ge_conformance::fuzz::planted`).
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| -> libfuzzer_sys::Corpus {
-    ge_conformance_fuzz::corpus(ge_conformance::fuzz::weights_fs(data))
+    ge_conformance_fuzz::run("weights_fs", data)
 });

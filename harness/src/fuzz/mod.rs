@@ -507,8 +507,7 @@ pub fn scenario(data: &[u8]) -> Option<ge_spec::Scenario> {
                 && maps_small(&x.options)
         }
         Scenario::Weights(w) => weights_small(w),
-    };
-    small.then_some(s)
+    }
 }
 
 /// The differential target vendors reuse: one arbitrary scenario, asked of `backend` and of the
@@ -526,13 +525,22 @@ pub fn scenario(data: &[u8]) -> Option<ge_spec::Scenario> {
 /// });
 /// ```
 pub fn differential(judging: &Judging, backend: &dyn ge_spec::Backend, data: &[u8]) -> Verdict {
-    let Some(s) = scenario(data) else {
-        return Verdict::Reject;
-    };
+    match scenario(data) {
+        Some(s) => differential_on(judging, backend, &s),
+        None => Verdict::Reject,
+    }
+}
+
+/// [`differential`] on a scenario already decoded.
+fn differential_on(
+    judging: &Judging,
+    backend: &dyn ge_spec::Backend,
+    s: &ge_spec::Scenario,
+) -> Verdict {
     if !backend.capabilities().contains(&s.capability()) {
         return Verdict::Reject;
     }
-    let failures: Vec<_> = crate::certify::compare(judging, backend, &s)
+    let failures: Vec<_> = crate::certify::compare(judging, backend, s)
         .into_iter()
         .filter(|p| !p.deviation)
         .collect();
@@ -547,7 +555,7 @@ pub fn differential(judging: &Judging, backend: &dyn ge_spec::Backend, data: &[u
                 .map(|p| format!("  {p}"))
                 .collect::<Vec<_>>()
                 .join("\n"),
-            serde_json::to_string(&s).unwrap_or_default()
+            serde_json::to_string(s).unwrap_or_default()
         );
     }
     Verdict::Keep
@@ -562,6 +570,46 @@ pub fn differential(judging: &Judging, backend: &dyn ge_spec::Backend, data: &[u
 pub fn allowed(data: &[u8]) -> Verdict {
     let engine = crate::allowed::Engine::from_bits(picks_of(data));
     differential(&Judging::DEFAULT, &engine, data)
+}
+
+/// The variable that plants a fault in the fuzz binaries of the targets that drive the
+/// reference (every target but `differential`, `allowed` and `cabi`): the name of a forbidden
+/// mutation ([`crate::forbidden::Mutation`], `byte-flipped-0`, `entry-dropped-0`, ...). Set, the
+/// target asks the reference with that fault made instead, through [`planted`]: a drill of the
+/// way a finding goes (found, its artefact written and replayed, promoted to a case).
+pub const PLANT_VAR: &str = "GE_CONFORMANCE_FUZZ_PLANT";
+
+/// The fault the drill plants in each target that drives the reference (target, mutation):
+/// reached by the target's seeds, so libFuzzer finds it as it loads them. CI's drill
+/// (`.ci/run`) and `harness/tests/it/fuzz_plants.rs` run these.
+pub const PLANTS: &[(&str, &str)] = &[
+    ("options", "value-off-0"),
+    ("values", "value-off-0"),
+    ("lists", "value-off-0"),
+    ("transfer", "fused-to-direct-0"),
+    ("memory", "overlap-0"),
+    ("session", "entry-dropped-0"),
+    ("weights_paths", "byte-flipped-0"),
+    ("weights_fs", "byte-flipped-0"),
+];
+
+/// The targets a fault can be planted in: those that drive the reference.
+pub fn plantable(target: &Target) -> bool {
+    !matches!(target.name, "differential" | "allowed" | "cabi")
+}
+
+/// Target `target` with a planted fault: the scenario its input stands for
+/// ([`Target::scenario`], within the size caps), asked of `engine` (the reference with one
+/// forbidden mutation made) and judged as [`differential`] judges at the default level. The
+/// fault is a finding when the input reaches it: a panic naming the engine, the clause and the
+/// scenario, which libFuzzer keeps as a crash artefact, and which `ge-conformance promote
+/// --target <target> --backend 'exec:ge-conformance serve-reference --mutation <name>'`
+/// turns into a case.
+pub fn planted(target: &Target, engine: &crate::forbidden::Engine, data: &[u8]) -> Verdict {
+    match target.scenario(data).filter(small) {
+        Some(s) => differential_on(&Judging::DEFAULT, engine, &s),
+        None => Verdict::Reject,
+    }
 }
 
 /// 64 bits from `data` (FNV-1a): which alternatives an [`allowed`] input combines.

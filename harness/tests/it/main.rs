@@ -23,6 +23,7 @@ mod faults_transfer;
 mod faults_weights;
 mod findings;
 mod forged_lines;
+mod fuzz_plants;
 mod fuzz_regressions;
 mod gen_reach;
 mod hostile_backends;
