@@ -742,6 +742,17 @@ impl Sandbox {
         beside
     }
 
+    /// Empties the sandbox for another trial in the same place, as fresh as a new one: what is
+    /// in it removed as [`remove`] removes it, the directory made again. False, and the
+    /// sandbox not fit to be used again (drop it), when something could not be removed or
+    /// anything lies beside it.
+    pub fn reset(&self) -> bool {
+        let Some(dir) = &self.dir else {
+            return false;
+        };
+        remove(dir).is_empty() && fs::create_dir(dir).is_ok() && self.written_beside().is_empty()
+    }
+
     /// What the backend left outside the sandbox in the directories the harness watches for it
     /// (a confined subprocess backend's `$TMPDIR` and `$HOME`, `confine`), taken once.
     pub fn written_outside(&self) -> Vec<String> {
@@ -864,5 +875,27 @@ mod tests {
         }
         drop(sandbox);
         assert!(!path.exists(), "the sandbox is gone");
+    }
+
+    #[test]
+    fn a_reset_sandbox_is_empty_and_one_with_something_beside_is_not_reused() {
+        let root = tempfile::tempdir().unwrap();
+        let sandbox = Sandbox::new_in(root.path()).unwrap();
+        let path = sandbox.path().to_path_buf();
+        let locked = path.join("a/b");
+        fs::create_dir_all(&locked).unwrap();
+        fs::write(locked.join("w"), b"x").unwrap();
+        std::os::unix::fs::symlink("/", path.join("up")).unwrap();
+        fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+        assert!(sandbox.reset());
+        assert_eq!(sandbox.path(), path, "the same place");
+        assert_eq!(fs::read_dir(&path).unwrap().count(), 0, "empty");
+        assert!(Path::new("/").exists(), "a link is removed, never followed");
+        fs::write(path.join("../beside"), b"x").unwrap();
+        assert!(
+            !sandbox.reset(),
+            "a write beside the sandbox is not reset away"
+        );
+        assert!(!Sandbox::none().reset());
     }
 }

@@ -364,14 +364,28 @@ pub fn memory(data: &[u8]) -> Verdict {
     Verdict::Keep
 }
 
+/// The most events a script of the `session` target holds. Longer scripts cost more per
+/// execution than they add in coverage (measured in `docs/fuzzing.md`, "Throughput"); the
+/// `differential` and `allowed` targets take scripts of up to [`MAX_ITEMS`] events, and the
+/// session properties generate their own.
+pub const SESSION_EVENTS: usize = 16;
+
+/// The most executions, all `Execute` events together, of a script of the `session` target.
+pub const SESSION_RUNS: u64 = 256;
+
 /// Target `session`: arbitrary session scripts through the reference, judged by the session
-/// oracle.
+/// oracle: at most [`SESSION_EVENTS`] events and [`SESSION_RUNS`] executions, each option map
+/// (the scenario's and each load's own) within the caps of the option targets.
 pub fn session(data: &[u8]) -> Verdict {
     let Some(s) = decode::<SessionScenario>(data) else {
         return Verdict::Reject;
     };
     let runs = s.executions();
-    if s.events.len() > MAX_ITEMS || runs > 1_000 || !maps_small(&s.options) {
+    if s.events.len() > SESSION_EVENTS
+        || runs > SESSION_RUNS
+        || !maps_small(&s.options)
+        || !loads_small(&s)
+    {
         return Verdict::Reject;
     }
     let Ok(o) = ge_reference::session::run(Profile::Documented, &s) else {
@@ -383,6 +397,20 @@ pub fn session(data: &[u8]) -> Verdict {
         &crate::oracle::session::judge(&STRICT, &s, &o),
     );
     Verdict::Keep
+}
+
+/// True when every load's own option map is within the caps of [`maps_small`].
+fn loads_small(s: &SessionScenario) -> bool {
+    s.events.iter().all(|e| match e {
+        SessionEvent::Load {
+            options: Some(m), ..
+        } => {
+            m.len() <= MAX_ENTRIES
+                && m.iter()
+                    .all(|(k, v)| k.len() <= MAX_STRING && v.len() <= MAX_STRING)
+        }
+        _ => true,
+    })
 }
 
 fn weights_small(s: &WeightsScenario) -> bool {
@@ -456,8 +484,16 @@ pub fn weights_paths(data: &[u8]) -> Verdict {
     Verdict::Keep
 }
 
-/// Target `weights_fs`: arbitrary small weights scenarios run for real by the reference in a
-/// fresh temporary sandbox, then the sandbox is inspected independently.
+thread_local! {
+    /// The sandbox the last `weights_fs` input ran in, emptied for the next one.
+    static SANDBOX: std::cell::RefCell<Option<crate::sandbox::Sandbox>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Target `weights_fs`: arbitrary small weights scenarios run for real by the reference in an
+/// empty sandbox, then the sandbox is inspected independently. The sandbox is made once and
+/// emptied between inputs ([`crate::sandbox::Sandbox::reset`]): the reference and the oracle
+/// see an empty directory either way, and a sandbox that cannot be emptied is replaced.
 pub fn weights_fs(data: &[u8]) -> Verdict {
     let Some(s) = decode::<WeightsScenario>(data) else {
         return Verdict::Reject;
@@ -466,31 +502,49 @@ pub fn weights_fs(data: &[u8]) -> Verdict {
         return Verdict::Reject;
     }
     let scenario = ge_spec::Scenario::Weights(s.clone());
-    let Ok(dir) = crate::runner::sandbox(&scenario) else {
+    let kept = SANDBOX.with_borrow_mut(Option::take);
+    let Some(dir) = kept.map_or_else(|| crate::runner::sandbox(&scenario).ok(), Some) else {
         return Verdict::Reject;
     };
+    let verdict = weights_fs_in(&s, &scenario, &dir);
+    if dir.reset() {
+        SANDBOX.with_borrow_mut(|kept| *kept = Some(dir));
+    }
+    verdict
+}
+
+/// [`weights_fs`] in the empty sandbox `dir`.
+fn weights_fs_in(
+    s: &WeightsScenario,
+    scenario: &ge_spec::Scenario,
+    dir: &crate::sandbox::Sandbox,
+) -> Verdict {
     let Ok(Ok(ge_spec::Observation::Weights(o))) =
-        crate::runner::ask(&ge_reference::Reference, &scenario, dir.path())
+        crate::runner::ask(&ge_reference::Reference, scenario, dir.path())
     else {
         // Setup steps that cannot be planted make the input uninteresting.
         return Verdict::Reject;
     };
-    let mut v = crate::oracle::weights::judge(&STRICT, &s, &o);
+    let mut v = crate::oracle::weights::judge(&STRICT, s, &o);
     v.extend(crate::oracle::weights::check_sandbox(
         &STRICT,
-        &s,
+        s,
         &o,
         dir.path(),
     ));
-    assert_no_violation("weights", &s, &v);
+    assert_no_violation("weights", s, &v);
     Verdict::Keep
 }
 
 /// Any scenario, with the size caps of the capability targets.
 pub fn scenario(data: &[u8]) -> Option<ge_spec::Scenario> {
+    decode::<ge_spec::Scenario>(data).filter(small)
+}
+
+/// True when `s` is within the size caps of the capability targets.
+fn small(s: &ge_spec::Scenario) -> bool {
     use ge_spec::Scenario;
-    let s = decode::<Scenario>(data)?;
-    let small = match &s {
+    match s {
         Scenario::Options(o) => maps_small(&o.options),
         Scenario::Transfer(t) => t.inputs.len() <= MAX_ITEMS && maps_small(&t.options),
         Scenario::Memory(m) => {
