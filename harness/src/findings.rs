@@ -337,9 +337,17 @@ pub fn promote(
         Profile::Documented => Profile::Upstream,
         Profile::Upstream => Profile::Documented,
     };
-    let shared = expectation(&observe(&Reference::new(other), &scenario)?)? == expect;
+    let theirs = expectation(&observe(&Reference::new(other), &scenario)?)?;
+    let shared = theirs == expect;
     if !shared {
-        add_divergent(spec, &opts.judging, other, &scenario, &mut clauses);
+        add_divergent(
+            spec,
+            &opts.judging,
+            other,
+            &scenario,
+            [&expect, &theirs],
+            &mut clauses,
+        );
     }
 
     let digest = hex8(&data);
@@ -400,25 +408,44 @@ pub fn promote(
 
 /// A case that holds under one profile only must cite a clause where the profiles diverge:
 /// when `clauses` has none, the ones the `other` profile's reference breaks on `scenario` (where
-/// they do diverge) are added.
+/// they do diverge) are added, or else those that the diagnostics of one of the two references'
+/// `expectations` name and the other's do not (the profiles may report one refusal under
+/// different clauses, a difference the judge takes for a deviation, OPT-012).
 fn add_divergent(
     spec: &Spec,
     judging: &Judging,
     other: Profile,
     scenario: &Scenario,
+    expectations: [&serde_json::Value; 2],
     clauses: &mut Vec<String>,
 ) {
     let divergent = |c: &String| spec.clause(c).is_some_and(Clause::diverges);
     if clauses.iter().any(divergent) {
         return;
     }
-    let found = certify::compare(judging, &Reference::new(other), scenario)
+    let mut found: Vec<String> = certify::compare(judging, &Reference::new(other), scenario)
         .into_iter()
         .flat_map(|p| p.clauses)
-        .filter(divergent);
+        .filter(divergent)
+        .collect();
+    if found.is_empty() {
+        let [ours, theirs] = expectations.map(diagnostic_clauses);
+        found = ours.symmetric_difference(&theirs).cloned().collect();
+        found.retain(divergent);
+    }
     clauses.extend(found);
     clauses.sort();
     clauses.dedup();
+}
+
+/// The clauses the errors and warnings of an [`expectation`] name.
+fn diagnostic_clauses(expectation: &serde_json::Value) -> std::collections::BTreeSet<String> {
+    ["errors", "warnings"]
+        .iter()
+        .filter_map(|list| expectation.get(list)?.as_array())
+        .flatten()
+        .filter_map(|d| Some(d.get("clause")?.as_str()?.to_owned()))
+        .collect()
 }
 
 /// What a case made of a crash holds the engine to: the value clauses of the options the

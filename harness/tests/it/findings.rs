@@ -330,3 +330,31 @@ fn the_corpus_has_seeds_for_every_target_from_the_tables_and_the_boundaries() {
     let err = findings::write_corpus(spec, dir.path(), Some("nope")).unwrap_err();
     assert!(matches!(err, FindingError::UnknownTarget(_)), "{err}");
 }
+
+/// The two references report an empty index list under different clauses (documented OPT-003,
+/// upstream IRM-004's grammar), a difference the judge takes for a deviation only. A finding on
+/// such a scenario is bound to its profile and cites the divergent clause the references'
+/// diagnostics differ by; `promote` refused it before ("cites no clause with an `upstream`
+/// entry"), and the fuzzing drill's first input, the empty one, reached it in the `lists` target.
+#[test]
+fn a_finding_the_references_label_differently_promotes_bound_to_its_profile() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = write(
+        dir.path(),
+        "empty-list.json",
+        br#"{"capability":"options","options":{"graph":{"ge.exec.inputReuseMemIndexes":""}}}"#,
+    );
+    let engine = ge_conformance::forbidden::Engine::new("value-off-0".parse().expect("mutation"));
+    let opts = PromoteOptions {
+        table: dir.path().join("found.toml"),
+        ..PromoteOptions::default()
+    };
+    let p = findings::promote(&engine, &input, &opts).expect("promoted");
+    assert_eq!(p.case.profile, Some(ge_spec::Profile::Documented));
+    assert!(
+        p.case.clauses.contains(&"IRM-004".to_owned()),
+        "{:?}",
+        p.case.clauses
+    );
+    load_with(&opts.table);
+}
