@@ -333,22 +333,7 @@ pub fn promote(
         });
     }
     let expect = expectation(&observe(&reference, &scenario)?)?;
-    let other = match profile {
-        Profile::Documented => Profile::Upstream,
-        Profile::Upstream => Profile::Documented,
-    };
-    let theirs = expectation(&observe(&Reference::new(other), &scenario)?)?;
-    let shared = theirs == expect;
-    if !shared {
-        add_divergent(
-            spec,
-            &opts.judging,
-            other,
-            &scenario,
-            [&expect, &theirs],
-            &mut clauses,
-        );
-    }
+    let shared = bind_profile(spec, &opts.judging, &scenario, &expect, &mut clauses)?;
 
     let digest = hex8(&data);
     let name = opts
@@ -404,6 +389,28 @@ pub fn promote(
         text,
         cites_values_in_force,
     })
+}
+
+/// Whether a case of `scenario` holds under both profiles: the other profile's reference gives
+/// the same `expect`. When it does not, the case is bound to `judging`'s profile and the
+/// clauses where the profiles diverge are added to `clauses` ([`add_divergent`]).
+fn bind_profile(
+    spec: &Spec,
+    judging: &Judging,
+    scenario: &Scenario,
+    expect: &serde_json::Value,
+    clauses: &mut Vec<String>,
+) -> Result<bool, FindingError> {
+    let other = match judging.profile {
+        Profile::Documented => Profile::Upstream,
+        Profile::Upstream => Profile::Documented,
+    };
+    let theirs = expectation(&observe(&Reference::new(other), scenario)?)?;
+    let shared = &theirs == expect;
+    if !shared {
+        add_divergent(spec, judging, other, scenario, [expect, &theirs], clauses);
+    }
+    Ok(shared)
 }
 
 /// A case that holds under one profile only must cite a clause where the profiles diverge:

@@ -17,7 +17,10 @@
 //! run-time error where the addresses agree, a restriction warning where the condition is met);
 //! a warning, or an error that only reports what the observation shows elsewhere (the options
 //! capability's), never breaks a documented clause that way (the text forbids no warning), and one
-//! that cites no clause, a clause of no table, or a clause that only permits is OPT-012's.
+//! that cites no clause, a clause of no table, or a clause that only permits is OPT-012's. An
+//! extra error that behaves like an expected warning (the same option, level and subject) is
+//! that warning given as an error, and breaks what its clause breaks (for a setting where the
+//! option does not take effect, OPT-002's choice), whatever clause the engine cites.
 
 use ge_spec::{Diagnostic, Level, Origin, Spec, Subject};
 
@@ -146,7 +149,31 @@ pub fn compare(
     actual: &[Diagnostic],
     session: bool,
 ) -> Vec<Violation> {
-    compare_with(spec, list, expected, actual, session, list == "errors")
+    compare_beside(spec, list, expected, actual, session, &[])
+}
+
+/// [`compare`] for the errors of an answer whose expected warnings are `warnings`: an extra
+/// error that behaves like one of them (the same option, level and subject, whatever clause it
+/// cites) is that warning given as an error, and breaks what the warning's clause breaks when
+/// it is not given as one (OPT-002's choice for a setting where its option does not take
+/// effect), never the clause it happens to cite.
+pub fn compare_beside(
+    spec: &Spec,
+    list: &str,
+    expected: &[Expected],
+    actual: &[Diagnostic],
+    session: bool,
+    warnings: &[Expected],
+) -> Vec<Violation> {
+    compare_with(
+        spec,
+        list,
+        expected,
+        actual,
+        session,
+        list == "errors",
+        warnings,
+    )
 }
 
 /// [`compare`] for a list whose entries only report what the observation shows elsewhere (the
@@ -159,11 +186,12 @@ pub fn compare_reports(
     actual: &[Diagnostic],
     session: bool,
 ) -> Vec<Violation> {
-    compare_with(spec, list, expected, actual, session, false)
+    compare_with(spec, list, expected, actual, session, false, &[])
 }
 
 /// `refusals`: an entry of the list is itself behaviour (a run, a load or an event refused), so
-/// an extra one breaks the documented clause that calls for its kind.
+/// an extra one breaks the documented clause that calls for its kind; `warnings`: see
+/// [`compare_beside`].
 fn compare_with(
     spec: &Spec,
     list: &str,
@@ -171,6 +199,7 @@ fn compare_with(
     actual: &[Diagnostic],
     session: bool,
     refusals: bool,
+    warnings: &[Expected],
 ) -> Vec<Violation> {
     // Looked up once per entry: every pair of an entry and a diagnostic is tried.
     let fields: Vec<&[String]> = expected.iter().map(|e| defined(spec, &e.clause)).collect();
@@ -233,12 +262,38 @@ fn compare_with(
         if owner[j].is_some() {
             continue;
         }
-        out.push(Violation::new(
-            extra_blame(spec, refusals, expected, d),
-            format!("{list}: {d} is not called for"),
-        ));
+        out.push(extra(spec, list, refusals, expected, warnings, d, session));
     }
     out
+}
+
+/// The violation of an extra diagnostic `d` of list `list`: a warning given as an error when it
+/// behaves like one of `warnings` (see [`compare_beside`]), else not called for.
+fn extra(
+    spec: &Spec,
+    list: &str,
+    refusals: bool,
+    expected: &[Expected],
+    warnings: &[Expected],
+    d: &Diagnostic,
+    session: bool,
+) -> Violation {
+    let warned = warnings.iter().find(|w| {
+        matches!(w.key, Some(Some(_))) && behaves_alike(w, defined(spec, &w.clause), d, session)
+    });
+    match warned {
+        Some(w) => Violation::new(
+            caller(spec, &w.clause),
+            format!(
+                "{list}: {d} is the warning {} given as an error",
+                w.describe()
+            ),
+        ),
+        None => Violation::new(
+            extra_blame(spec, refusals, expected, d),
+            format!("{list}: {d} is not called for"),
+        ),
+    }
 }
 
 /// The clause an extra diagnostic breaks: the one that calls for diagnostics of its kind, when

@@ -185,20 +185,22 @@ fn judge_under(
 ) -> Vec<Violation> {
     let spec = Spec::embedded();
     let mut out = Vec::new();
+    let warnings = reading.expected_warnings();
     out.extend(diagnostics::compare(
         spec,
         "warnings",
-        &reading.expected_warnings(),
+        &warnings,
         &observation.warnings,
         false,
     ));
     let errors = |expected: &[Expected], out: &mut Vec<Violation>| {
-        out.extend(diagnostics::compare(
+        out.extend(diagnostics::compare_beside(
             spec,
             "errors",
             expected,
             &observation.errors,
             false,
+            &warnings,
         ));
     };
     if rejected {

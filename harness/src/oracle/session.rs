@@ -381,7 +381,12 @@ fn judge_with(
         out.push(v);
         return out;
     }
-    super::run_table(REPLAYED, &Replayed { replay, obs }, &mut out);
+    let cx = Replayed {
+        replay,
+        obs,
+        warnings: &warnings,
+    };
+    super::run_table(REPLAYED, &cx, &mut out);
     out
 }
 
@@ -462,7 +467,7 @@ const STOPPED: &[OptionCheck] = &[Entry {
     name: "check_options_stop",
     run: |cx| {
         let mut out = Vec::new();
-        check_options_stop(Spec::embedded(), cx.errors, cx.obs, &mut out);
+        check_options_stop(Spec::embedded(), cx.errors, cx.warnings, cx.obs, &mut out);
         out
     },
 }];
@@ -471,6 +476,8 @@ const STOPPED: &[OptionCheck] = &[Entry {
 struct Replayed<'a> {
     replay: Replay<'a>,
     obs: &'a SessionObservation,
+    /// The options' warnings ([`option_diagnostics`]).
+    warnings: &'a [Expected],
 }
 
 /// A check of the phases whose context is [`Replayed`].
@@ -524,7 +531,7 @@ const REPLAYED: &[ReplayedCheck] = &[
     Entry {
         clauses: &["SES-012", "FBR-011", "FBR-013", "FBR-014", "SES-017"],
         name: "entries::check_refusals",
-        run: |cx| check_refusals(Spec::embedded(), &cx.replay, cx.obs),
+        run: |cx| check_refusals(Spec::embedded(), &cx.replay, cx.obs, cx.warnings),
     },
 ];
 
@@ -606,16 +613,18 @@ fn refused_per_graph(profile: Profile, session: &Reading) -> bool {
 fn check_options_stop(
     spec: &Spec,
     option_errors: &[Expected],
+    warnings: &[Expected],
     obs: &SessionObservation,
     out: &mut Vec<Violation>,
 ) {
     out.extend(ran_anyway(obs, "SES-017", "an option is rejected"));
-    out.extend(diagnostics::compare(
+    out.extend(diagnostics::compare_beside(
         spec,
         "errors",
         option_errors,
         &obs.errors,
         true,
+        warnings,
     ));
 }
 

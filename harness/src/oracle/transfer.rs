@@ -214,7 +214,14 @@ fn judge_under(
     // The errors of a refusal the setting allows are that refusal's own, whatever they cite.
     let mut out = match allowed {
         Some(_) => Vec::new(),
-        None => diagnostics::compare(spec, "errors", &wanted_errors, &obs.errors, false),
+        None => diagnostics::compare_beside(
+            spec,
+            "errors",
+            &wanted_errors,
+            &obs.errors,
+            false,
+            &warnings,
+        ),
     };
     if !wanted_errors.is_empty() || (rejected && !obs.errors.is_empty()) || allowed.is_some() {
         let cx = Stopped {

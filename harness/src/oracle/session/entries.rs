@@ -204,6 +204,7 @@ pub(super) fn check_refusals(
     spec: &Spec,
     replay: &Replay<'_>,
     obs: &SessionObservation,
+    warnings: &[Expected],
 ) -> Vec<Violation> {
     let mut expected: Vec<Expected> = replay
         .refusals
@@ -224,7 +225,7 @@ pub(super) fn check_refusals(
     optional.retain(|d| !required.contains(d));
     expected.extend(required.iter().map(Expected::exact));
     expected.extend(optional.iter().map(Expected::optional));
-    diagnostics::compare(spec, "errors", &expected, &obs.errors, true)
+    diagnostics::compare_beside(spec, "errors", &expected, &obs.errors, true, warnings)
 }
 
 /// A trace entry's action, block name and bytes.
