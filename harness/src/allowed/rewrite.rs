@@ -160,18 +160,22 @@ impl<'a> Read<'a> {
         Read::plain(&s.options)
     }
 
-    /// A session's maps, and those of every load that brings its own graph map.
+    /// A session's global and session maps, then each load's maps with the graph-level map it
+    /// is read with (SES-016: its own, else the scenario's `options.graph`). The scenario's
+    /// graph-level map is a setting of the loads that take it, not of the session: a script
+    /// whose every load brings its own map carries none of it.
     pub(super) fn of_session(s: &'a SessionScenario) -> Vec<Self> {
-        let mut out = vec![Read::plain(&s.options)];
+        static NO_GRAPH_MAP: std::collections::BTreeMap<String, String> =
+            std::collections::BTreeMap::new();
+        let mut out = vec![Read {
+            maps: &s.options,
+            graph: Some(&NO_GRAPH_MAP),
+        }];
         for e in &s.events {
-            if let SessionEvent::Load {
-                options: Some(graph),
-                ..
-            } = e
-            {
+            if let SessionEvent::Load { options, .. } = e {
                 out.push(Read {
                     maps: &s.options,
-                    graph: Some(graph),
+                    graph: Some(options.as_ref().unwrap_or(&s.options.graph)),
                 });
             }
         }
