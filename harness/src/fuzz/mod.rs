@@ -309,12 +309,14 @@ const MAX_ITEMS: usize = 64;
 pub const MAX_SEED_BYTES: usize = 64 << 10;
 
 fn maps_small(m: &OptionMaps) -> bool {
-    Level::ALL.iter().all(|l| {
-        m.at(*l).len() <= MAX_ENTRIES
-            && m.at(*l)
-                .iter()
-                .all(|(k, v)| k.len() <= MAX_STRING && v.len() <= MAX_STRING)
-    })
+    Level::ALL.iter().all(|l| map_small(m.at(*l)))
+}
+
+/// One option map within [`MAX_ENTRIES`] entries of [`MAX_STRING`] characters.
+fn map_small(m: &std::collections::BTreeMap<String, String>) -> bool {
+    m.len() <= MAX_ENTRIES
+        && m.iter()
+            .all(|(k, v)| k.len() <= MAX_STRING && v.len() <= MAX_STRING)
 }
 
 fn assert_no_violation(
@@ -404,11 +406,7 @@ fn loads_small(s: &SessionScenario) -> bool {
     s.events.iter().all(|e| match e {
         SessionEvent::Load {
             options: Some(m), ..
-        } => {
-            m.len() <= MAX_ENTRIES
-                && m.iter()
-                    .all(|(k, v)| k.len() <= MAX_STRING && v.len() <= MAX_STRING)
-        }
+        } => map_small(m),
         _ => true,
     })
 }

@@ -46,11 +46,11 @@ fn write(dir: &std::path::Path, name: &str, text: &[u8]) -> std::path::PathBuf {
 }
 
 /// The embedded tables plus `table` as `cases/<stem>.toml`, with the root cause written.
-fn load_with(table: &std::path::Path) -> Spec {
+pub(crate) fn load_with(table: &std::path::Path) -> Spec {
     let stem = table.file_stem().unwrap().to_string_lossy().into_owned();
     let text = std::fs::read_to_string(table)
         .expect("the table was written")
-        .replace(ROOT_CAUSE_SLOT, "The backend dropped its warnings.");
+        .replace(ROOT_CAUSE_SLOT, "(the root cause)");
     let mut files: Vec<(String, String)> = Spec::embedded_files()
         .iter()
         .map(|(p, t)| ((*p).to_owned(), (*t).to_owned()))
