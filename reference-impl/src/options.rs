@@ -463,12 +463,13 @@ pub fn resolve_with(spec: &Spec, profile: Profile, maps: &OptionMaps, ctx: Conte
     // Built as a sorted list and collected once: far fewer key comparisons than twelve
     // inserts, which matters under fuzzing instrumentation (every comparison is traced).
     let mut effective: Vec<(String, Effective)> = Vec::with_capacity(OptionKey::ALL.len());
+    let set = maps.settings();
     for key in keys_by_name() {
         let row = spec.option(key);
         let mut winner: Option<(Parsed, Level, Vec<Diagnostic>)> = None;
         let mut rejected = false;
         for level in Level::ALL {
-            let Some(raw) = maps.at(level).get(key.as_str()) else {
+            let Some(raw) = set.get(key, level) else {
                 continue;
             };
             if !level_used(row, key, level, raw, upstream, &mut obs) {

@@ -539,7 +539,9 @@ fn read_table<T: serde::de::DeserializeOwned>(text: &str, json: Option<&str>) ->
 /// The loaded, checked contract.
 #[derive(Debug, Clone)]
 pub struct Spec {
-    options: BTreeMap<OptionKey, OptionSpec>,
+    /// One row per option, in the order of [`OptionKey::ALL`] (the keys' own order), so a
+    /// lookup is an index: the option targets look options up hundreds of times per input.
+    options: Vec<OptionSpec>,
     clauses: BTreeMap<String, Clause>,
     cases: Vec<TableCase>,
     upstream: Option<UpstreamPin>,
@@ -672,7 +674,7 @@ impl Spec {
         }
         if errors.is_empty() {
             Ok(Spec {
-                options,
+                options: options.into_values().collect(),
                 clauses,
                 cases,
                 upstream,
@@ -795,12 +797,12 @@ impl Spec {
     /// The row of one option.
     pub fn option(&self, key: OptionKey) -> &OptionSpec {
         // Every key has a row: `from_files` refuses tables where one is missing.
-        &self.options[&key]
+        &self.options[key as usize]
     }
 
     /// Every option row, in key order.
     pub fn options(&self) -> impl Iterator<Item = &OptionSpec> {
-        self.options.values()
+        self.options.iter()
     }
 
     /// One clause by ID.

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::option::Level;
+use crate::option::{Level, OptionKey};
 
 pub mod memory;
 pub mod options;
@@ -61,6 +61,32 @@ impl OptionMaps {
     /// True when no level sets anything.
     pub fn is_empty(&self) -> bool {
         self.global.is_empty() && self.session.is_empty() && self.graph.is_empty()
+    }
+
+    /// What each of the twelve options is set to at each level, read in one pass over the maps:
+    /// looking a key up is then an index instead of string comparisons (which matter under
+    /// fuzzing instrumentation, where each is traced). Keys outside the twelve are left out.
+    pub fn settings(&self) -> Settings<'_> {
+        let mut set = [[None; 3]; OptionKey::ALL.len()];
+        for level in Level::ALL {
+            for (key, value) in self.at(level) {
+                if let Ok(key) = key.parse::<OptionKey>() {
+                    set[key as usize][level as usize] = Some(value.as_str());
+                }
+            }
+        }
+        Settings(set)
+    }
+}
+
+/// The value each option is set to at each level of some [`OptionMaps`] ([`OptionMaps::settings`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Settings<'a>([[Option<&'a str>; 3]; OptionKey::ALL.len()]);
+
+impl<'a> Settings<'a> {
+    /// The raw value `key` is set to at `level`, if any.
+    pub fn get(&self, key: OptionKey, level: Level) -> Option<&'a str> {
+        self.0[key as usize][level as usize]
     }
 }
 

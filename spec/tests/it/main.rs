@@ -2,6 +2,7 @@
 
 mod loader;
 mod local_cases;
+mod settings;
 // Run where the `schema` feature is on: `cargo test --workspace` turns it on (through the
 // harness's dev-dependency on itself), `cargo test -p ge-spec --features schema` does.
 #[cfg(feature = "schema")]
