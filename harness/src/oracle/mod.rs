@@ -118,14 +118,13 @@ pub fn under_readings(
     planned: bool,
     judge: impl Fn(&options::Values, bool) -> Vec<Violation>,
 ) -> Vec<Violation> {
-    let alternatives = reading.alternatives(keys, planned);
-    let Some((strict, others)) = alternatives.split_first() else {
-        return Vec::new();
-    };
+    let strict = reading.strict();
     let first = judge(&strict.values, strict.rejected);
     if !judging.any_binding(&first) {
         return first;
     }
+    let alternatives = reading.alternatives(keys, planned);
+    let others = alternatives.get(1..).unwrap_or_default();
     // The engine's reading: one under which nothing binding is broken; failing that (level
     // strict, an engine with other choices too), one under which nothing the text states is,
     // where the strict reading breaks the text, so that a failure is named after the choices

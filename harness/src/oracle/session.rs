@@ -94,6 +94,28 @@ fn readings(profile: Profile, scenario: &SessionScenario) -> (Reading, Vec<Optio
     (session, loads)
 }
 
+/// `f` of each load's reading (`None` for events that are not loads), worked out once per
+/// reading: a reading shared with an earlier load takes that load's.
+fn per_reading<T: Clone>(
+    loads: &[Option<Rc<Reading>>],
+    f: impl Fn(&Reading) -> T,
+) -> Vec<Option<T>> {
+    let mut out: Vec<Option<T>> = Vec::with_capacity(loads.len());
+    for (i, r) in loads.iter().enumerate() {
+        let v = r.as_ref().and_then(|r| {
+            match loads[..i]
+                .iter()
+                .position(|e| e.as_ref().is_some_and(|e| Rc::ptr_eq(e, r)))
+            {
+                Some(j) => out[j].clone(),
+                None => Some(f(r)),
+            }
+        });
+        out.push(v);
+    }
+    out
+}
+
 /// The diagnostics of `of` that `base` does not have (multiset difference).
 fn extra(of: &[Diagnostic], base: &[Diagnostic]) -> Vec<Diagnostic> {
     let mut left: Vec<&Diagnostic> = base.iter().collect();
@@ -176,22 +198,20 @@ pub fn judge(
         return judge_with(judging.profile, scenario, obs, None);
     }
     let (session, loads) = readings(judging.profile, scenario);
+    // The strict reading first, alone: most answers are judged by it only.
+    let strict = per_reading(&loads, Reading::strict);
+    let first = judge_with(
+        judging.profile,
+        scenario,
+        obs,
+        Some((&session, &loads, &session.strict(), &strict)),
+    );
+    if !judging.any_binding(&first) {
+        return first;
+    }
     let planned = !obs.trace.is_empty() || !obs.refreshes.is_empty();
     let session_alts = session.alternatives(&SESSION_KEYS, planned);
-    let mut load_alts: Vec<Option<Vec<Alternative>>> = Vec::with_capacity(loads.len());
-    for (i, r) in loads.iter().enumerate() {
-        // A reading shared with an earlier load has its alternatives already.
-        let alts = r.as_ref().map(|r| {
-            match loads[..i]
-                .iter()
-                .position(|e| e.as_ref().is_some_and(|e| Rc::ptr_eq(e, r)))
-            {
-                Some(j) => load_alts[j].clone().unwrap_or_default(),
-                None => r.alternatives(&LOAD_KEYS, planned),
-            }
-        });
-        load_alts.push(alts);
-    }
+    let load_alts = per_reading(&loads, |r| r.alternatives(&LOAD_KEYS, planned));
     let rounds = load_alts
         .iter()
         .flatten()
@@ -201,8 +221,8 @@ pub fn judge(
         .unwrap_or(1);
     let pick =
         |alts: &[Alternative], k: usize| -> Alternative { alts.get(k).unwrap_or(&alts[0]).clone() };
-    let mut first = Vec::new();
-    for k in 0..rounds {
+    // The k-th reading of the session and of every load together (the strict ones were round 0).
+    for k in 1..rounds {
         let s = pick(&session_alts, k);
         let per_load: Vec<Option<Alternative>> = load_alts
             .iter()
@@ -214,13 +234,6 @@ pub fn judge(
             obs,
             Some((&session, &loads, &s, &per_load)),
         );
-        if k == 0 {
-            if !judging.any_binding(&v) {
-                return v;
-            }
-            first = v;
-            continue;
-        }
         if judging.any_binding(&v) {
             continue;
         }

@@ -16,10 +16,11 @@ impl Reading {
             optional_warnings: Vec::new(),
             passthrough: passthrough(maps),
         };
+        let set = maps.settings();
         for key in OptionKey::ALL {
             let mut walk = KeyWalk::new(spec.option(key), upstream);
             for level in Level::ALL {
-                if let Some(raw) = maps.at(level).get(key.as_str()) {
+                if let Some(raw) = set.get(key, level) {
                     walk.level(level, raw, maps, ctx);
                 }
             }
@@ -194,16 +195,22 @@ impl Reading {
             .collect()
     }
 
+    /// The strict reading alone, the first of [`Reading::alternatives`]: most answers are judged
+    /// by it only, so the others are worked out only when it finds something binding broken.
+    pub fn strict(&self) -> Alternative {
+        Alternative {
+            values: self.values(),
+            rejected: self.rejected(),
+            departs: Vec::new(),
+        }
+    }
+
     /// The readings of the options the text allows, the strict one first, each with the suite's
     /// choices it departs from: every combination of the permitted outcomes of `keys` (the keys
     /// a capability acts on), up to a cap. With `planned` (the observation acted on the
     /// options), readings that reject a key are left out: a rejection explains no plan.
     pub fn alternatives(&self, keys: &[OptionKey], planned: bool) -> Vec<Alternative> {
-        let strict = Alternative {
-            values: self.values(),
-            rejected: self.rejected(),
-            departs: Vec::new(),
-        };
+        let strict = self.strict();
         if self.profile == Profile::Upstream {
             return vec![strict];
         }
