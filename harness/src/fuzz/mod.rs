@@ -4,6 +4,8 @@
 //! a broken invariant or a disagreement with the reference. `smoke` tests feed seeded random
 //! bytes so `cargo test` exercises every target.
 
+use std::collections::BTreeMap;
+
 use arbitrary::{Arbitrary, Unstructured};
 use ge_reference::options::{parse_value, resolve, Context};
 use ge_spec::vocab::session::SessionEvent;
@@ -27,40 +29,95 @@ pub enum Verdict {
     Reject,
 }
 
-/// Caps on generated input so each execution stays fast.
+/// Caps on generated input so each execution stays fast: bytes per key or value.
 pub const MAX_STRING: usize = 64;
 /// At most this many entries per level.
 pub const MAX_ENTRIES: usize = 8;
 
-fn key_or_other(u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
-    if u.ratio(7u8, 8u8)? {
-        Ok(OptionKey::arbitrary(u)?.as_str().to_owned())
+/// One of the twelve options' keys seven times in eight; `None` the eighth (then any string).
+fn known_key(u: &mut Unstructured<'_>) -> arbitrary::Result<Option<OptionKey>> {
+    Ok(if u.ratio(7u8, 8u8)? {
+        Some(OptionKey::arbitrary(u)?)
     } else {
-        Ok(capped(u.arbitrary()?).to_owned())
-    }
+        None
+    })
 }
 
-/// `s` cut to at most [`MAX_STRING`] characters, without copying.
+/// `s` cut to at most [`MAX_STRING`] bytes on a character boundary, without copying.
 fn capped(s: &str) -> &str {
-    &s[..s.char_indices().nth(MAX_STRING).map_or(s.len(), |(i, _)| i)]
+    let mut end = s.len().min(MAX_STRING);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
 }
 
 fn value(u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
     Ok(capped(u.arbitrary()?).to_owned())
 }
 
-/// Option maps at the three levels, from raw bytes.
-pub fn option_maps(u: &mut Unstructured<'_>) -> arbitrary::Result<OptionMaps> {
-    let mut maps = OptionMaps::default();
-    for level in Level::ALL {
-        let n = u.int_in_range(0..=MAX_ENTRIES)?;
-        for _ in 0..n {
-            let k = key_or_other(u)?;
-            let v = value(u)?;
-            maps.at_mut(level).insert(k, v);
-        }
+/// How option maps are drawn from raw bytes: at most `entries` entries a level, and for a key
+/// of the twelve a value the table accepts at the edges of its range `accepted` times in four
+/// (see [`value_of`]).
+#[derive(Clone, Copy)]
+struct Draw {
+    entries: usize,
+    accepted: u8,
+}
+
+/// The `options` target's maps: every entry the caps allow, values mostly outside the table.
+const OPTIONS_DRAW: Draw = Draw {
+    entries: MAX_ENTRIES,
+    accepted: 1,
+};
+
+/// The edge values of each option ([`ge_spec::Edges`], in the order of [`OptionKey::ALL`]):
+/// those the table accepts at the ends of its range, and those just outside.
+fn edges() -> &'static [ge_spec::Edges] {
+    static EDGES: std::sync::OnceLock<Vec<ge_spec::Edges>> = std::sync::OnceLock::new();
+    EDGES.get_or_init(|| {
+        let spec = Spec::embedded();
+        OptionKey::ALL
+            .iter()
+            .map(|k| spec.option(*k).edges())
+            .collect()
+    })
+}
+
+/// A value for `key`: `draw.accepted` times in four one the table accepts at the edges of its
+/// range, else half the time one just outside them, else any string. So options are valid
+/// often enough that the engine goes on with them, and the parser still meets anything.
+fn value_of(u: &mut Unstructured<'_>, key: OptionKey, draw: Draw) -> arbitrary::Result<String> {
+    let edges = &edges()[key as usize];
+    if !edges.accepted.is_empty() && u.ratio(draw.accepted, 4u8)? {
+        return Ok(u.choose(&edges.accepted)?.clone());
     }
-    Ok(maps)
+    if !edges.refused.is_empty() && u.arbitrary()? {
+        return Ok(u.choose(&edges.refused)?.clone());
+    }
+    value(u)
+}
+
+/// One level's map from raw bytes: up to `draw.entries` entries, each key one of the twelve
+/// seven times in eight (with a value of [`value_of`]), else any string (with any value).
+fn option_map(u: &mut Unstructured<'_>, draw: Draw) -> arbitrary::Result<BTreeMap<String, String>> {
+    let mut map = BTreeMap::new();
+    for _ in 0..u.int_in_range(0..=draw.entries)? {
+        match known_key(u)? {
+            Some(key) => map.insert(key.as_str().to_owned(), value_of(u, key, draw)?),
+            None => map.insert(value(u)?, value(u)?),
+        };
+    }
+    Ok(map)
+}
+
+/// Option maps at the three levels, from raw bytes ([`option_map`] each).
+fn option_maps(u: &mut Unstructured<'_>, draw: Draw) -> arbitrary::Result<OptionMaps> {
+    Ok(OptionMaps {
+        global: option_map(u, draw)?,
+        session: option_map(u, draw)?,
+        graph: option_map(u, draw)?,
+    })
 }
 
 fn context(u: &mut Unstructured<'_>) -> arbitrary::Result<Context> {
@@ -97,7 +154,10 @@ fn options_input(data: &[u8]) -> Option<(OptionMaps, Context)> {
         return maps_small(&s.options).then_some((s.options, ctx));
     }
     let mut u = Unstructured::new(data);
-    Some((option_maps(&mut u).ok()?, context(&mut u).ok()?))
+    Some((
+        option_maps(&mut u, OPTIONS_DRAW).ok()?,
+        context(&mut u).ok()?,
+    ))
 }
 
 /// The list options, in the order the `lists` target reads them from a JSON seed.
@@ -379,7 +439,7 @@ pub const SESSION_RUNS: u64 = 256;
 /// oracle: at most [`SESSION_EVENTS`] events and [`SESSION_RUNS`] executions, each option map
 /// (the scenario's and each load's own) within the caps of the option targets.
 pub fn session(data: &[u8]) -> Verdict {
-    let Some(s) = decode::<SessionScenario>(data) else {
+    let Some(s) = session_input(data) else {
         return Verdict::Reject;
     };
     let runs = s.executions();
@@ -399,6 +459,71 @@ pub fn session(data: &[u8]) -> Verdict {
         &crate::oracle::session::judge(&STRICT, &s, &o),
     );
     Verdict::Keep
+}
+
+/// The input of the `session` target: the JSON of a session scenario, or a script drawn from
+/// raw bytes by [`script`].
+fn session_input(data: &[u8]) -> Option<SessionScenario> {
+    if is_json(data) {
+        serde_json::from_slice(data).ok()
+    } else {
+        script(&mut Unstructured::new(data)).ok()
+    }
+}
+
+/// A session script from raw bytes, drawn for what the target is for rather than derived: up
+/// to [`SESSION_EVENTS`] events first (so that short input is a script, not only option maps),
+/// over graph ids that mostly meet (0 to 3, else any), each load with its own graph map half
+/// the time, each execution repeated up to 32 times; then the option maps. A few entries a
+/// level, with values the table accepts three times in four ([`value_of`]): the parser has
+/// targets of its own, and a script refused over its options says little about pools and
+/// refreshes.
+fn script(u: &mut Unstructured<'_>) -> arbitrary::Result<SessionScenario> {
+    const EDGES: Draw = Draw {
+        entries: 3,
+        accepted: 3,
+    };
+    let mut events = Vec::new();
+    for _ in 0..u.int_in_range(0..=SESSION_EVENTS)? {
+        let graph = if u.ratio(3u8, 4u8)? {
+            u.int_in_range(0..=3)?
+        } else {
+            u.arbitrary()?
+        };
+        events.push(match u.int_in_range(0..=3u8)? {
+            0 => SessionEvent::Load {
+                graph,
+                shape: u.arbitrary()?,
+                feature_bytes: u.arbitrary()?,
+                io_bytes: u.arbitrary()?,
+                options: if u.arbitrary()? {
+                    Some(option_map(u, EDGES)?)
+                } else {
+                    None
+                },
+            },
+            1 => SessionEvent::Execute {
+                graph,
+                times: u.int_in_range(0..=32)?,
+            },
+            2 => SessionEvent::Refresh {
+                graph,
+                bytes: u.arbitrary()?,
+            },
+            _ => SessionEvent::Unload { graph },
+        });
+    }
+    let options = option_maps(u, EDGES)?;
+    let ge_use_static_memory = if u.ratio(1u8, 8u8)? {
+        Some(value(u)?)
+    } else {
+        None
+    };
+    Ok(SessionScenario {
+        options,
+        events,
+        ge_use_static_memory,
+    })
 }
 
 /// True when every load's own option map is within the caps of [`maps_small`].
@@ -849,7 +974,7 @@ impl Target {
             }
             "transfer" => Scenario::Transfer(decode(data)?),
             "memory" => Scenario::Memory(decode(data)?),
-            "session" => Scenario::Session(decode(data)?),
+            "session" => Scenario::Session(session_input(data)?),
             "weights_paths" | "weights_fs" => {
                 if is_json(data) {
                     Scenario::Weights(serde_json::from_slice(data).ok()?)
@@ -958,6 +1083,45 @@ mod tests {
         let kept = smoke(session, 2000);
         eprintln!("session: kept {kept} of 2000");
         assert!(kept > 2000 / 50, "the target rejects almost everything");
+    }
+
+    /// The session target's scripts often run with one of the twelve options set: the values
+    /// drawn at the options' edges keep most scripts from being refused over their options.
+    #[test]
+    fn session_scripts_often_run_with_options_set() {
+        let (drawn, ran) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
+        smoke(
+            |data| {
+                let Some(s) = session_input(data) else {
+                    return Verdict::Reject;
+                };
+                drawn.set(drawn.get() + 1);
+                let set =
+                    |m: &BTreeMap<String, String>| m.keys().any(|k| k.parse::<OptionKey>().is_ok());
+                let sets = Level::ALL.iter().any(|l| set(s.options.at(*l)))
+                    || s.events.iter().any(
+                        |e| matches!(e, SessionEvent::Load { options: Some(m), .. } if set(m)),
+                    );
+                let runs = ge_reference::session::run(Profile::Documented, &s)
+                    .is_ok_and(|o| !o.trace.is_empty());
+                if sets && runs {
+                    ran.set(ran.get() + 1);
+                }
+                Verdict::Keep
+            },
+            2000,
+        );
+        eprintln!(
+            "session: {} of {} scripts ran with options set",
+            ran.get(),
+            drawn.get()
+        );
+        assert!(
+            ran.get() * 10 > drawn.get(),
+            "{} of {}",
+            ran.get(),
+            drawn.get()
+        );
     }
 
     #[test]
