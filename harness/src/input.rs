@@ -48,6 +48,10 @@ pub fn one_line(text: &str, max: usize) -> String {
 /// [`one_line`], keeping tabs as they are when `tabs` is true.
 fn escaped(text: &str, max: usize, tabs: bool) -> String {
     use std::fmt::Write as _;
+    // Most text has nothing to escape and fits: copied whole, not character by character.
+    if text.len() <= max && !text.chars().any(unsafe_in_text) {
+        return text.to_owned();
+    }
     let mut out = String::with_capacity(text.len().min(max) + 16);
     let mut taken = 0;
     for c in text.chars() {
@@ -57,12 +61,7 @@ fn escaped(text: &str, max: usize, tabs: bool) -> String {
         taken += c.len_utf8();
         match c {
             '\t' if tabs => out.push(c),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if unsafe_in_text(c) => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
+            c if unsafe_in_text(c) => push_spelled(&mut out, c),
             c => out.push(c),
         }
     }
@@ -70,6 +69,22 @@ fn escaped(text: &str, max: usize, tabs: bool) -> String {
         let _ = write!(out, "… ({} more bytes left out)", text.len() - taken);
     }
     out
+}
+
+/// Appends `c` to `out` spelled as [`one_line`] spells a character of [`unsafe_in_text`]:
+/// `\n`, `\t`, `\r`, and any other as `\u{...}` in lowercase hex (`\u{202e}`). Also for the
+/// escapers of markup (`report.xml`, `report.html`), where a character reference is no
+/// escape: a browser applies `&#x202e;` as it would the character.
+pub fn push_spelled(out: &mut String, c: char) {
+    use std::fmt::Write as _;
+    match c {
+        '\n' => out.push_str("\\n"),
+        '\t' => out.push_str("\\t"),
+        '\r' => out.push_str("\\r"),
+        c => {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        }
+    }
 }
 
 /// `text` as lines that only the harness could have started: each line of it escaped as by

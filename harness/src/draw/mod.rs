@@ -385,8 +385,9 @@ fn document(title: &str, marks: &Marks, panels: &[(String, Panel)]) -> String {
     out
 }
 
-/// `s` escaped for XML text and attribute values; characters XML 1.0 cannot carry (control
-/// characters, U+FFFE, U+FFFF) are spelled `\u{..}`.
+/// `s` escaped for XML text and attribute values (the pictures and `report.html`); characters
+/// XML 1.0 cannot carry (control characters, U+FFFE, U+FFFF) and those that could change how
+/// the page reads ([`crate::input::unsafe_in_text`]) are spelled `\u{..}`.
 pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -398,6 +399,11 @@ pub fn esc(s: &str) -> String {
             '\'' => out.push_str("&#39;"),
             c if ((c as u32) < 0x20 && c != '\t') || c == '\u{fffe}' || c == '\u{ffff}' => {
                 let _ = write!(out, "\\u{{{:04x}}}", c as u32);
+            }
+            // DEL, the C1 controls and the marks that reorder or hide text: a character
+            // reference would be no escape, a browser applies it as the character.
+            c if c != '\t' && crate::input::unsafe_in_text(c) => {
+                crate::input::push_spelled(&mut out, c)
             }
             c => out.push(c),
         }

@@ -1,6 +1,8 @@
 //! A small JUnit XML writer for `report.xml`: the few elements and attributes the report uses,
 //! written byte for byte as quick-junit 0.8 wrote them (the writer the suite used before), so
-//! a bundle made then still verifies (`bundle::verify` renders its `report.xml` again).
+//! a bundle made then still verifies (`bundle::verify` renders its `report.xml` again); but
+//! for the marks that reorder or hide text, which are spelled out (`\u{202e}`, see
+//! `escape_into`).
 //!
 //! The shape: the XML declaration, one element a line indented by four spaces, text inline
 //! (`<failure ...>text</failure>`), a childless element self-closed (`<testcase .../>`), and a
@@ -253,6 +255,12 @@ fn seconds(d: Duration) -> String {
 /// C0 control but the newline (tab and carriage return included) and the C1 controls
 /// U+0080 to U+009F. quick-junit dropped ANSI escape sequences whole; a report spells ESC out
 /// before text reaches here (`junit::spelled`), so there are none to drop.
+///
+/// Unlike quick-junit, the other characters of [`crate::input::unsafe_in_text`] that it kept
+/// (DEL, the bidirectional overrides and isolates, the zero-width characters, the line and
+/// paragraph separators, the byte order mark) are spelled out as the text report spells them
+/// (`\u{202e}`): a backend's text must not reorder or hide a line of what a dashboard shows,
+/// and a character reference (`&#x202e;`) would be read as the character itself.
 fn escape_into(out: &mut String, s: &str) {
     for c in s.chars() {
         match c {
@@ -263,6 +271,7 @@ fn escape_into(out: &mut String, s: &str) {
             '"' => out.push_str("&quot;"),
             '\n' => out.push('\n'),
             '\u{0}'..='\u{1f}' | '\u{80}'..='\u{9f}' => {}
+            c if crate::input::unsafe_in_text(c) => crate::input::push_spelled(out, c),
             _ => out.push(c),
         }
     }

@@ -52,6 +52,7 @@ mod reach;
 mod reference_cases;
 mod reference_plans;
 mod report_html;
+mod report_marks;
 mod reproducers;
 mod seed_independence;
 mod snapshot_hygiene;
