@@ -109,6 +109,11 @@ pub fn open_giving_up(
         });
     }
     if let Some(path) = arg.strip_prefix("dylib:") {
+        if confine == Confine::Required {
+            return Err(format!(
+                "backend `{arg}`: confinement is required (--require-confinement) and an engine loaded in-process shares the harness's process, which nothing confines; run it isolated, `exec:ge-conformance serve-dylib {path}`"
+            ));
+        }
         let path = std::path::Path::new(path);
         let note = crate::dylib::in_process_crash_note(path);
         let dylib = crate::dylib::DylibBackend::open(path, &note)

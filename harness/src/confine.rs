@@ -38,6 +38,22 @@ pub enum Confine {
     /// The harness's own environment and no restriction (`--no-confine`): for an engine that
     /// must write elsewhere, at the price of writes outside the sandbox going unseen.
     Off,
+    /// As [`Confine::On`], and a backend that Landlock cannot confine is not run
+    /// (`--require-confinement`): a gate that must not pass an engine whose writes outside the
+    /// sandbox would go unseen, on a machine whose kernel lacks Landlock.
+    Required,
+}
+
+impl Confine {
+    /// `Ok` when a backend confined as `status` may run under this choice; otherwise why not.
+    pub fn allows(self, status: &Status) -> Result<(), String> {
+        match (self, status) {
+            (Confine::Required, Status::Landlock(..)) | (Confine::On | Confine::Off, _) => Ok(()),
+            (Confine::Required, other) => Err(format!(
+                "confinement is required (--require-confinement) and this backend cannot be confined: {other}"
+            )),
+        }
+    }
 }
 
 /// The most entries listed in a watched directory; past it the listing stops (a backend that

@@ -94,6 +94,11 @@ pub struct CertifyArgs {
     /// (see docs/protocol.md, "Confinement"); writes outside the sandbox then go unseen.
     #[arg(long)]
     no_confine: bool,
+    /// Refuse to run an `exec:` backend that Landlock cannot confine (a kernel without it, or
+    /// a build without the `landlock` feature), instead of running it with only its own
+    /// `$TMPDIR` and `$HOME` watched, where writes elsewhere go unseen.
+    #[arg(long, conflicts_with = "no_confine")]
+    require_confinement: bool,
     /// The behaviour profile certified against: which cases run and which reference the
     /// properties compare with.
     #[arg(long, value_enum, default_value = "documented")]
@@ -148,8 +153,9 @@ pub fn run(mut args: CertifyArgs) -> Result<ExitCode, Usage> {
     };
     // Usage first: a run that could judge nothing never starts the backend.
     certify::check(&cfg).map_err(|e| Usage(e.to_string()))?;
-    let exec =
-        Exec::new(args.timeout_ms, args.no_confine).giving_up(ge_conformance::backends::GiveUp {
+    let exec = Exec::new(args.timeout_ms, args.no_confine)
+        .requiring_confinement(args.require_confinement)
+        .giving_up(ge_conformance::backends::GiveUp {
             timeouts: args.give_up_after,
             crashes: args.give_up_after_crashes,
             restarts: args.give_up_after_restarts,

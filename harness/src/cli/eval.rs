@@ -48,6 +48,11 @@ pub struct EvalArgs {
     /// (see docs/protocol.md, "Confinement"); writes outside the sandbox then go unseen.
     #[arg(long)]
     no_confine: bool,
+    /// Refuse to run an `exec:` backend that Landlock cannot confine (a kernel without it, or
+    /// a build without the `landlock` feature), instead of running it with only its own
+    /// `$TMPDIR` and `$HOME` watched, where writes elsewhere go unseen.
+    #[arg(long, conflicts_with = "no_confine")]
+    require_confinement: bool,
     /// The behaviour profile: the reference `--judge` compares with, and the one a case
     /// must run under.
     #[arg(long, value_enum, default_value = "documented")]
@@ -86,7 +91,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode, Usage> {
     }
     let handle = open_backend(
         &args.backend,
-        Exec::new(args.timeout_ms, args.no_confine),
+        Exec::new(args.timeout_ms, args.no_confine).requiring_confinement(args.require_confinement),
         judging.profile,
     )?;
     // A trap at a weight file's name goes where this backend names that file, as in `certify`.

@@ -104,8 +104,8 @@ pub fn judging(profile: ProfileArg, level: LevelArg) -> Judging {
 /// The default of `--timeout-ms`.
 pub const DEFAULT_TIMEOUT_MS: u64 = protocol::DEFAULT_TIMEOUT.as_millis() as u64;
 
-/// How an `exec:` backend is run: `--timeout-ms`, `--no-confine`, `--give-up-after`,
-/// `--give-up-after-crashes` and `--give-up-after-restarts`.
+/// How an `exec:` backend is run: `--timeout-ms`, `--no-confine`, `--require-confinement`,
+/// `--give-up-after`, `--give-up-after-crashes` and `--give-up-after-restarts`.
 #[derive(Debug, Clone, Copy)]
 pub struct Exec {
     timeout: std::time::Duration,
@@ -124,6 +124,19 @@ impl Exec {
                 Confine::On
             },
             give_up: backends::GiveUp::default(),
+        }
+    }
+
+    /// With `required` (`--require-confinement`), a backend that Landlock cannot confine is
+    /// not run ([`Confine::Required`]).
+    pub fn requiring_confinement(self, required: bool) -> Exec {
+        if required {
+            Exec {
+                confine: Confine::Required,
+                ..self
+            }
+        } else {
+            self
         }
     }
 

@@ -434,15 +434,17 @@ impl ExecBackend {
                 let _ = confinement.set(crate::confine::Status::Off);
                 None
             }
-            crate::confine::Confine::On => match crate::confine::Area::new() {
-                Ok(area) => Some(area),
-                Err(e) => {
-                    let why = format!("the backend's own directories cannot be made: {e}");
-                    log.note(&why);
-                    let _ = confinement.set(crate::confine::Status::WatchedOnly(why));
-                    None
+            crate::confine::Confine::On | crate::confine::Confine::Required => {
+                match crate::confine::Area::new() {
+                    Ok(area) => Some(area),
+                    Err(e) => {
+                        let why = format!("the backend's own directories cannot be made: {e}");
+                        log.note(&why);
+                        let _ = confinement.set(crate::confine::Status::WatchedOnly(why));
+                        None
+                    }
                 }
-            },
+            }
         };
         let backend = ExecBackend {
             profile,
@@ -460,6 +462,11 @@ impl ExecBackend {
         {
             let mut state = backend.lock();
             let _ = backend.ensure_running(&mut state);
+        }
+        // Known once the first start has tried to confine it (or failed to make its
+        // directories); a backend that could not even start is left to the trials to report.
+        if let Some(status) = backend.confinement.get() {
+            confine.allows(status)?;
         }
         Ok(backend)
     }

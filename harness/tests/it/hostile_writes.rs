@@ -321,3 +321,74 @@ fn the_harness_is_neither_written_through_proc_nor_signalled() {
         "{signal_log}"
     );
 }
+
+/// `--require-confinement` fails closed (round five, L15): only a backend Landlock confines
+/// runs; one that could only be watched, or was not confined at all, is refused, and so is an
+/// in-process engine, which nothing confines.
+#[test]
+fn required_confinement_runs_only_what_landlock_confines() {
+    use ge_conformance::confine::{Signals, Status};
+    let landlock = Status::Landlock(6, Signals::Scoped);
+    let watched = Status::WatchedOnly("the kernel does not enforce Landlock".into());
+    assert_eq!(Confine::Required.allows(&landlock), Ok(()));
+    let refused = Confine::Required
+        .allows(&watched)
+        .expect_err("watched only");
+    assert!(
+        refused.contains("--require-confinement") && refused.contains("does not enforce"),
+        "{refused}"
+    );
+    assert!(Confine::Required.allows(&Status::Off).is_err());
+    assert_eq!(Confine::On.allows(&watched), Ok(()), "the default runs it");
+
+    let Err(in_process) = backends::open_giving_up(
+        "dylib:/nonexistent/libengine.so",
+        Duration::from_secs(5),
+        Profile::Documented,
+        Confine::Required,
+        backends::GiveUp::default(),
+    ) else {
+        panic!("an in-process engine is refused before it is loaded");
+    };
+    assert!(in_process.contains("serve-dylib"), "{in_process}");
+
+    // Where the kernel has Landlock, a confined backend runs as it would without the flag.
+    let arg = format!("exec:{}", reference_server());
+    let opened = backends::open_giving_up(
+        &arg,
+        Duration::from_secs(5),
+        Profile::Documented,
+        Confine::Required,
+        backends::GiveUp::default(),
+    );
+    let on = backends::open_confined(
+        &arg,
+        Duration::from_secs(5),
+        Profile::Documented,
+        Confine::On,
+    )
+    .expect("the backend greets");
+    match on.confinement().unwrap_or_default() {
+        c if c.starts_with("Landlock") => {
+            assert!(opened.is_ok(), "{:?}", opened.err());
+        }
+        c => assert!(opened.is_err(), "ran under {c}"),
+    }
+}
+
+#[test]
+fn required_confinement_and_no_confinement_cannot_both_be_asked() {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_ge-conformance"))
+        .args([
+            "certify",
+            "--backend",
+            "reference",
+            "--no-confine",
+            "--require-confinement",
+        ])
+        .output()
+        .expect("run ge-conformance");
+    assert_eq!(o.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&o.stderr);
+    assert!(text.contains("cannot be used with"), "{text}");
+}
