@@ -453,17 +453,11 @@ pub fn resolve_with(spec: &Spec, profile: Profile, maps: &OptionMaps, ctx: Conte
     let upstream = profile == Profile::Upstream;
     let mut obs = OptionsObservation::default();
     let mut parsed: BTreeMap<OptionKey, (Parsed, Level)> = BTreeMap::new();
-    for level in Level::ALL {
-        for key in maps.at(level).keys() {
-            if key.parse::<OptionKey>().is_err() {
-                obs.passthrough.push(key.clone());
-            }
-        }
-    }
+    let set = maps.settings();
+    obs.passthrough = set.others().iter().map(|k| (*k).to_owned()).collect();
     // Built as a sorted list and collected once: far fewer key comparisons than twelve
     // inserts, which matters under fuzzing instrumentation (every comparison is traced).
     let mut effective: Vec<(String, Effective)> = Vec::with_capacity(OptionKey::ALL.len());
-    let set = maps.settings();
     for key in keys_by_name() {
         let row = spec.option(key);
         let mut winner: Option<(Parsed, Level, Vec<Diagnostic>)> = None;

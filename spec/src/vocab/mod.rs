@@ -63,30 +63,42 @@ impl OptionMaps {
         self.global.is_empty() && self.session.is_empty() && self.graph.is_empty()
     }
 
-    /// What each of the twelve options is set to at each level, read in one pass over the maps:
-    /// looking a key up is then an index instead of string comparisons (which matter under
-    /// fuzzing instrumentation, where each is traced). Keys outside the twelve are left out.
+    /// What each of the twelve options is set to at each level, and the keys outside the
+    /// twelve, read in one pass over the maps: looking a key up is then an index instead of
+    /// string comparisons (which matter under fuzzing instrumentation, where each is traced).
     pub fn settings(&self) -> Settings<'_> {
         let mut set = [[None; 3]; OptionKey::ALL.len()];
+        let mut others = Vec::new();
         for level in Level::ALL {
             for (key, value) in self.at(level) {
-                if let Ok(key) = key.parse::<OptionKey>() {
-                    set[key as usize][level as usize] = Some(value.as_str());
+                match key.parse::<OptionKey>() {
+                    Ok(key) => set[key as usize][level as usize] = Some(value.as_str()),
+                    Err(_) => others.push(key.as_str()),
                 }
             }
         }
-        Settings(set)
+        Settings { set, others }
     }
 }
 
-/// The value each option is set to at each level of some [`OptionMaps`] ([`OptionMaps::settings`]).
-#[derive(Debug, Clone, Copy)]
-pub struct Settings<'a>([[Option<&'a str>; 3]; OptionKey::ALL.len()]);
+/// The value each option is set to at each level of some [`OptionMaps`], and the keys outside
+/// the twelve ([`OptionMaps::settings`]).
+#[derive(Debug, Clone)]
+pub struct Settings<'a> {
+    set: [[Option<&'a str>; 3]; OptionKey::ALL.len()],
+    others: Vec<&'a str>,
+}
 
 impl<'a> Settings<'a> {
     /// The raw value `key` is set to at `level`, if any.
     pub fn get(&self, key: OptionKey, level: Level) -> Option<&'a str> {
-        self.0[key as usize][level as usize]
+        self.set[key as usize][level as usize]
+    }
+
+    /// The keys that are none of the twelve, level by level from the widest, each level's in
+    /// key order (a key set at two levels is here twice).
+    pub fn others(&self) -> &[&'a str] {
+        &self.others
     }
 }
 

@@ -1,5 +1,5 @@
-//! `OptionMaps::settings`: the same answer as looking each key up in each level's map, for maps
-//! of known and unknown keys alike.
+//! `OptionMaps::settings`: the same answer as looking each key up in each level's map, and the
+//! same keys outside the twelve as parsing each key, for maps of known and unknown keys alike.
 
 use ge_spec::{Level, OptionKey, OptionMaps};
 use proptest::prelude::*;
@@ -31,5 +31,12 @@ proptest! {
                 );
             }
         }
+        let others: Vec<&str> = Level::ALL
+            .iter()
+            .flat_map(|l| maps.at(*l).keys())
+            .filter(|k| k.parse::<OptionKey>().is_err())
+            .map(String::as_str)
+            .collect();
+        prop_assert_eq!(set.others(), &others[..]);
     }
 }

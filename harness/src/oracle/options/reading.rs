@@ -7,6 +7,7 @@ impl Reading {
     pub fn new(profile: Profile, maps: &OptionMaps, ctx: Context) -> Reading {
         let spec = Spec::embedded();
         let upstream = profile == Profile::Upstream;
+        let set = maps.settings();
         let mut reading = Reading {
             profile,
             keys: BTreeMap::new(),
@@ -14,9 +15,8 @@ impl Reading {
             optional_errors: Vec::new(),
             warnings: Vec::new(),
             optional_warnings: Vec::new(),
-            passthrough: passthrough(maps),
+            passthrough: passthrough(&set),
         };
-        let set = maps.settings();
         for key in OptionKey::ALL {
             let mut walk = KeyWalk::new(spec.option(key), upstream);
             for level in Level::ALL {

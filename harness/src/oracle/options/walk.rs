@@ -3,16 +3,9 @@
 use super::*;
 
 /// OPT-004: the keys outside the twelve, at any level, sorted and each once: they pass through.
-pub(super) fn passthrough(maps: &OptionMaps) -> Vec<String> {
-    let mut passthrough: BTreeSet<String> = BTreeSet::new();
-    for level in Level::ALL {
-        for key in maps.at(level).keys() {
-            if key.parse::<OptionKey>().is_err() {
-                passthrough.insert(key.clone());
-            }
-        }
-    }
-    passthrough.into_iter().collect()
+pub(super) fn passthrough(set: &ge_spec::vocab::Settings<'_>) -> Vec<String> {
+    let passthrough: BTreeSet<&str> = set.others().iter().copied().collect();
+    passthrough.into_iter().map(str::to_owned).collect()
 }
 
 /// OPT-002: the warning for a value set at a level where it has no effect (or, upstream, where
