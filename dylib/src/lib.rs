@@ -15,6 +15,10 @@
 //!   [`TIMEOUT_STATUS`] after the note (one watchdog thread);
 //! - the engine's standard output is pointed at standard error for the length of each call.
 //!
+//! Two helpers serve subprocess backends, whose process the harness starts: a session of their
+//! own ([`in_new_session`]) and, on Linux, a System V IPC namespace of their own
+//! ([`own_ipc_namespace`]).
+//!
 //! Everything it returns is bytes or a typed error: what the JSON means is for the caller (the
 //! harness) to judge.
 //!
@@ -56,6 +60,19 @@ pub fn in_new_session(command: &mut std::process::Command) {
     }
     #[cfg(not(unix))]
     let _ = command;
+}
+
+/// Moves the calling thread into a System V IPC namespace of its own (`unshare(CLONE_NEWIPC)`),
+/// so that what it starts from then on makes its shared memory segments, semaphores and message
+/// queues there, and they go when the last process in it ends: a backend cannot leave a
+/// segment that holds memory after the run. It needs `CAP_SYS_ADMIN` (a harness run as root);
+/// otherwise the kernel's refusal is returned and nothing changes. Linux only.
+#[cfg(target_os = "linux")]
+pub fn own_ipc_namespace() -> std::io::Result<()> {
+    use rustix::thread::{unshare_unsafe, UnshareFlags};
+    // SAFETY: the one unsafety of `unshare` is `CLONE_FILES`, which would leave this thread
+    // with a file table of its own; only the IPC namespace is unshared here.
+    unsafe { unshare_unsafe(UnshareFlags::NEWIPC) }.map_err(std::io::Error::from)
 }
 
 /// While the returned guard lives, an `exit` (from any thread: a Rust engine's

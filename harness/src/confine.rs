@@ -212,10 +212,11 @@ fn writable() -> Vec<PathBuf> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Status {
     /// Landlock enforced the restriction (the ABI version the kernel offers), with signals to
-    /// processes outside the backend's own refused or not (ABI 6 and up).
-    Landlock(i32, Signals),
-    /// Only the watched directories: Landlock could not be applied, for this reason.
-    WatchedOnly(String),
+    /// processes outside the backend's own refused or not (ABI 6 and up), and what else held.
+    Landlock(i32, Signals, Hardening),
+    /// Only the watched directories: Landlock could not be applied, for this reason; and what
+    /// else held.
+    WatchedOnly(String, Hardening),
     /// Not confined at all (`--no-confine`).
     Off,
 }
@@ -233,14 +234,14 @@ fn sockets(abi: i32) -> &'static str {
 impl std::fmt::Display for Status {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Status::Landlock(abi, signals) => write!(
+            Status::Landlock(abi, signals, hardening) => write!(
                 f,
-                "Landlock (ABI {abi}): writes outside this run's sandbox root and a few devices are refused; {signals}; {}; $TMPDIR and $HOME are the backend's own, watched",
+                "Landlock (ABI {abi}): writes outside this run's sandbox root and a few devices are refused; {signals}; {}; {hardening}; $TMPDIR and $HOME are the backend's own, watched",
                 sockets(*abi)
             ),
-            Status::WatchedOnly(why) => write!(
+            Status::WatchedOnly(why, hardening) => write!(
                 f,
-                "not available ({why}): $TMPDIR and $HOME are the backend's own, watched; a write elsewhere is not seen"
+                "not available ({why}): $TMPDIR and $HOME are the backend's own, watched; a write elsewhere is not seen; {hardening}"
             ),
             Status::Off => f.write_str("off (--no-confine): a write outside the sandbox and the directory around it is not seen"),
         }
@@ -286,13 +287,14 @@ pub fn spawn(command: &mut Command, area: &Area) -> (std::io::Result<Child>, Sta
                 Err(std::io::Error::other(
                     "the thread starting the backend panicked",
                 )),
-                Status::WatchedOnly("the confining thread failed".into()),
+                Status::WatchedOnly("the confining thread failed".into(), Hardening::default()),
             )
         })
     })
 }
 
-/// Restricts the calling thread's writes to `allowed` (and what lies beneath).
+/// Restricts the calling thread's writes to `allowed` (and what lies beneath), and hardens it
+/// ([`Hardening`]).
 #[cfg(all(target_os = "linux", feature = "landlock"))]
 fn restrict(allowed: &[PathBuf]) -> Status {
     use landlock::{
@@ -309,6 +311,8 @@ fn restrict(allowed: &[PathBuf]) -> Status {
     // No network: TCP connections and binds are handled and granted nowhere (Landlock ABI 4
     // and up), and abstract Unix sockets are scoped (ABI 6): an engine has no daemon to talk
     // to. Best effort, as the rest: an older kernel enforces what it has.
+    // A System V IPC namespace first: making one needs the capabilities dropped last.
+    let own_ipc = ge_dylib::own_ipc_namespace().is_ok();
     let made = Ruleset::default()
         .handle_access(access)
         .and_then(|r| r.handle_access(AccessNet::from_all(ABI::V4)))
@@ -316,6 +320,11 @@ fn restrict(allowed: &[PathBuf]) -> Status {
         .and_then(|r| r.create())
         .and_then(|r| r.add_rules(path_beneath_rules(allowed, granted)))
         .and_then(|r| r.restrict_self());
+    let hardening = Hardening {
+        own_ipc,
+        others_out_of_reach: refuse_others().is_ok(),
+        no_capabilities: drop_capabilities().is_ok(),
+    };
     match made {
         Ok(status) => match status.ruleset {
             RulesetStatus::FullyEnforced | RulesetStatus::PartiallyEnforced => {
@@ -331,24 +340,167 @@ fn restrict(allowed: &[PathBuf]) -> Status {
                 } else {
                     Signals::NotScoped
                 };
-                Status::Landlock(abi, signals)
+                Status::Landlock(abi, signals, hardening)
             }
             RulesetStatus::NotEnforced => {
-                Status::WatchedOnly("the kernel does not enforce Landlock".into())
+                Status::WatchedOnly("the kernel does not enforce Landlock".into(), hardening)
             }
         },
-        Err(e) => Status::WatchedOnly(format!("Landlock refused: {e}")),
+        Err(e) => Status::WatchedOnly(format!("Landlock refused: {e}"), hardening),
     }
 }
 
 #[cfg(not(target_os = "linux"))]
 fn restrict(_allowed: &[PathBuf]) -> Status {
-    Status::WatchedOnly("Landlock exists on Linux only".into())
+    Status::WatchedOnly("Landlock exists on Linux only".into(), Hardening::default())
 }
 
 #[cfg(all(target_os = "linux", not(feature = "landlock")))]
 fn restrict(_allowed: &[PathBuf]) -> Status {
-    Status::WatchedOnly("built without the `landlock` feature".into())
+    Status::WatchedOnly(
+        "built without the `landlock` feature".into(),
+        Hardening::default(),
+    )
+}
+
+/// What confines a backend besides its directories and Landlock (Linux, the default feature
+/// `landlock`). Each part is made on the thread that starts the backend, and holds for the
+/// backend and everything it starts; each is reported, held or not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Hardening {
+    /// It runs without capabilities: the thread that starts it gave up all of its own, so a
+    /// backend started by a harness run as root holds none (no `CAP_SYS_ADMIN`,
+    /// `CAP_NET_ADMIN`, `CAP_SYS_MODULE`, `CAP_SYS_BOOT`, ...).
+    pub no_capabilities: bool,
+    /// A seccomp filter refuses it (`EPERM`) the resource limits of any process but its own,
+    /// and the scheduling priority, CPU affinity and I/O priority of the harness's process, its
+    /// process group and its user's processes.
+    pub others_out_of_reach: bool,
+    /// Its System V shared memory, semaphores and message queues live in a namespace of its
+    /// own and go with it. Only a harness run as root can make one; otherwise a segment a
+    /// backend makes outlives it, as the kernel keeps it.
+    pub own_ipc: bool,
+}
+
+impl std::fmt::Display for Hardening {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.no_capabilities {
+            "no capabilities"
+        } else {
+            "its capabilities kept (they could not be dropped)"
+        })?;
+        f.write_str(if self.others_out_of_reach {
+            "; other processes' limits and the harness's priority and CPUs are out of reach (seccomp)"
+        } else {
+            "; other processes' limits and the harness's priority are within reach (no seccomp filter)"
+        })?;
+        f.write_str(if self.own_ipc {
+            "; System V IPC of its own"
+        } else {
+            "; System V IPC shared with the machine (a namespace of its own needs a harness run as root)"
+        })
+    }
+}
+
+/// Installs, on the calling thread, the seccomp filter of [`Hardening::others_out_of_reach`]:
+/// what a backend may not do to another process that its user owns, and that Landlock does not
+/// cover (the kernel checks only the user for these). It may still set its own limits
+/// (`setrlimit`, `prlimit` with pid 0) and the priority and CPUs of its own threads, which a
+/// thread pool does; another thread of the harness than the first is not told apart from its
+/// own, and its priority stays within reach. A system call of another architecture than the
+/// harness's (a 32-bit call on x86-64) ends the backend.
+#[cfg(all(target_os = "linux", feature = "landlock"))]
+fn refuse_others() -> Result<(), String> {
+    use seccompiler::{
+        SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule,
+    };
+    use std::collections::BTreeMap;
+    // What `setpriority` and `ioprio_set` take as their first argument.
+    const PROCESS: u64 = 0;
+    const GROUP: u64 = 1;
+    const USER: u64 = 2;
+    let harness = u64::from(std::process::id());
+    let when = |conditions: &[(u8, SeccompCmpOp, u64)]| {
+        let conditions = conditions
+            .iter()
+            .map(|(arg, op, value)| {
+                SeccompCondition::new(*arg, SeccompCmpArgLen::Dword, op.clone(), *value)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        SeccompRule::new(conditions)
+    };
+    let build = || -> Result<seccompiler::BpfProgram, seccompiler::BackendError> {
+        use SeccompCmpOp::{Eq, Ne};
+        let harness_pid = when(&[(0, Eq, harness)])?;
+        // `which` of setpriority is PRIO_PROCESS 0, PRIO_PGRP 1, PRIO_USER 2; of ioprio_set,
+        // IOPRIO_WHO_PROCESS 1, IOPRIO_WHO_PGRP 2, IOPRIO_WHO_USER 3: the same three, shifted.
+        let by_who = |shift: u64| -> Result<Vec<SeccompRule>, seccompiler::BackendError> {
+            Ok(vec![
+                when(&[(0, Eq, PROCESS + shift), (1, Eq, harness)])?,
+                when(&[(0, Eq, GROUP + shift), (1, Ne, 0)])?,
+                when(&[(0, Eq, USER + shift)])?,
+            ])
+        };
+        let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+        rules.insert(libc::SYS_prlimit64, vec![when(&[(0, Ne, 0)])?]);
+        rules.insert(libc::SYS_setpriority, by_who(0)?);
+        rules.insert(libc::SYS_ioprio_set, by_who(1)?);
+        for call in [
+            libc::SYS_sched_setaffinity,
+            libc::SYS_sched_setscheduler,
+            libc::SYS_sched_setparam,
+            libc::SYS_sched_setattr,
+        ] {
+            rules.insert(call, vec![harness_pid.clone()]);
+        }
+        // The x32 numbers of the same calls (the 64-bit architecture, bit 30 set), refused
+        // outright: an x32 call would otherwise slip past the numbers above.
+        #[cfg(target_arch = "x86_64")]
+        for call in rules.keys().copied().collect::<Vec<_>>() {
+            rules.insert(call | 0x4000_0000, Vec::new());
+        }
+        let arch = std::env::consts::ARCH.try_into()?;
+        SeccompFilter::new(
+            rules,
+            SeccompAction::Allow,
+            SeccompAction::Errno(libc::EPERM as u32),
+            arch,
+        )?
+        .try_into()
+    };
+    let program = build().map_err(|e| e.to_string())?;
+    // A filter needs `no_new_privs` (Landlock has set it already where it ran).
+    rustix::thread::set_no_new_privs(true).map_err(|e| e.to_string())?;
+    seccompiler::apply_filter(&program).map_err(|e| e.to_string())
+}
+
+/// Gives up every capability of the calling thread (and so of what it starts, which under
+/// `no_new_privs` gains none at `exec`, root or not): the bounding set emptied where the thread
+/// may (`CAP_SETPCAP`), the ambient set cleared, the effective, permitted and inheritable sets
+/// emptied.
+#[cfg(all(target_os = "linux", feature = "landlock"))]
+fn drop_capabilities() -> std::io::Result<()> {
+    use rustix::thread::{self, CapabilitySet, CapabilitySets};
+    let held = thread::capabilities(None)?;
+    if held.effective.contains(CapabilitySet::SETPCAP) {
+        for bit in 0..64 {
+            // Past the kernel's last capability the call fails; nothing is left to drop.
+            let _ = thread::remove_capability_from_bounding_set(CapabilitySet::from_bits_retain(
+                1 << bit,
+            ));
+        }
+    }
+    // Fails only on a kernel without ambient capabilities (before 4.3), where none are held.
+    let _ = thread::clear_ambient_capability_set();
+    thread::set_capabilities(
+        None,
+        CapabilitySets {
+            effective: CapabilitySet::empty(),
+            permitted: CapabilitySet::empty(),
+            inheritable: CapabilitySet::empty(),
+        },
+    )?;
+    Ok(())
 }
 
 /// What `after` holds that `before` did not: the entries a trial left. A listing after the trial

@@ -440,7 +440,10 @@ impl ExecBackend {
                     Err(e) => {
                         let why = format!("the backend's own directories cannot be made: {e}");
                         log.note(&why);
-                        let _ = confinement.set(crate::confine::Status::WatchedOnly(why));
+                        let _ = confinement.set(crate::confine::Status::WatchedOnly(
+                            why,
+                            crate::confine::Hardening::default(),
+                        ));
                         None
                     }
                 }

@@ -322,14 +322,103 @@ fn the_harness_is_neither_written_through_proc_nor_signalled() {
     );
 }
 
+/// A confined backend cannot set the harness's resource limits or its priority (round five,
+/// M5): the kernel checks only the user for these, and Landlock has no rule for them, so a
+/// seccomp filter refuses them. Each probe sets what the harness already has, so that a
+/// regression changes nothing here.
+#[cfg(all(target_os = "linux", feature = "landlock"))]
+#[test]
+fn the_harnesss_limits_and_priority_are_out_of_a_backends_reach() {
+    for mode in ["limit-harness", "nice-harness"] {
+        let (_, said) = weights_with(mode, "", Conformance::Documented);
+        assert!(said.contains("out of reach (seccomp)"), "{said}");
+        assert!(
+            said.contains(&format!("misbehave: {mode} failed"))
+                && !said.contains(&format!("{mode} went through")),
+            "{said}"
+        );
+    }
+}
+
+/// A confined backend holds no capability (round five, M9), even started by a harness run as
+/// root (as CI runs): no `CAP_SYS_ADMIN`, `CAP_SYS_BOOT`, `CAP_NET_ADMIN` or any other, and
+/// nothing in its bounding set where the harness could empty it.
+#[cfg(all(target_os = "linux", feature = "landlock"))]
+#[test]
+fn a_confined_backend_holds_no_capabilities() {
+    let (_, said) = weights_with("capabilities", "", Conformance::Documented);
+    assert!(said.contains("no capabilities"), "{said}");
+    let held = |name: &str| -> u64 {
+        let line = said
+            .lines()
+            .find(|l| l.starts_with("misbehave: capabilities Cap"))
+            .unwrap_or_else(|| panic!("the backend said which it holds: {said}"));
+        let field = line
+            .split_whitespace()
+            .skip_while(|w| *w != format!("{name}:"))
+            .nth(1)
+            .unwrap_or_else(|| panic!("{name} in {line}"));
+        u64::from_str_radix(field, 16).expect("hexadecimal")
+    };
+    assert_eq!(held("CapEff"), 0, "{said}");
+    assert_eq!(held("CapPrm"), 0, "{said}");
+    let ours = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    if ours
+        .lines()
+        .any(|l| l.starts_with("CapEff:") && !l.ends_with("0000000000000000"))
+    {
+        assert_eq!(
+            held("CapBnd"),
+            0,
+            "run as root, the bounding set is emptied: {said}"
+        );
+    }
+}
+
+/// A System V shared memory segment a confined backend makes goes with it (round five, M7),
+/// where the harness may give it an IPC namespace of its own (run as root, as CI runs).
+#[cfg(all(target_os = "linux", feature = "landlock"))]
+#[test]
+fn a_sysv_segment_a_backend_leaves_goes_with_it() {
+    let key = 0x6765_0000 + (std::process::id() & 0xffff);
+    let (_, said) = weights_with(
+        "sysv-shm",
+        &format!("env MISBEHAVE_KEY={key} "),
+        Conformance::Documented,
+    );
+    assert!(said.contains("misbehave: sysv-shm went through"), "{said}");
+    let here = std::fs::read_to_string("/proc/sysvipc/shm").unwrap_or_default();
+    let left = here
+        .lines()
+        .any(|l| l.split_whitespace().next() == Some(&key.to_string()));
+    if left {
+        // Removed whatever the outcome, so that a failure leaves no memory held.
+        let _ = std::process::Command::new("ipcrm")
+            .args(["-M", &key.to_string()])
+            .status();
+    }
+    if !said.contains("System V IPC of its own") {
+        eprintln!("skipped: the harness cannot give a backend its own IPC namespace ({said})");
+        return;
+    }
+    assert!(
+        !left,
+        "the segment of key {key} outlived the backend: {said}"
+    );
+}
+
 /// `--require-confinement` fails closed (round five, L15): only a backend Landlock confines
 /// runs; one that could only be watched, or was not confined at all, is refused, and so is an
 /// in-process engine, which nothing confines.
 #[test]
 fn required_confinement_runs_only_what_landlock_confines() {
+    use ge_conformance::confine::Hardening;
     use ge_conformance::confine::{Signals, Status};
-    let landlock = Status::Landlock(6, Signals::Scoped);
-    let watched = Status::WatchedOnly("the kernel does not enforce Landlock".into());
+    let landlock = Status::Landlock(6, Signals::Scoped, Hardening::default());
+    let watched = Status::WatchedOnly(
+        "the kernel does not enforce Landlock".into(),
+        Hardening::default(),
+    );
     assert_eq!(Confine::Required.allows(&landlock), Ok(()));
     let refused = Confine::Required
         .allows(&watched)

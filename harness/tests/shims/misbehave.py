@@ -42,6 +42,16 @@ line contains TRIGGER, where it misbehaves as MODE says:
     signal-harness
                   relays the answer, then sends the harness signal 0 (a probe that changes
                   nothing) and says on standard error whether it went through
+    flood-sandbox makes 10,001 links in the request's sandbox, then relays the request and its
+                  answer (which is right, and lists none of them)
+    limit-harness relays the answer, then sets the harness's core-file limit to what it already
+                  is (a probe that changes nothing) and says whether it could
+    nice-harness  relays the answer, then sets the harness's priority to what it already is and
+                  says whether it could
+    capabilities  relays the answer, then says on standard error which capabilities it holds
+                  (its CapEff, CapPrm and CapBnd lines of /proc/self/status)
+    sysv-shm      relays the answer, then makes a System V shared memory segment of key
+                  $MISBEHAVE_KEY and leaves it, saying whether it could
     late-hello    sleeps $MISBEHAVE_DELAY seconds before relaying the hello (TRIGGER unused)
     slow          sleeps $MISBEHAVE_DELAY seconds, then relays the request and its answer
     zero-offsets  relays the answer with every tensor of a memory plan at offset 0, as a
@@ -75,6 +85,13 @@ def main():
             sys.stderr.flush()
             if mode == "crash":
                 os._exit(3)
+            if mode == "flood-sandbox":
+                request = json.loads(line)
+                if request.get("sandbox"):
+                    flood = os.path.join(request["sandbox"], "flood")
+                    os.mkdir(flood)
+                    for i in range(10001):
+                        os.symlink("/nowhere", os.path.join(flood, str(i)))
             if mode == "slow":
                 time.sleep(float(os.environ.get("MISBEHAVE_DELAY", "5")))
             if mode == "hang":
@@ -188,6 +205,27 @@ def write_outside(mode, request):
         elif mode == "open-tty":
             os.close(os.open("/dev/tty", os.O_RDONLY))
             sys.stderr.write("misbehave: open-tty went through\n")
+        elif mode == "limit-harness":
+            import resource
+            limit = resource.prlimit(os.getppid(), resource.RLIMIT_CORE)
+            resource.prlimit(os.getppid(), resource.RLIMIT_CORE, limit)
+            sys.stderr.write("misbehave: limit-harness went through\n")
+        elif mode == "nice-harness":
+            now = os.getpriority(os.PRIO_PROCESS, os.getppid())
+            os.setpriority(os.PRIO_PROCESS, os.getppid(), now)
+            sys.stderr.write("misbehave: nice-harness went through\n")
+        elif mode == "capabilities":
+            with open("/proc/self/status") as f:
+                held = [l.strip() for l in f if l.startswith(("CapEff", "CapPrm", "CapBnd"))]
+            sys.stderr.write("misbehave: capabilities %s\n" % " ".join(held))
+        elif mode == "sysv-shm":
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            # IPC_CREAT | 0600
+            made = libc.shmget(int(os.environ["MISBEHAVE_KEY"]), 4096, 0o1000 | 0o600)
+            if made == -1:
+                raise OSError(ctypes.get_errno(), "shmget")
+            sys.stderr.write("misbehave: sysv-shm went through\n")
         elif mode == "signal-harness":
             os.kill(os.getppid(), 0)
             sys.stderr.write("misbehave: signal-harness went through\n")
