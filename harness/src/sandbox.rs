@@ -381,26 +381,49 @@ fn read_regular(path: &Path, left: &mut u64) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
-/// Every entry under `root`, by sandbox-relative path (`a/b`), without following links,
-/// opening only regular files, and not entering a mount.
-pub fn walk(root: &Path) -> std::collections::BTreeMap<String, Entry> {
-    let mut out = std::collections::BTreeMap::new();
-    if let Ok(meta) = fs::symlink_metadata(root) {
-        let mut left = MAX_SANDBOX_FILE;
-        walk_in(root, "", device(&meta), &mut left, &mut out);
-    }
-    out
+/// The most entries [`walk`] records of one sandbox. A weights answer writes a file a weight and
+/// a few directories, and the harness plants a few more: a sandbox past this holds what its
+/// answer cannot account for, and the rest is not read, so that a backend that makes a million
+/// links costs the harness bounded memory (at most this many names and link targets, each one
+/// path long, and [`MAX_SANDBOX_FILE`] bytes of files).
+pub const MAX_SANDBOX_ENTRIES: usize = 10_000;
+
+/// What [`walk`] found in a sandbox.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Found {
+    /// Each entry, by sandbox-relative path (`a/b`).
+    pub entries: std::collections::BTreeMap<String, Entry>,
+    /// True when the sandbox held more than [`MAX_SANDBOX_ENTRIES`] entries: the walk stopped
+    /// there, and `entries` is not all of it.
+    pub capped: bool,
 }
 
+/// Every entry under `root`, by sandbox-relative path (`a/b`), without following links,
+/// opening only regular files, and not entering a mount: at most [`MAX_SANDBOX_ENTRIES`].
+pub fn walk(root: &Path) -> Found {
+    let mut found = Found::default();
+    if let Ok(meta) = fs::symlink_metadata(root) {
+        let mut left = MAX_SANDBOX_FILE;
+        found.capped = walk_in(root, "", device(&meta), &mut left, &mut found.entries);
+    }
+    found
+}
+
+/// [`walk`] beneath `dir`; true when it stopped at [`MAX_SANDBOX_ENTRIES`].
 fn walk_in(
     dir: &Path,
     prefix: &str,
     dev: u64,
     left: &mut u64,
     out: &mut std::collections::BTreeMap<String, Entry>,
-) {
-    let Ok(read) = fs::read_dir(dir) else { return };
+) -> bool {
+    let Ok(read) = fs::read_dir(dir) else {
+        return false;
+    };
     for entry in read.flatten() {
+        if out.len() >= MAX_SANDBOX_ENTRIES {
+            return true;
+        }
         let name = entry.file_name().to_string_lossy().into_owned();
         let r = if prefix.is_empty() {
             name
@@ -421,7 +444,9 @@ fn walk_in(
                 Entry::Foreign("a directory the harness cannot read".into())
             } else {
                 out.insert(r.clone(), Entry::Dir);
-                walk_in(&path, &r, dev, left, out);
+                if walk_in(&path, &r, dev, left, out) {
+                    return true;
+                }
                 continue;
             }
         } else if kind.is_file() {
@@ -434,6 +459,7 @@ fn walk_in(
         };
         out.insert(r, found);
     }
+    false
 }
 
 fn special_kind(kind: &fs::FileType) -> &'static str {
@@ -816,7 +842,7 @@ mod tests {
             let f = fs::File::create(dir.path().join(name)).unwrap();
             f.set_len(third).unwrap();
         }
-        let entries = walk(dir.path());
+        let entries = walk(dir.path()).entries;
         let read = entries
             .values()
             .filter(|e| matches!(e, Entry::File(b) if b.len() as u64 == third))
@@ -837,6 +863,25 @@ mod tests {
         );
     }
 
+    /// Round six, H1: a sandbox of more links than the cap is walked to the cap and no further,
+    /// and says so.
+    #[test]
+    fn a_flooded_sandbox_is_walked_to_its_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("d")).unwrap();
+        for i in 0..=MAX_SANDBOX_ENTRIES {
+            std::os::unix::fs::symlink("/nowhere", dir.path().join(format!("d/{i}"))).unwrap();
+        }
+        let found = walk(dir.path());
+        assert!(found.capped);
+        assert_eq!(found.entries.len(), MAX_SANDBOX_ENTRIES);
+        fs::remove_file(dir.path().join("d/0")).unwrap();
+        fs::remove_file(dir.path().join("d/1")).unwrap();
+        let found = walk(dir.path());
+        assert!(!found.capped, "the cap itself is not past it");
+        assert_eq!(found.entries.len(), MAX_SANDBOX_ENTRIES);
+    }
+
     #[test]
     fn foreign_entries_are_named_and_never_opened() {
         let dir = tempfile::tempdir().unwrap();
@@ -853,7 +898,7 @@ mod tests {
         let sparse = fs::File::create(dir.path().join("sparse")).unwrap();
         sparse.set_len(MAX_SANDBOX_FILE + 1).unwrap();
         fs::write(dir.path().join("small"), b"abc").unwrap();
-        let found = walk(dir.path());
+        let found = walk(dir.path()).entries;
         assert_eq!(found["fifo"], Entry::Foreign("a FIFO".into()));
         assert_eq!(found["zero"], Entry::Link("/dev/zero".into()));
         assert!(matches!(&found["sparse"], Entry::Foreign(w) if w.contains("bytes")));
@@ -871,7 +916,7 @@ mod tests {
         let path = sandbox.path().to_path_buf();
         // As root every directory is readable; otherwise the walk names it.
         if fs::read_dir(&locked).is_err() {
-            assert!(matches!(&walk(&path)["locked"], Entry::Foreign(_)));
+            assert!(matches!(&walk(&path).entries["locked"], Entry::Foreign(_)));
         }
         drop(sandbox);
         assert!(!path.exists(), "the sandbox is gone");

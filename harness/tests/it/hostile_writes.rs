@@ -107,6 +107,30 @@ fn leftovers_hidden_in_a_flooded_tmpdir_still_fail_wgt_007() {
     assert!(passed.is_empty(), "leaking trials that passed: {passed:?}");
 }
 
+/// A backend that floods its sandbox with links past the walk's cap (round six, H1) costs the
+/// harness bounded memory, and fails every weights trial WGT-005 (binding at every level): the
+/// sandbox holds more than any answer lists.
+#[test]
+fn a_sandbox_flooded_past_the_walks_cap_fails_wgt_005() {
+    let (report, said) = weights_through("flood-sandbox", None, Conformance::Documented);
+    let trials: Vec<_> = report
+        .trials
+        .iter()
+        .filter(|t| t.outcome != Outcome::NotSupported)
+        .collect();
+    assert!(!trials.is_empty(), "{said}");
+    for t in trials {
+        let message = t.message.as_deref().unwrap_or("");
+        assert_eq!(t.outcome, Outcome::Fail, "{}: {message}", t.name);
+        assert_eq!(t.broken, ["WGT-005"], "{}: {message}", t.name);
+        assert!(
+            message.contains("more than 10000 entries"),
+            "{}: {message}",
+            t.name
+        );
+    }
+}
+
 /// Beneath the sandbox root but outside the sandbox and the backend's own `$TMPDIR` and `$HOME`
 /// (here `$TMPDIR/..`), Landlock lets a backend write; such a write is judged as one beside the
 /// sandbox: the harness's safety rule, failed at every level, also when the backend takes the

@@ -10,10 +10,37 @@ pub fn check_sandbox(
     observation: &WeightsObservation,
     sandbox: &Path,
 ) -> Vec<Violation> {
-    let cx = Disk::new(judging.profile, scenario, observation, sandbox);
+    let found = crate::sandbox::walk(sandbox);
+    if found.capped {
+        return vec![flooded(observation)];
+    }
+    let cx = Disk::new(
+        judging.profile,
+        scenario,
+        observation,
+        sandbox,
+        found.entries,
+    );
     let mut v = Vec::new();
     crate::oracle::run_table(DISK, &cx, &mut v);
     v
+}
+
+/// WGT-005: a sandbox of more entries than the harness reads ([`MAX_SANDBOX_ENTRIES`]) holds
+/// more than any answer accounts for (a file a weight, its directories, and what the setup
+/// planted): something is there that the observation does not list. The other checks are not
+/// run: with part of the sandbox unread, what they would say of the rest could be false.
+fn flooded(o: &WeightsObservation) -> Violation {
+    use crate::sandbox::MAX_SANDBOX_ENTRIES;
+    Violation::new(
+        "WGT-005",
+        format!(
+            "the sandbox holds more than {MAX_SANDBOX_ENTRIES} entries, where the answer lists \
+             {} files: the harness reads no further, and what the sandbox holds past that is \
+             unlisted",
+            o.files.len()
+        ),
+    )
 }
 
 /// A check of the phases whose context is [`Disk`].
@@ -130,6 +157,7 @@ impl<'a> Disk<'a> {
         scenario: &'a WeightsScenario,
         o: &'a WeightsObservation,
         sandbox: &Path,
+        found: BTreeMap<String, Entry>,
     ) -> Self {
         let reading = Reading::new(profile, &scenario.options, Context::plain());
         let values = reading.values();
@@ -170,7 +198,7 @@ impl<'a> Disk<'a> {
         let dir = place_dir.map(|d| land(&d));
         let nothing_converted = profile == Profile::Upstream && o.errors.is_empty() && !converting;
         Disk {
-            found: crate::sandbox::walk(sandbox),
+            found,
             unloaded: unload_clause(o),
             profile,
             scenario,
