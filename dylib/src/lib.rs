@@ -16,8 +16,8 @@
 //! - the engine's standard output is pointed at standard error for the length of each call.
 //!
 //! Two helpers serve subprocess backends, whose process the harness starts: a session of their
-//! own ([`in_new_session`]) and, on Linux, a System V IPC namespace of their own
-//! ([`own_ipc_namespace`]).
+//! own, with no descriptor but their standard three ([`apart`]), and, on Linux, a System V IPC
+//! namespace of their own ([`own_ipc_namespace`]).
 //!
 //! Everything it returns is bytes or a typed error: what the JSON means is for the caller (the
 //! harness) to judge.
@@ -36,30 +36,81 @@ mod note;
 
 pub use guard::{EXIT_STATUS, TIMEOUT_STATUS};
 
-/// Starts `command` in a session of its own (`setsid` in the child, before it runs the
-/// program): a process group of its own, as `process_group(0)` gives, and no controlling
-/// terminal, so that what the harness starts cannot open `/dev/tty` and push input into the
-/// user's shell (`TIOCSTI`). Unix only; elsewhere nothing changes.
-pub fn in_new_session(command: &mut std::process::Command) {
+/// Starts `command` apart from the harness:
+///
+/// - in a session of its own (`setsid` in the child, before it runs the program): a process
+///   group of its own, as `process_group(0)` gives, and no controlling terminal, so that what
+///   the harness starts cannot open `/dev/tty` and push input into the user's shell
+///   (`TIOCSTI`);
+/// - with no file descriptor but its standard three: every other one the harness holds,
+///   inherited from whoever started it (a CI job's `3>>log`, a jobserver's pipe), is closed at
+///   `exec`. An open descriptor is no path, so confinement would not stop a write through it.
+///
+/// Unix only; elsewhere nothing changes.
+pub fn apart(command: &mut std::process::Command) {
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
-        /// A new session for the calling process, in the child between fork and exec.
-        fn setsid() -> std::io::Result<()> {
+        /// In the child between fork and exec: a new session, and every descriptor from 3 up
+        /// closed at exec (the standard three are the pipes `Command` set up).
+        fn in_child() -> std::io::Result<()> {
             // SAFETY: `setsid` takes nothing and is async-signal-safe.
             if unsafe { libc::setsid() } == -1 {
                 return Err(std::io::Error::last_os_error());
             }
+            close_at_exec_from(3);
             Ok(())
         }
         // SAFETY: the closure runs in the child between fork and exec, where only
-        // async-signal-safe calls are allowed: `setsid` is one, and nothing is allocated.
+        // async-signal-safe calls are allowed: `setsid`, `close_range`, `getrlimit` and `fcntl`
+        // are system calls, and nothing is allocated.
         unsafe {
-            command.pre_exec(setsid);
+            command.pre_exec(in_child);
         }
     }
     #[cfg(not(unix))]
     let _ = command;
+}
+
+/// Marks every descriptor from `first` up close-on-exec: one `close_range` (Linux 5.11 and
+/// up), else each descriptor below the soft limit on open files (at most 65,536 of them). Marked,
+/// not closed: `Command`'s own pipe that reports a failed `exec` must stay open until the `exec`.
+#[cfg(unix)]
+fn close_at_exec_from(first: u32) {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: `close_range` takes three integers and only changes descriptor flags.
+        let done = unsafe {
+            libc::syscall(
+                libc::SYS_close_range,
+                first,
+                u32::MAX,
+                libc::CLOSE_RANGE_CLOEXEC,
+            )
+        };
+        if done == 0 {
+            return;
+        }
+    }
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `limit` is a valid, writable `rlimit`.
+    let known = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
+    let end = if known {
+        limit.rlim_cur.min(65_536) as i32
+    } else {
+        1024
+    };
+    for fd in first as i32..end {
+        // SAFETY: `fcntl` on a descriptor that may not be open fails with EBADF, harmlessly.
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+        if flags >= 0 {
+            // SAFETY: as above; only the descriptor's flags change.
+            unsafe { libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC) };
+        }
+    }
 }
 
 /// Moves the calling thread into a System V IPC namespace of its own (`unshare(CLONE_NEWIPC)`),

@@ -580,8 +580,10 @@ impl ExecBackend {
             .stderr(Stdio::piped());
         // A session of its own: a process group of its own, so that stopping the backend stops
         // what it started too (what leaves the group is adopted here and known by the variable,
-        // `strays`), and no controlling terminal to push input into (`TIOCSTI`).
-        ge_dylib::in_new_session(&mut command);
+        // `strays`), and no controlling terminal to push input into (`TIOCSTI`); and no
+        // descriptor of the harness's but the three pipes (a writable one would pass
+        // confinement by).
+        ge_dylib::apart(&mut command);
         command.env(super::strays::HARNESS_VAR, std::process::id().to_string());
         super::strays::adopt_orphans();
         // Started and listed under the lock, so that no sweep for strays sees it unlisted.

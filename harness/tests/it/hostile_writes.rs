@@ -364,6 +364,39 @@ fn the_harnesss_limits_and_priority_are_out_of_a_backends_reach() {
     }
 }
 
+/// A backend inherits no descriptor of the harness's but its three pipes (round six, M1): a
+/// writable one the harness's caller left open (a CI job's `3>>log`) is no path, so Landlock
+/// would not stop a write through it.
+#[cfg(unix)]
+#[test]
+fn a_backend_inherits_no_descriptor_of_the_harnesss() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let log = dir.path().join("ci.log");
+    std::fs::write(&log, "the job's log\n").expect("written");
+    let backend = misbehave("write-inherited never");
+    let o = within(Duration::from_secs(120), move || {
+        std::process::Command::new("sh")
+            .args([
+                "-c",
+                r#"exec 3>>"$1"; exec "$2" certify --backend "exec:$3" --filter options-values/ --cases 1"#,
+                "sh",
+            ])
+            .arg(&log)
+            .arg(env!("CARGO_BIN_EXE_ge-conformance"))
+            .arg(backend)
+            .output()
+            .expect("run ge-conformance")
+    });
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("ci.log")).unwrap_or_default(),
+        "the job's log\n",
+        "{said}"
+    );
+    assert!(!said.contains("write-inherited went through"), "{said}");
+}
+
 /// A confined backend holds no capability (round five, M9), even started by a harness run as
 /// root (as CI runs): no `CAP_SYS_ADMIN`, `CAP_SYS_BOOT`, `CAP_NET_ADMIN` or any other, and
 /// nothing in its bounding set where the harness could empty it.

@@ -44,6 +44,9 @@ line contains TRIGGER, where it misbehaves as MODE says:
                   nothing) and says on standard error whether it went through
     flood-sandbox makes 10,001 links in the request's sandbox, then relays the request and its
                   answer (which is right, and lists none of them)
+    write-inherited
+                  at start, writes a line into every descriptor from 3 up that it inherited, and
+                  says on standard error which it could (TRIGGER unused)
     limit-harness relays the answer, then sets the harness's core-file limit to what it already
                   is (a probe that changes nothing) and says whether it could
     nice-harness  relays the answer, then sets the harness's priority to what it already is and
@@ -76,6 +79,13 @@ def main():
     if os.environ.get("MISBEHAVE_PIDFILE"):
         with open(os.environ["MISBEHAVE_PIDFILE"], "a") as f:
             f.write(f"{os.getpid()}\n")
+    if mode == "write-inherited":
+        for fd in sorted(int(n) for n in os.listdir("/proc/self/fd") if int(n) > 2):
+            try:
+                os.write(fd, b"written through an inherited descriptor\n")
+                sys.stderr.write("misbehave: write-inherited went through fd %d\n" % fd)
+            except OSError:
+                pass
     child = subprocess.Popen(backend, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     for line in sys.stdin:
         if mode == "late-hello" and '"hello"' in line:
