@@ -231,6 +231,21 @@ fn sockets(abi: i32) -> &'static str {
     }
 }
 
+impl Status {
+    /// `Ok` when a backend that started confined as `self` may run again confined as `now`:
+    /// only as it was at its first start, which the report states and `--require-confinement`
+    /// judged (round six, L1). Otherwise why it is not run.
+    pub fn restart(&self, now: &Status) -> Result<(), String> {
+        if self == now {
+            return Ok(());
+        }
+        Err(format!(
+            "the backend could not be confined as at its first start, so it is not run (first: \
+             {self}; now: {now})"
+        ))
+    }
+}
+
 impl std::fmt::Display for Status {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -527,6 +542,29 @@ pub fn left_behind(before: &Listing, after: &Listing) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_restart_runs_only_as_confined_as_the_first_start() {
+        let hardened = Hardening {
+            no_capabilities: true,
+            others_out_of_reach: true,
+            own_ipc: true,
+        };
+        let first = Status::Landlock(7, Signals::Scoped, hardened);
+        assert_eq!(first.restart(&first.clone()), Ok(()));
+        let weaker = [
+            Status::WatchedOnly("Landlock refused: out of memory".into(), hardened),
+            Status::Landlock(7, Signals::Scoped, Hardening::default()),
+            Status::Off,
+        ];
+        for now in weaker {
+            let why = first.restart(&now).expect_err("not run");
+            assert!(
+                why.contains("not run") && why.contains(&now.to_string()),
+                "{why}"
+            );
+        }
+    }
 
     #[test]
     fn what_a_trial_leaves_is_named_as_the_backend_sees_it() {

@@ -591,7 +591,14 @@ impl ExecBackend {
         let spawned = match &self.area {
             Some(area) => {
                 let (spawned, status) = crate::confine::spawn(&mut command, area);
-                let _ = self.confinement.set(status);
+                let first = self.confinement.get_or_init(|| status.clone());
+                if let Err(why) = first.restart(&status) {
+                    drop(live);
+                    if let Ok(mut child) = spawned {
+                        kill(&mut child);
+                    }
+                    return Err((why, false));
+                }
                 spawned
             }
             None => command.spawn(),
