@@ -100,16 +100,25 @@ fn parent_in(stat: &str) -> Option<u32> {
     fields.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// True when `pid` was started with `marker` (`NAME=value`) in its environment.
+/// The most bytes of a process's environment [`carries`] reads: four times the 2 MiB a Linux
+/// `exec` takes by default for arguments and environment together. A helper that points its
+/// environment at gigabytes of its memory (`PR_SET_MM`, as root) costs the harness this much
+/// at most (round six, L3).
+#[cfg(target_os = "linux")]
+const MAX_ENVIRON: u64 = 8 << 20;
+
+/// True when `pid` was started with `marker` (`NAME=value`) in its environment, read one entry
+/// at a time, [`MAX_ENVIRON`] bytes at most.
 #[cfg(target_os = "linux")]
 fn carries(pid: u32, marker: &str) -> bool {
-    std::fs::read(format!("/proc/{pid}/environ"))
-        .map(|environ| {
-            environ
-                .split(|&b| b == 0)
-                .any(|entry| entry == marker.as_bytes())
-        })
-        .unwrap_or(false)
+    use std::io::{BufRead, Read};
+    let Ok(environ) = std::fs::File::open(format!("/proc/{pid}/environ")) else {
+        return false;
+    };
+    std::io::BufReader::new(environ.take(MAX_ENVIRON))
+        .split(0)
+        .map_while(Result::ok)
+        .any(|entry| entry == marker.as_bytes())
 }
 
 #[cfg(all(test, target_os = "linux"))]
