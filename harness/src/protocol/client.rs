@@ -110,8 +110,17 @@ impl Default for GiveUp {
     }
 }
 
-/// The longest line read from a backend; a longer one is a protocol failure.
-pub const MAX_LINE: usize = crate::input::MAX_SCENARIO as usize;
+/// The longest line read from a backend: 8 MiB; a longer one is a protocol failure. An answer
+/// to any of the suite's scenarios takes far less (a plan of 170,000 tensors would take 8 MiB),
+/// and the judge holds many times an answer's size while it judges one made up to be judged
+/// badly (a violation for each made-up tensor): at this cap, with the line read ahead
+/// ([`LINE_QUEUE`]), a hostile backend keeps the harness far below 400 MB. At the 64 MiB it
+/// was, a plan of 1,300,000 made-up tensors took it to 708 MB (round five, L10).
+pub const MAX_LINE: usize = 8 << 20;
+
+/// The longest request line `serve-reference` and `serve-dylib` read: a scenario file's cap
+/// ([`crate::input::MAX_SCENARIO`], 64 MiB).
+pub const MAX_REQUEST_LINE: usize = crate::input::MAX_SCENARIO as usize;
 
 /// How much of the backend's standard error is kept for the report.
 pub const MAX_STDERR: usize = 1 << 20;
@@ -122,8 +131,9 @@ pub const MAX_BLANK_LINES: usize = 64;
 
 /// Lines read ahead from the backend's output before the reader waits for the harness to take
 /// them, so a backend that floods its output costs bounded memory (at most this many lines of
-/// at most [`MAX_LINE`] bytes).
-const LINE_QUEUE: usize = 4;
+/// at most [`MAX_LINE`] bytes, and the one the reader holds). One is enough: the harness asks
+/// one request at a time.
+const LINE_QUEUE: usize = 1;
 
 /// The process groups of the backends running now, so that an interrupted harness can stop
 /// them ([`stop_all_backends`]). A group is listed from its start until just before its leader
@@ -1177,10 +1187,10 @@ fn read_lines(stdout: impl Read, tx: &SyncSender<Result<String, String>>) {
                 while matches!(line.last(), Some(b'\n' | b'\r')) {
                     line.pop();
                 }
-                if tx
-                    .send(Ok(String::from_utf8_lossy(&line).into_owned()))
-                    .is_err()
-                {
+                // Handed over, not copied: the reader keeps no buffer of a long line's size.
+                let text = String::from_utf8(std::mem::take(&mut line))
+                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+                if tx.send(Ok(text)).is_err() {
                     return;
                 }
             }

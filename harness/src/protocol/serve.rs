@@ -90,15 +90,15 @@ pub fn serve_profiles(
     let mut raw = Vec::new();
     loop {
         raw.clear();
-        let limit = super::client::MAX_LINE as u64 + 1;
+        let limit = super::client::MAX_REQUEST_LINE as u64 + 1;
         if (&mut input).take(limit).read_until(b'\n', &mut raw)? == 0 {
             return Ok(());
         }
-        if raw.len() > super::client::MAX_LINE {
+        if raw.len() > super::client::MAX_REQUEST_LINE {
             // The rest of the line cannot be skipped without reading it: end the session.
             let why = format!(
                 "a line longer than {} bytes; this backend stops here",
-                super::client::MAX_LINE
+                super::client::MAX_REQUEST_LINE
             );
             return send(&mut output, &error(None, why));
         }

@@ -146,7 +146,7 @@ fn garbage_is_reported() {
 
 #[test]
 fn a_line_past_the_cap_is_reported() {
-    // The client's cap, read rather than restated: 64 MiB, a number a table's bound can equal.
+    // The client's cap, read rather than restated: 8 MiB.
     let says = format!(
         "a line longer than {} bytes",
         ge_conformance::protocol::client::MAX_LINE

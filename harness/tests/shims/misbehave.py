@@ -15,7 +15,7 @@ line contains TRIGGER, where it misbehaves as MODE says:
     huge-error    answers a protocol error of 32 MiB, a forged verdict line over and over
     blank-flood   writes blank lines, forever, instead of an answer
     extra-line    relays the answer, then writes it a second time
-    huge-line     answers one line longer than the protocol allows (64 MiB)
+    huge-line     answers one line of 64 MiB, longer than the protocol allows
     write-tmpdir  relays the answer, then leaves a file in its $TMPDIR
     flood-tmpdir  relays the answer, then leaves 10,001 empty files in its $TMPDIR (the first
                   time) and a file of its own per request, as write-tmpdir
