@@ -110,13 +110,49 @@ impl Default for GiveUp {
     }
 }
 
-/// The longest line read from a backend: 8 MiB; a longer one is a protocol failure. An answer
-/// to any of the suite's scenarios takes far less (a plan of 170,000 tensors would take 8 MiB),
-/// and the judge holds many times an answer's size while it judges one made up to be judged
-/// badly (a violation for each made-up tensor): at this cap, with the line read ahead
-/// ([`LINE_QUEUE`]), a hostile backend keeps the harness far below 400 MB. At the 64 MiB it
-/// was, a plan of 1,300,000 made-up tensors took it to 708 MB (round five, L10).
-pub const MAX_LINE: usize = 8 << 20;
+/// The longest line read from a backend: 32 MiB; a longer one is a protocol failure. The largest
+/// answer to the suite's own scenarios takes 4.3 MB (1,016 warnings, each quoting a long index
+/// list): an engine that quotes more still fits. What an answer costs the judge per entry is
+/// bounded by [`MAX_ANSWER_ENTRIES`], and per byte by this: with the line read ahead
+/// ([`LINE_QUEUE`]) a hostile backend keeps the harness below 400 MB. At the 64 MiB it was,
+/// with four lines read ahead, a plan of 1,300,000 made-up tensors took it to 708 MB (round
+/// five, L10).
+pub const MAX_LINE: usize = 32 << 20;
+
+/// The most entries an answer may hold: the elements of its lists and the members of its
+/// objects, at every depth, as [`entries`] counts them. The largest answer to the suite's own
+/// scenarios (the reference's, over a whole `certify`) holds about 30,000. The judge holds a
+/// few kilobytes for each entry of an answer made up to be judged badly (an empty diagnostic,
+/// `{}`, is one), so past this an answer is refused unread: 250,000 empty diagnostics, a line of
+/// 750 KB, took the harness to 637 MB (round seven, H1).
+pub const MAX_ANSWER_ENTRIES: usize = 1 << 17;
+
+/// The entries of the JSON text `line`, counted without parsing it: each `{`, `[` and `,`
+/// outside a string, as many as its elements and members or a few more.
+fn entries(line: &str) -> usize {
+    let (mut count, mut in_string, mut escaped) = (0, false, false);
+    for b in line.bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+        } else {
+            match b {
+                b'"' => in_string = true,
+                b'{' | b'[' | b',' => count += 1,
+                _ => {}
+            }
+        }
+    }
+    count
+}
+
+/// The longest hello a backend may write: 64 KiB. A hello is a few hundred bytes; a larger one
+/// is refused before it is parsed (a 66 MB hello took the harness to 633 MB: round seven, H2).
+pub const MAX_HELLO: usize = 64 << 10;
 
 /// The longest request line `serve-reference` and `serve-dylib` read: a scenario file's cap
 /// ([`crate::input::MAX_SCENARIO`], 64 MiB).
@@ -729,6 +765,18 @@ impl ExecBackend {
                 return Err((format!("no hello: {why}"), false))
             }
         };
+        // A hello names the backend, its version, capabilities and profiles: a few hundred
+        // bytes. Past its cap it is refused before it is parsed, which holds many times its size.
+        if line.len() > MAX_HELLO {
+            return Err((
+                format!(
+                    "the hello takes {} bytes, more than the {MAX_HELLO} a hello may: {}",
+                    line.len(),
+                    excerpt(&line)
+                ),
+                false,
+            ));
+        }
         let value: serde_json::Value = serde_json::from_str(&line).map_err(|e| {
             (
                 format!("the hello is not JSON ({e}): {}", excerpt(&line)),
@@ -995,6 +1043,13 @@ impl Backend for ExecBackend {
 
 /// Turns the answer line to request `id` into an answer, or says what is wrong with it.
 fn interpret(line: &str, id: u64, capability: Capability) -> Result<Answer<Observation>, Failure> {
+    let held = entries(line);
+    if held > MAX_ANSWER_ENTRIES {
+        return Err(Failure::Keep(format!(
+            "the backend answered a line of {held} entries, more than the {MAX_ANSWER_ENTRIES} \
+             an answer may hold: it is not read"
+        )));
+    }
     let message: BackendMessage = serde_json::from_str(line).map_err(|e| {
         Failure::Restart(format!(
             "the backend answered a line that is not a protocol message ({e}): {}",
@@ -1187,9 +1242,13 @@ fn read_lines(stdout: impl Read, tx: &SyncSender<Result<String, String>>) {
                 while matches!(line.last(), Some(b'\n' | b'\r')) {
                     line.pop();
                 }
-                // Handed over, not copied: the reader keeps no buffer of a long line's size.
-                let text = String::from_utf8(std::mem::take(&mut line))
-                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+                // Handed over, not copied: the reader keeps no buffer of a long line's size. A
+                // line that is not UTF-8 is a protocol failure, not a line three times its size
+                // once each bad byte is replaced (round seven, H3).
+                let Ok(text) = String::from_utf8(std::mem::take(&mut line)) else {
+                    let _ = tx.send(Err("the backend wrote a line that is not UTF-8".to_owned()));
+                    return;
+                };
                 if tx.send(Ok(text)).is_err() {
                     return;
                 }
@@ -1216,6 +1275,15 @@ fn copy_stderr(mut stderr: impl Read, log: &StderrLog) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn entries_are_counted_outside_strings_only() {
+        // `{`, `[`, the two commas of the list, `{}`, the comma between the members.
+        assert_eq!(entries(r#"{"a":[1,2,{}],"b":"{[,\"]}"}"#), 6);
+        assert_eq!(entries("[]"), 1);
+        let many = format!("[{}]", vec!["{}"; MAX_ANSWER_ENTRIES].join(","));
+        assert!(entries(&many) > MAX_ANSWER_ENTRIES);
+    }
 
     #[test]
     fn splits_like_a_shell() {

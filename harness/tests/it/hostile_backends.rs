@@ -419,6 +419,20 @@ fn an_interrupted_harness_removes_its_sandbox_root() {
     assert_eq!(roots(), 0, "the interrupted run removed its root");
 }
 
+/// A hello past its 64 KiB cap is refused before it is parsed (round seven, H2: a 66 MB hello
+/// was parsed whole, and took the harness to 633 MB).
+#[test]
+fn a_hello_past_its_cap_is_refused_unparsed() {
+    let command = misbehave("fat-hello unused");
+    let (greeted, log) = within(Duration::from_secs(60), move || {
+        let backend =
+            ExecBackend::new(&command, Duration::from_millis(2000)).expect("a command line");
+        (backend.greeted(), backend.stderr_log().text())
+    });
+    assert!(!greeted, "{log}");
+    assert!(log.contains("more than the 65536 a hello may"), "{log}");
+}
+
 /// `misbehave.py late-hello` in front of the reference, greeting after `delay` seconds.
 fn late_greeter(delay: f64) -> String {
     format!(

@@ -146,12 +146,30 @@ fn garbage_is_reported() {
 
 #[test]
 fn a_line_past_the_cap_is_reported() {
-    // The client's cap, read rather than restated: 8 MiB.
+    // The client's cap, read rather than restated: 32 MiB.
     let says = format!(
         "a line longer than {} bytes",
         ge_conformance::protocol::client::MAX_LINE
     );
     check_misbehaviour("huge-line", "ge.featureBaseRefreshable", &says, true);
+}
+
+/// An answer of more entries than an answer may hold is refused unread (round seven, H1: the
+/// judge held kilobytes for each).
+#[test]
+fn an_answer_of_too_many_entries_is_refused_unread() {
+    let says = format!(
+        "more than the {} an answer may hold",
+        ge_conformance::protocol::client::MAX_ANSWER_ENTRIES
+    );
+    check_misbehaviour("many-entries", "ge.featureBaseRefreshable", &says, false);
+}
+
+/// A line that is not UTF-8 is a protocol failure (round seven, H3: replacing each bad byte made
+/// a line three times its size).
+#[test]
+fn a_line_that_is_not_utf8_is_reported() {
+    check_misbehaviour("not-utf8", "ge.featureBaseRefreshable", "not UTF-8", true);
 }
 
 #[test]

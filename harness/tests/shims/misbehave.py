@@ -15,6 +15,9 @@ line contains TRIGGER, where it misbehaves as MODE says:
     huge-error    answers a protocol error of 32 MiB, a forged verdict line over and over
     blank-flood   writes blank lines, forever, instead of an answer
     extra-line    relays the answer, then writes it a second time
+    many-entries  relays the answer with 140,000 empty objects after its last member (a line
+                  of 420 KB, past the entries an answer may hold)
+    not-utf8      relays the answer with a byte that is not UTF-8 in it
     huge-line     answers one line of 64 MiB, longer than the protocol allows
     write-tmpdir  relays the answer, then leaves a file in its $TMPDIR
     flood-tmpdir  relays the answer, then leaves 10,001 empty files in its $TMPDIR (the first
@@ -55,6 +58,7 @@ line contains TRIGGER, where it misbehaves as MODE says:
                   (its CapEff, CapPrm and CapBnd lines of /proc/self/status)
     sysv-shm      relays the answer, then makes a System V shared memory segment of key
                   $MISBEHAVE_KEY and leaves it, saying whether it could
+    fat-hello     relays the hello with its name padded past 64 KiB (TRIGGER unused)
     late-hello    sleeps $MISBEHAVE_DELAY seconds before relaying the hello (TRIGGER unused)
     slow          sleeps $MISBEHAVE_DELAY seconds, then relays the request and its answer
     zero-offsets  relays the answer with every tensor of a memory plan at offset 0, as a
@@ -138,6 +142,17 @@ def main():
         child.stdin.write(line)
         child.stdin.flush()
         answer = child.stdout.readline()
+        if mode == "fat-hello" and '"hello"' in line:
+            hello = json.loads(answer)
+            hello["name"] = "x" * (65 << 10)
+            answer = json.dumps(hello) + "\n"
+        if mode == "many-entries" and trigger in line and '"request"' in line:
+            answer = answer.rstrip("\n")[:-1] + ',"padding":[' + ",".join(["{}"] * 140000) + "]}\n"
+        if mode == "not-utf8" and trigger in line and '"request"' in line:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(answer.replace('"type"', '"ty\udcffpe"', 1).encode("utf-8", "surrogateescape"))
+            sys.stdout.buffer.flush()
+            continue
         if mode == "wrong-id" and trigger in line and '"request"' in line:
             head, tail = answer.split('"id":', 1)
             number, rest = tail.split(",", 1)
