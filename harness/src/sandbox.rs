@@ -163,15 +163,19 @@ pub fn strangers(prefix: &str, cap: usize, out: &mut BTreeSet<String>) -> bool {
 
 /// The bytes the files beneath this run's sandbox root take on disk (or in memory, under
 /// `/dev/shm`), counted without following a link or crossing a mount; `None` when they cannot
-/// all be counted: more than `cap` entries, or a directory that cannot be listed.
+/// all be counted: more than `cap` entries, a directory that cannot be listed, an entry that
+/// cannot be looked at, or a tree deeper than [`MAX_DEPTH`].
 pub fn bytes_beneath_root(cap: usize) -> Option<u64> {
     let mut seen = 0;
     let meta = fs::symlink_metadata(root()).ok()?;
-    let bytes = bytes_in(root(), device(&meta), cap, &mut seen)?;
+    let bytes = bytes_in(root(), device(&meta), cap, &mut seen, 0)?;
     (seen < cap).then_some(bytes)
 }
 
-fn bytes_in(dir: &Path, dev: u64, cap: usize, seen: &mut usize) -> Option<u64> {
+fn bytes_in(dir: &Path, dev: u64, cap: usize, seen: &mut usize, depth: usize) -> Option<u64> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
     let read = match read_dir_restoring(dir) {
         Ok(read) => read,
         // Gone meanwhile (a sandbox removed as its trial ended): nothing to count.
@@ -185,16 +189,27 @@ fn bytes_in(dir: &Path, dev: u64, cap: usize, seen: &mut usize) -> Option<u64> {
         }
         *seen += 1;
         let path = entry.path();
-        let Ok(meta) = fs::symlink_metadata(&path) else {
-            continue;
+        // Only an entry gone meanwhile is passed over: one that cannot be looked at (a path
+        // past the system's limit, round seven's M2) makes the whole uncountable.
+        let meta = match fs::symlink_metadata(&path) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(_) => return None,
         };
         bytes = bytes.saturating_add(allocated(&meta));
         if meta.file_type().is_dir() && !is_mount(&path, &meta, dev) {
-            bytes = bytes.saturating_add(bytes_in(&path, dev, cap, seen)?);
+            bytes = bytes.saturating_add(bytes_in(&path, dev, cap, seen, depth + 1)?);
         }
     }
     Some(bytes)
 }
+
+/// The deepest directory, below where a count or listing starts, that [`bytes_beneath_root`]
+/// counts and [`names`] lists. No engine nests its files this deep; a tree that does is not
+/// walked further (each level deeper makes every path longer, so a chain as deep as the
+/// system's path limit made each listing cost a second: round seven, M1). Past it the count
+/// fails and the listing stops, as past their caps.
+pub const MAX_DEPTH: usize = 64;
 
 /// What a file takes on disk: its blocks (a sparse file takes what it wrote), else its length.
 fn allocated(meta: &fs::Metadata) -> u64 {
@@ -229,13 +244,13 @@ pub fn note_outside(sandbox: &Path, what: Vec<String>) {
 }
 
 /// Adds to `out` the path of every entry under `dir`, as `prefix/a/b`, without following links
-/// or entering a mount, until `out` holds `cap` entries. True when it stopped there with
-/// entries left unlisted.
+/// or entering a mount, until `out` holds `cap` entries, and no deeper than [`MAX_DEPTH`]. True
+/// when it stopped at either with entries left unlisted.
 pub fn names(dir: &Path, prefix: &str, cap: usize, out: &mut BTreeSet<String>) -> bool {
     let Ok(meta) = fs::symlink_metadata(dir) else {
         return false;
     };
-    names_in(dir, prefix, device(&meta), cap, out)
+    names_in(dir, prefix, device(&meta), cap, out, 0)
 }
 
 /// Lists `dir`; a directory whose owner cannot list it (a backend's `chmod`, to hide what it
@@ -260,12 +275,19 @@ pub fn read_dir_restoring(dir: &Path) -> std::io::Result<fs::ReadDir> {
     }
 }
 
-fn names_in(dir: &Path, prefix: &str, dev: u64, cap: usize, out: &mut BTreeSet<String>) -> bool {
+fn names_in(
+    dir: &Path,
+    prefix: &str,
+    dev: u64,
+    cap: usize,
+    out: &mut BTreeSet<String>,
+    depth: usize,
+) -> bool {
     let Ok(read) = read_dir_restoring(dir) else {
         return false;
     };
     for entry in read.flatten() {
-        if out.len() >= cap {
+        if out.len() >= cap || depth > MAX_DEPTH {
             return true;
         }
         let name = format!("{prefix}/{}", entry.file_name().to_string_lossy());
@@ -273,7 +295,7 @@ fn names_in(dir: &Path, prefix: &str, dev: u64, cap: usize, out: &mut BTreeSet<S
         let descend = fs::symlink_metadata(&path)
             .is_ok_and(|m| m.file_type().is_dir() && !is_mount(&path, &m, dev));
         out.insert(name.clone());
-        if descend && names_in(&path, &name, dev, cap, out) {
+        if descend && names_in(&path, &name, dev, cap, out, depth + 1) {
             return true;
         }
     }
@@ -861,6 +883,40 @@ mod tests {
             "{}",
             refused[0]
         );
+    }
+
+    /// Round seven, M1 and M2: a chain of directories deeper than [`MAX_DEPTH`] is listed no
+    /// further (and the listing says it stopped), and cannot be counted, so that what lies at
+    /// its end is neither slow to list nor left out of the bytes a backend keeps.
+    #[test]
+    fn a_tree_past_the_deepest_is_neither_listed_nor_counted_past_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut deep = dir.path().to_path_buf();
+        for _ in 0..=MAX_DEPTH + 1 {
+            deep.push("d");
+        }
+        fs::create_dir_all(&deep).unwrap();
+        fs::write(deep.join("hidden"), vec![1u8; 4096]).unwrap();
+        let mut listed = BTreeSet::new();
+        assert!(
+            names(dir.path(), "$TMPDIR", 1_000, &mut listed),
+            "{listed:?}"
+        );
+        assert!(listed.len() <= MAX_DEPTH + 1, "{}", listed.len());
+        let dev = device(&fs::symlink_metadata(dir.path()).unwrap());
+        assert_eq!(bytes_in(dir.path(), dev, 1_000, &mut 0, 0), None);
+        // As deep as the bound, it is listed and counted whole.
+        let shallow = tempfile::tempdir().unwrap();
+        let mut path = shallow.path().to_path_buf();
+        for _ in 0..MAX_DEPTH {
+            path.push("d");
+        }
+        fs::create_dir_all(&path).unwrap();
+        let mut listed = BTreeSet::new();
+        assert!(!names(shallow.path(), "$TMPDIR", 1_000, &mut listed));
+        assert_eq!(listed.len(), MAX_DEPTH);
+        let dev = device(&fs::symlink_metadata(shallow.path()).unwrap());
+        assert!(bytes_in(shallow.path(), dev, 1_000, &mut 0, 0).is_some());
     }
 
     /// Round six, H1: a sandbox of more links than the cap is walked to the cap and no further,

@@ -720,7 +720,7 @@ impl ExecBackend {
                 None => self.declare_dead(
                     state,
                     format!(
-                        "declared dead: the files beneath the sandbox root cannot all be counted (more than {ROOT_ENTRIES} entries, or a directory that cannot be listed), so their bound of {bytes} bytes cannot be held"
+                        "declared dead: the files beneath the sandbox root cannot all be counted (more than {ROOT_ENTRIES} entries, a directory that cannot be listed, an entry that cannot be looked at, or a tree more than {} levels deep), so their bound of {bytes} bytes cannot be held", crate::sandbox::MAX_DEPTH
                     ),
                 ),
             }
