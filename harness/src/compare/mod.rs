@@ -44,10 +44,12 @@
 //!   verdict: *no longer judged*, a regression. One of a capability newly declared is *newly
 //!   judged*, and a *new failure* (a regression) when it fails.
 //! - A trial NEW does not list *went away*. That is explained, and no regression, when the
-//!   tables changed (the spec tables' digest or the vendor's own case tables' digest), when the
-//!   profile changed (the profiles select different cases), or when NEW is a filtered run. A
-//!   trial OLD judged that went away with none of these is *vanished*, a regression: an
-//!   unfiltered run of the same tables lists every trial (a verified bundle cannot lack one).
+//!   tables changed (the spec tables' digest or the vendor's own case tables' digest), or when
+//!   the profile changed (the profiles select different cases). A trial OLD judged that went
+//!   away with neither is *vanished*, a regression: a run of the same tables lists every trial
+//!   (a verified bundle cannot lack one). A filter explains nothing: a NEW run filtered to leave
+//!   out what would regress must not pass the gate (round seven, M3), so a trial OLD judged and
+//!   NEW's filter left out is vanished too; compare runs of the same filter, or of none.
 //! - A trial that *appeared* (NEW lists it, OLD does not) is no regression unless it fails the
 //!   run: a failure OLD never ran is a failure OLD did not have.
 //! - Deviations (the suite's own choices broken at level `documented`) never fail a run: new ones
@@ -90,8 +92,8 @@ pub enum Change {
     ClauseRegressed,
     /// Judged in OLD, not supported in NEW (the capability is no longer declared). A regression.
     NoLongerJudged,
-    /// Judged in OLD, absent from NEW with nothing to explain it (same tables, same profile, NEW
-    /// not filtered). A regression.
+    /// Judged in OLD, absent from NEW with nothing to explain it (same tables, same profile; a
+    /// filter of NEW's explains nothing). A regression.
     Vanished,
     /// A failure of OLD (failing, waived, or an unexpected pass) that NEW no longer has.
     Fixed,
@@ -107,8 +109,8 @@ pub enum Change {
     NewlyJudged,
     /// Absent from OLD, listed in NEW without failing its run.
     Appeared,
-    /// Listed in OLD, absent from NEW, explained by changed tables, profile or a filter (or OLD
-    /// did not judge it).
+    /// Listed in OLD, absent from NEW, explained by changed tables or profile (or OLD did not
+    /// judge it).
     WentAway,
 }
 
@@ -186,7 +188,7 @@ impl Change {
             Change::ClauseRegressed => "failed before, fails now on a clause it did not break",
             Change::NoLongerJudged => "judged before, not supported now (capability not declared)",
             Change::Vanished => {
-                "listed before, not now, though the tables, profile and filter are the same"
+                "listed before, not now, though the tables and profile are the same (a filter of NEW's left it out, or the engine's run lost it)"
             }
             Change::Fixed => "failed before (or failed the run), passes now",
             Change::NowWaived => "failed before, fails now under a waiver",
@@ -195,7 +197,7 @@ impl Change {
             Change::DeviationResolved => "keeps a suite choice it departed from before",
             Change::NewlyJudged => "not judged before (capability not declared), judged now",
             Change::Appeared => "not listed before",
-            Change::WentAway => "not listed now (the tables, profile or filter changed)",
+            Change::WentAway => "not listed now (the tables or profile changed)",
         }
     }
 }
@@ -456,10 +458,10 @@ fn by_name<'r>(
 }
 
 /// True when a trial OLD lists and NEW does not may have gone away for a reason other than the
-/// engine: the tables or the profile changed, or NEW ran part of the suite.
+/// engine: the tables or the profile changed. NEW's filter is no such reason: whoever ran NEW
+/// chose what it left out.
 fn absence_explained(old: &Meta, new: &Meta) -> bool {
-    new.filter.is_some()
-        || old.spec_digest != new.spec_digest
+    old.spec_digest != new.spec_digest
         || old.local_cases != new.local_cases
         || old.profile != new.profile
 }
