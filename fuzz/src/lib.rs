@@ -51,3 +51,8 @@ pub fn run(name: &str, data: &[u8]) -> Corpus {
         _ => (target.run)(data),
     })
 }
+
+/// mimalloc, where no sanitizer intercepts the allocator (`build.rs` sets `fast_alloc`).
+#[cfg(fast_alloc)]
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
