@@ -40,11 +40,43 @@ pub(crate) struct Entry<F> {
 /// A check of a phase whose context is `C`.
 pub(crate) type Check<C> = Entry<fn(&C) -> Vec<Violation>>;
 
-/// Runs the checks of `table` on `cx` in order, adding what each finds to `out`.
+/// Runs the checks of `table` on `cx` in order, adding what each finds to `out`, at most
+/// [`MAX_PER_CHECK`] of each check's ([`bounded`]).
 pub(crate) fn run_table<C>(table: &[Check<C>], cx: &C, out: &mut Vec<Violation>) {
     for check in table {
-        out.extend((check.run)(cx));
+        out.extend(bounded((check.run)(cx)));
     }
+}
+
+/// The most violations of one check kept for one answer, besides one of each other clause it
+/// found and a note of how many were left out.
+pub(crate) const MAX_PER_CHECK: usize = 64;
+
+/// `found`, cut to its first [`MAX_PER_CHECK`] violations, the first of each clause found only
+/// past them, and one more (of the first's clause) saying how many were left out: the clauses
+/// broken stay the same, and an answer made up to break one check for each of 100,000 entries
+/// no longer costs the judge a message for each (round seven: a session trace of 450,000
+/// made-up entries took the harness to 675 MB, nearly all of it violations). Applied to each
+/// check of a table, and to all an answer broke ([`judge`]): the diagnostics are compared by
+/// the drivers themselves.
+pub(crate) fn bounded(found: Vec<Violation>) -> Vec<Violation> {
+    if found.len() <= MAX_PER_CHECK {
+        return found;
+    }
+    let total = found.len();
+    let mut kept: Vec<Violation> = Vec::with_capacity(MAX_PER_CHECK + 2);
+    for (i, v) in found.into_iter().enumerate() {
+        if i < MAX_PER_CHECK || !kept.iter().any(|k| k.clause == v.clause) {
+            kept.push(v);
+        }
+    }
+    let left = total - kept.len();
+    let clause = kept[0].clause.clone();
+    kept.push(Violation::new(
+        clause,
+        format!("and {left} more like these, left out"),
+    ));
+    kept
 }
 
 /// A check the driver calls itself rather than through a table (one that computes what the
@@ -88,7 +120,7 @@ impl Phase {
 /// Judges `observation` as an answer to `scenario` with the oracle of its capability. An
 /// observation of another capability than the scenario's is itself a violation.
 pub fn judge(judging: &Judging, scenario: &Scenario, observation: &Observation) -> Vec<Violation> {
-    match (scenario, observation) {
+    bounded(match (scenario, observation) {
         (Scenario::Options(s), Observation::Options(o)) => options::judge(judging.profile, s, o),
         (Scenario::Transfer(s), Observation::Transfer(o)) => transfer::judge(judging, s, o),
         (Scenario::Memory(s), Observation::Memory(o)) => memory::judge(judging, s, o),
@@ -102,7 +134,7 @@ pub fn judge(judging: &Judging, scenario: &Scenario, observation: &Observation) 
                 o.capability()
             ),
         )],
-    }
+    })
 }
 
 /// Judges with the strict reading of the options, and when that finds a binding violation, with
@@ -157,4 +189,30 @@ fn with_departures(mut v: Vec<Violation>, alt: &options::Alternative) -> Vec<Vio
         ));
     }
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_check_keeps_its_first_violations_every_clause_and_a_count() {
+        let mut found: Vec<Violation> = (0..1000)
+            .map(|i| Violation::new("SES-010", format!("entry {i}")))
+            .collect();
+        found.push(Violation::new("SES-013", "late"));
+        let kept = bounded(found);
+        assert_eq!(kept.len(), MAX_PER_CHECK + 2);
+        assert!(kept.iter().any(|v| v.clause == "SES-013"));
+        let last = kept.last().expect("a count");
+        assert_eq!(last.clause, "SES-010");
+        assert_eq!(
+            last.message,
+            format!("and {} more like these, left out", 1001 - MAX_PER_CHECK - 1)
+        );
+        let few: Vec<Violation> = (0..MAX_PER_CHECK)
+            .map(|i| Violation::new("X", i.to_string()))
+            .collect();
+        assert_eq!(bounded(few.clone()), few);
+    }
 }
