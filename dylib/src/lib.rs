@@ -185,9 +185,9 @@ pub const NOTE_EXCERPT: usize = 1024;
 /// The ABI version this crate speaks: `GE_CONFORMANCE_ABI_VERSION` of the header.
 pub const ABI_VERSION: u32 = 1;
 
-/// The largest hello or answer accepted from an engine: 32 MiB, the subprocess protocol's line
+/// The largest hello or answer accepted from an engine: 16 MiB, the subprocess protocol's line
 /// limit for what a backend writes. A longer buffer is handed back to the engine unread.
-pub const MAX_BUFFER: usize = 32 << 20;
+pub const MAX_BUFFER: usize = 16 << 20;
 
 type AbiVersionFn = unsafe extern "C" fn() -> u32;
 type HelloFn = unsafe extern "C" fn(*mut *mut c_char, *mut usize) -> i32;

@@ -110,44 +110,109 @@ impl Default for GiveUp {
     }
 }
 
-/// The longest line read from a backend: 32 MiB; a longer one is a protocol failure. The largest
+/// The longest line read from a backend: 16 MiB; a longer one is a protocol failure. The largest
 /// answer to the suite's own scenarios takes 4.3 MB (1,016 warnings, each quoting a long index
-/// list): an engine that quotes more still fits. What an answer costs the judge per entry is
-/// bounded by [`MAX_ANSWER_ENTRIES`], and per byte by this: with the line read ahead
-/// ([`LINE_QUEUE`]) a hostile backend keeps the harness below 400 MB. At the 64 MiB it was,
-/// with four lines read ahead, a plan of 1,300,000 made-up tensors took it to 708 MB (round
-/// five, L10).
-pub const MAX_LINE: usize = 32 << 20;
+/// list): an engine that quotes nearly four times as much still fits. What an answer costs the
+/// judge per entry is bounded by [`MAX_ANSWER_ENTRIES`], and per byte by this (the judge holds
+/// a few copies of the strings it quotes): with the line read ahead ([`LINE_QUEUE`]) a hostile
+/// backend keeps the harness below 400 MB. At the 64 MiB it was, with four lines read ahead, a
+/// plan of 1,300,000 made-up tensors took it to 708 MB (round five, L10); at 32 MiB, 65,000
+/// extra errors quoting 480 bytes each, 373 MB (round eight, H1).
+pub const MAX_LINE: usize = 16 << 20;
 
 /// The most entries an answer may hold: the elements of its lists and the members of its
-/// objects, at every depth, as [`entries`] counts them. The largest answer to the suite's own
-/// scenarios (the reference's, over a whole `certify`) holds about 30,000. The judge holds a
-/// few kilobytes for each entry of an answer made up to be judged badly (an empty diagnostic,
-/// `{}`, is one), so past this an answer is refused unread: 250,000 empty diagnostics, a line of
-/// 750 KB, took the harness to 637 MB (round seven, H1).
+/// objects, at every depth, as [`Tally`] counts them; a session answer may hold
+/// [`ENTRIES_PER_STEP`] more for each event and execution of its script (up to SES-020's cap of
+/// 100,000), since a trace may follow each. The largest answer to the suite's own scenarios (the
+/// reference's, over a whole `certify`) holds about 30,000. The judge holds a few kilobytes for
+/// each entry of an answer made up to be judged badly (an empty diagnostic, `{}`, is one), so
+/// past this an answer is refused unread: 250,000 empty diagnostics, a line of 750 KB, took the
+/// harness to 637 MB (round seven, H1). Its diagnostics (`errors`, `warnings`) may hold this many
+/// whatever the script.
 pub const MAX_ANSWER_ENTRIES: usize = 1 << 17;
 
-/// The entries of the JSON text `line`, counted without parsing it: each `{`, `[` and `,`
-/// outside a string, as many as its elements and members or a few more.
-fn entries(line: &str) -> usize {
-    let (mut count, mut in_string, mut escaped) = (0, false, false);
-    for b in line.bytes() {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
+/// The entries a session answer may hold beyond [`MAX_ANSWER_ENTRIES`] for each event and each
+/// execution of its script: a trace entry takes five (its four fields and the comma after it),
+/// and an engine may allocate and free at each execution (SES-018 is the suite's choice), ten in
+/// all; two more to spare.
+pub const ENTRIES_PER_STEP: usize = 12;
+
+/// The entries an answer to `scenario` may hold ([`MAX_ANSWER_ENTRIES`], [`ENTRIES_PER_STEP`]).
+fn entry_bound(scenario: &Scenario) -> usize {
+    let steps = match scenario {
+        Scenario::Session(s) => (s.events.len() as u64)
+            .saturating_add(s.executions())
+            .min(ge_spec::vocab::session::MAX_SCRIPT),
+        _ => 0,
+    };
+    MAX_ANSWER_ENTRIES + ENTRIES_PER_STEP * usize::try_from(steps).unwrap_or(usize::MAX / 32)
+}
+
+/// The entries of a JSON answer, counted without parsing it: each `{`, `[` and `,` outside a
+/// string, as many as its elements and members or a few more; in all, and within the lists of
+/// its observation's diagnostics.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Tally {
+    /// In the whole line.
+    entries: usize,
+    /// Within the observation's `errors` and `warnings`.
+    diagnostics: usize,
+}
+
+impl Tally {
+    fn of(line: &str) -> Tally {
+        let mut tally = Tally::default();
+        let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+        // The last string seen inside the observation (a key, when a value follows), and the
+        // depth at which the diagnostic list being counted opened.
+        let (mut started, mut key, mut diagnostics_at) = (0, "", None);
+        for (at, b) in line.bytes().enumerate() {
+            if in_string {
+                match b {
+                    _ if escaped => escaped = false,
+                    b'\\' => escaped = true,
+                    b'"' => {
+                        in_string = false;
+                        if depth == 2 {
+                            key = &line[started..at];
+                        }
+                    }
+                    _ => {}
+                }
+                continue;
             }
-        } else {
             match b {
-                b'"' => in_string = true,
-                b'{' | b'[' | b',' => count += 1,
-                _ => {}
+                b'"' => {
+                    in_string = true;
+                    started = at + 1;
+                    continue;
+                }
+                b'{' | b'[' => {
+                    if depth == 2
+                        && diagnostics_at.is_none()
+                        && matches!(key, "errors" | "warnings")
+                    {
+                        diagnostics_at = Some(depth);
+                    }
+                    depth += 1;
+                }
+                b'}' | b']' => {
+                    depth = depth.saturating_sub(1);
+                    if diagnostics_at == Some(depth) {
+                        diagnostics_at = None;
+                    }
+                    continue;
+                }
+                b',' => {}
+                _ => continue,
+            }
+            tally.entries += 1;
+            if diagnostics_at.is_some() {
+                tally.diagnostics += 1;
             }
         }
+        tally
     }
-    count
 }
 
 /// The longest hello a backend may write: 64 KiB. A hello is a few hundred bytes; a larger one
@@ -765,24 +830,7 @@ impl ExecBackend {
                 return Err((format!("no hello: {why}"), false))
             }
         };
-        // A hello names the backend, its version, capabilities and profiles: a few hundred
-        // bytes. Past its cap it is refused before it is parsed, which holds many times its size.
-        if line.len() > MAX_HELLO {
-            return Err((
-                format!(
-                    "the hello takes {} bytes, more than the {MAX_HELLO} a hello may: {}",
-                    line.len(),
-                    excerpt(&line)
-                ),
-                false,
-            ));
-        }
-        let value: serde_json::Value = serde_json::from_str(&line).map_err(|e| {
-            (
-                format!("the hello is not JSON ({e}): {}", excerpt(&line)),
-                false,
-            )
-        })?;
+        let value = hello_value(&line)?;
         match value.get("type").and_then(|t| t.as_str()) {
             Some("hello") => {}
             Some("error") => {
@@ -890,7 +938,7 @@ impl ExecBackend {
                     exit_note(&mut running.child)
                 ))),
                 Ok(()) => receive(running, deadline, self.timeout)
-                    .and_then(|line| interpret(&line, id, capability)),
+                    .and_then(|line| interpret(&line, id, scenario)),
             },
         };
         if let Some((area, before)) = watched {
@@ -1041,13 +1089,38 @@ impl Backend for ExecBackend {
     }
 }
 
+/// The hello `line` as a JSON value. A hello names the backend, its version, capabilities and
+/// profiles: a few hundred bytes. Past [`MAX_HELLO`] it is refused before it is parsed, which
+/// holds many times its size.
+fn hello_value(line: &str) -> Result<serde_json::Value, (String, bool)> {
+    if line.len() > MAX_HELLO {
+        return Err((
+            format!(
+                "the hello takes {} bytes, more than the {MAX_HELLO} a hello may: {}",
+                line.len(),
+                excerpt(line)
+            ),
+            false,
+        ));
+    }
+    serde_json::from_str(line).map_err(|e| {
+        (
+            format!("the hello is not JSON ({e}): {}", excerpt(line)),
+            false,
+        )
+    })
+}
+
 /// Turns the answer line to request `id` into an answer, or says what is wrong with it.
-fn interpret(line: &str, id: u64, capability: Capability) -> Result<Answer<Observation>, Failure> {
-    let held = entries(line);
-    if held > MAX_ANSWER_ENTRIES {
+fn interpret(line: &str, id: u64, scenario: &Scenario) -> Result<Answer<Observation>, Failure> {
+    let capability = scenario.capability();
+    let (held, bound) = (Tally::of(line), entry_bound(scenario));
+    if held.entries > bound || held.diagnostics > MAX_ANSWER_ENTRIES {
         return Err(Failure::Keep(format!(
-            "the backend answered a line of {held} entries, more than the {MAX_ANSWER_ENTRIES} \
-             an answer may hold: it is not read"
+            "the backend answered a line of {} entries ({} in its diagnostics), more than the \
+             {bound} an answer to this scenario may hold ({MAX_ANSWER_ENTRIES} in its \
+             diagnostics): it is not read",
+            held.entries, held.diagnostics
         )));
     }
     let message: BackendMessage = serde_json::from_str(line).map_err(|e| {
@@ -1277,12 +1350,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn entries_are_counted_outside_strings_only() {
+    fn entries_are_counted_outside_strings_and_apart_in_diagnostics() {
         // `{`, `[`, the two commas of the list, `{}`, the comma between the members.
-        assert_eq!(entries(r#"{"a":[1,2,{}],"b":"{[,\"]}"}"#), 6);
-        assert_eq!(entries("[]"), 1);
+        let t = Tally::of(r#"{"a":[1,2,{}],"b":"{[,\"]}"}"#);
+        assert_eq!(t.entries, 6);
+        let answer = r#"{"type":"observation","observation":{"capability":"options","errors":[{},{}],"warnings":[],"trace":[{}]}}"#;
+        // Within `errors`: its `[`, two `{`, one comma; within `warnings`: its `[`.
+        assert_eq!(Tally::of(answer).diagnostics, 5);
         let many = format!("[{}]", vec!["{}"; MAX_ANSWER_ENTRIES].join(","));
-        assert!(entries(&many) > MAX_ANSWER_ENTRIES);
+        assert!(Tally::of(&many).entries > MAX_ANSWER_ENTRIES);
+    }
+
+    #[test]
+    fn a_session_answer_may_hold_more_for_each_step_of_its_script() {
+        use ge_spec::vocab::session::{SessionEvent, SessionScenario};
+        let script = |times| {
+            Scenario::Session(SessionScenario {
+                events: vec![SessionEvent::Execute { graph: 1, times }],
+                ..SessionScenario::default()
+            })
+        };
+        assert_eq!(
+            entry_bound(&script(1000)),
+            MAX_ANSWER_ENTRIES + ENTRIES_PER_STEP * 1001
+        );
+        assert_eq!(
+            entry_bound(&script(u32::MAX)),
+            entry_bound(&script(
+                u32::try_from(ge_spec::vocab::session::MAX_SCRIPT).unwrap()
+            ))
+        );
     }
 
     #[test]

@@ -146,7 +146,7 @@ fn garbage_is_reported() {
 
 #[test]
 fn a_line_past_the_cap_is_reported() {
-    // The client's cap, read rather than restated: 32 MiB.
+    // The client's cap, read rather than restated: 16 MiB.
     let says = format!(
         "a line longer than {} bytes",
         ge_conformance::protocol::client::MAX_LINE
@@ -159,7 +159,7 @@ fn a_line_past_the_cap_is_reported() {
 #[test]
 fn an_answer_of_too_many_entries_is_refused_unread() {
     let says = format!(
-        "more than the {} an answer may hold",
+        "more than the {} an answer to this scenario may hold",
         ge_conformance::protocol::client::MAX_ANSWER_ENTRIES
     );
     check_misbehaviour("many-entries", "ge.featureBaseRefreshable", &says, false);
