@@ -63,20 +63,51 @@ pub(crate) fn bounded(found: Vec<Violation>) -> Vec<Violation> {
     if found.len() <= MAX_PER_CHECK {
         return found;
     }
-    let total = found.len();
-    let mut kept: Vec<Violation> = Vec::with_capacity(MAX_PER_CHECK + 2);
-    for (i, v) in found.into_iter().enumerate() {
-        if i < MAX_PER_CHECK || !kept.iter().any(|k| k.clause == v.clause) {
-            kept.push(v);
+    let mut collected = Collected::default();
+    collected.extend(found);
+    collected.into_vec()
+}
+
+/// Violations kept as [`bounded`] keeps them, while they are found: a check that finds several
+/// for each entry of an answer collects them here, and holds no more than it would keep (round
+/// nine: 265,000 made-up trace entries, five violations each, held 1.3 million messages until
+/// the check returned, 557 MB).
+#[derive(Debug, Default)]
+pub(crate) struct Collected {
+    kept: Vec<Violation>,
+    left: usize,
+}
+
+impl Collected {
+    /// Keeps `v` if fewer than [`MAX_PER_CHECK`] are kept or its clause is new; counts it
+    /// otherwise.
+    pub(crate) fn push(&mut self, v: Violation) {
+        if self.kept.len() < MAX_PER_CHECK || !self.kept.iter().any(|k| k.clause == v.clause) {
+            self.kept.push(v);
+        } else {
+            self.left += 1;
         }
     }
-    let left = total - kept.len();
-    let clause = kept[0].clause.clone();
-    kept.push(Violation::new(
-        clause,
-        format!("and {left} more like these, left out"),
-    ));
-    kept
+
+    /// [`Collected::push`] for each of `found`.
+    pub(crate) fn extend(&mut self, found: impl IntoIterator<Item = Violation>) {
+        for v in found {
+            self.push(v);
+        }
+    }
+
+    /// What was kept, and one more (of the first's clause) saying how many were left out.
+    pub(crate) fn into_vec(mut self) -> Vec<Violation> {
+        if self.left > 0 {
+            let clause = self.kept[0].clause.clone();
+            let left = self.left;
+            self.kept.push(Violation::new(
+                clause,
+                format!("and {left} more like these, left out"),
+            ));
+        }
+        self.kept
+    }
 }
 
 /// A check the driver calls itself rather than through a table (one that computes what the

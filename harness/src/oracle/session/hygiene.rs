@@ -45,9 +45,12 @@ pub(super) const HYGIENE: &[TracedCheck] = &[
 /// SES-014, SES-015, SES-013, SES-010: each trace entry in turn names a block of the contract,
 /// of some bytes, at a step in order, and keeps its name's balance.
 pub(super) fn check_trace_entries(cx: &Traced<'_>) -> Vec<Violation> {
-    let mut out = Vec::new();
+    // Collected as found, so that a trace of made-up entries, several violations each, holds
+    // no more than the check keeps.
+    let mut out = crate::oracle::Collected::default();
     let mut last = 0u32;
     let mut held: BTreeMap<&str, Held> = BTreeMap::new();
+    let mut in_order = Vec::new();
     for (i, e) in cx.obs.trace.iter().enumerate() {
         let what = format!(
             "trace entry {i} ({} {} {} bytes at step {})",
@@ -58,10 +61,11 @@ pub(super) fn check_trace_entries(cx: &Traced<'_>) -> Vec<Violation> {
         );
         out.extend(check_block_name(&what, e));
         out.extend(check_block_size(&what, e));
-        check_step_order(&what, e, cx.end, &mut last, &mut out);
+        check_step_order(&what, e, cx.end, &mut last, &mut in_order);
+        out.extend(in_order.drain(..));
         out.extend(check_balance(cx.profile, &what, e, &mut held));
     }
-    out
+    out.into_vec()
 }
 
 /// What each block name holds after the last trace entry ([`check_balance`]'s bookkeeping).
