@@ -88,9 +88,16 @@ pub struct Violation {
 pub const MAX_MESSAGE: usize = 1024;
 
 impl Violation {
-    /// A violation of `clause`, its message cut to [`MAX_MESSAGE`] bytes.
-    pub fn new(clause: impl Into<String>, message: impl Into<String>) -> Self {
-        let mut message = message.into();
+    /// A violation of `clause`, its message cut to [`MAX_MESSAGE`] bytes. The message is written
+    /// until it passes the cut and no further, so a check may quote a whole list of the backend's
+    /// (`format_args!("... {list:?}")`) without building it whole: one string of 16 MiB quoted
+    /// with `{:?}` was a message of about 96 MiB, for a moment, before it was cut (round ten).
+    pub fn new(clause: impl Into<String>, message: impl std::fmt::Display) -> Self {
+        let mut capped = Capped(String::new());
+        // An error here is the writer's own stop at the cut (or a `Display` that failed): what
+        // was written stays.
+        let _ = std::fmt::write(&mut capped, format_args!("{message}"));
+        let mut message = capped.0;
         if message.len() > MAX_MESSAGE {
             let mut end = MAX_MESSAGE - '…'.len_utf8();
             while !message.is_char_boundary(end) {
@@ -98,12 +105,34 @@ impl Violation {
             }
             message.truncate(end);
             message.push('…');
-            message.shrink_to_fit();
         }
+        message.shrink_to_fit();
         Violation {
             clause: clause.into(),
             message,
         }
+    }
+}
+
+/// A message being written: it takes text up to a few bytes past [`MAX_MESSAGE`] (so that a cut
+/// message is longer than the cap, and [`Violation::new`] marks it), then stops the writing.
+struct Capped(String);
+
+impl std::fmt::Write for Capped {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let room = (MAX_MESSAGE + 4).saturating_sub(self.0.len());
+        if s.len() <= room {
+            self.0.push_str(s);
+            return Ok(());
+        }
+        let mut end = room;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        // `end` falls short of `room` by less than a character (at most 3 bytes): the message
+        // is now past the cap, and marked as cut.
+        self.0.push_str(&s[..end]);
+        Err(std::fmt::Error)
     }
 }
 
@@ -130,5 +159,63 @@ mod tests {
         assert!(!doc.binds("ORI-004"));
         assert!(up.binds("ORI-004"));
         assert!(!up.binds("OPT-005"));
+    }
+
+    /// Writes `chunk` `times` times, counting the writes that were taken.
+    struct Flood<'a> {
+        chunk: &'a str,
+        times: usize,
+        taken: std::cell::Cell<usize>,
+    }
+
+    impl std::fmt::Display for Flood<'_> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            for _ in 0..self.times {
+                f.write_str(self.chunk)?;
+                self.taken.set(self.taken.get() + 1);
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_message_is_written_up_to_its_cut_and_no_further() {
+        // 10 MB asked for, in chunks of 10 bytes: the writing stops just past the cap.
+        let flood = Flood {
+            chunk: "0123456789",
+            times: 1_000_000,
+            taken: 0.into(),
+        };
+        let v = Violation::new("X-001", &flood);
+        assert_eq!(
+            v.message.len(),
+            MAX_MESSAGE - 3 + '…'.len_utf8(),
+            "{}",
+            v.message.len()
+        );
+        assert!(v.message.ends_with("…") && v.message.starts_with("0123456789"));
+        assert!(
+            flood.taken.get() <= MAX_MESSAGE / 10 + 1,
+            "{} writes taken",
+            flood.taken.get()
+        );
+        // One write larger than the cap is cut on a character boundary.
+        let wide = "é".repeat(MAX_MESSAGE);
+        let v = Violation::new("X-001", format_args!("{wide:?}"));
+        assert!(v.message.len() <= MAX_MESSAGE && v.message.ends_with('…'));
+        assert!(v.message.starts_with("\"éé"));
+    }
+
+    #[test]
+    fn a_message_within_the_cap_is_kept_whole() {
+        let exact = "a".repeat(MAX_MESSAGE);
+        assert_eq!(Violation::new("X-001", &exact).message, exact);
+        let over = "a".repeat(MAX_MESSAGE + 1);
+        let cut = Violation::new("X-001", &over).message;
+        assert_eq!(cut.len(), MAX_MESSAGE - 3 + '…'.len_utf8());
+        assert!(cut.ends_with('…'));
+        let v = Violation::new("X-001", format_args!("{} of {:?}", 2, ["a", "b"]));
+        assert_eq!(v.message, "2 of [\"a\", \"b\"]");
+        assert_eq!(v.clause, "X-001");
     }
 }

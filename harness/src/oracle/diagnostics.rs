@@ -232,7 +232,7 @@ fn compare_with(
         if let (None, Some(i)) = (exact[j], owner[j]) {
             out.push(Violation::new(
                 "OPT-012",
-                format!(
+                format_args!(
                     "{list}: {} is reported as {d}, another form than the vocabulary's",
                     expected[i].describe()
                 ),
@@ -246,7 +246,7 @@ fn compare_with(
         if actual.iter().any(|d| about(e, d)) {
             out.push(Violation::new(
                 "OPT-012",
-                format!(
+                format_args!(
                     "{list}: {} is reported in another form than the vocabulary's",
                     e.describe()
                 ),
@@ -254,7 +254,7 @@ fn compare_with(
         } else {
             out.push(Violation::new(
                 caller(spec, &e.clause),
-                format!("missing {list}: {}", e.describe()),
+                format_args!("missing {list}: {}", e.describe()),
             ));
         }
     }
@@ -284,14 +284,14 @@ fn extra(
     match warned {
         Some(w) => Violation::new(
             caller(spec, &w.clause),
-            format!(
+            format_args!(
                 "{list}: {d} is the warning {} given as an error",
                 w.describe()
             ),
         ),
         None => Violation::new(
             extra_blame(spec, refusals, expected, d),
-            format!("{list}: {d} is not called for"),
+            format_args!("{list}: {d} is not called for"),
         ),
     }
 }

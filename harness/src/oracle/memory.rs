@@ -160,7 +160,7 @@ pub fn judge_twin(
     if on.peak_bytes > off.peak_bytes.saturating_add(slack) {
         return vec![Violation::new(
             "DRM-015",
-            format!(
+            format_args!(
                 "with memory reuse on the peak is {} bytes, but the same graph with `ge.exec.disableReuseMemory` = 1 is planned in {} (padding to the plans' {unit}-byte unit allows {slack} more)",
                 on.peak_bytes, off.peak_bytes
             ),
@@ -235,7 +235,7 @@ fn judge_under(
         // IRM-011 / ORM-011: the suite refuses; the text leaves it to the user.
         out.push(Violation::new(
             d.clause.clone(),
-            format!(
+            format_args!(
                 "a listed {} is not a multiple of 32 bytes, yet a plan is made",
                 d.subject
             ),
@@ -274,7 +274,7 @@ fn require_no_plan(obs: &MemoryObservation, why: &str, out: &mut Vec<Violation>)
     if !obs.offsets.is_empty() || !obs.cleanup.is_empty() || obs.peak_bytes != 0 {
         out.push(Violation::new(
             "MEM-005",
-            format!(
+            format_args!(
                 "{why}, yet the observation carries a plan (offsets, cleanup groups or a peak)"
             ),
         ));
@@ -282,7 +282,7 @@ fn require_no_plan(obs: &MemoryObservation, why: &str, out: &mut Vec<Violation>)
     if !obs.reused_inputs.is_empty() || !obs.reused_outputs.is_empty() || !obs.aliases.is_empty() {
         out.push(Violation::new(
             "MEM-005",
-            format!("{why}, yet the observation reports reuse or aliases"),
+            format_args!("{why}, yet the observation reports reuse or aliases"),
         ));
     }
 }
@@ -392,7 +392,7 @@ fn placed_offsets(
         if !names.contains(name.as_str()) {
             out.push(Violation::new(
                 "MEM-002",
-                format!("the plan places `{name}`, which is no tensor of the scenario"),
+                format_args!("the plan places `{name}`, which is no tensor of the scenario"),
             ));
         }
     }
@@ -404,7 +404,7 @@ fn placed_offsets(
         if o.is_none() {
             out.push(Violation::new(
                 "MEM-002",
-                format!("tensor `{}` has no offset", t.name),
+                format_args!("tensor `{}` has no offset", t.name),
             ));
         }
     }
@@ -693,7 +693,7 @@ impl<'a> Plan<'a> {
             if o % ALIGNMENT != 0 {
                 out.push(Violation::new(
                     "MEM-003",
-                    format!(
+                    format_args!(
                         "tensor `{}` sits at offset {o}, not a multiple of {ALIGNMENT}",
                         t.name
                     ),
@@ -713,7 +713,7 @@ impl<'a> Plan<'a> {
             if let Some((t, o)) = overflow {
                 out.push(Violation::new(
                     "MEM-004",
-                    format!("tensor `{}` at offset {o} ends beyond 2^64 - 1", t.name),
+                    format_args!("tensor `{}` at offset {o} ends beyond 2^64 - 1", t.name),
                 ));
             }
             return;
@@ -722,7 +722,7 @@ impl<'a> Plan<'a> {
         if self.obs.peak_bytes != peak {
             out.push(Violation::new(
                 "MEM-004",
-                format!(
+                format_args!(
                     "peak_bytes is {} but the highest tensor ends at {peak}",
                     self.obs.peak_bytes
                 ),

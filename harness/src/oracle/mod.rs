@@ -103,7 +103,7 @@ impl Collected {
             let left = self.left;
             self.kept.push(Violation::new(
                 clause,
-                format!("and {left} more like these, left out"),
+                format_args!("and {left} more like these, left out"),
             ));
         }
         self.kept
@@ -159,7 +159,7 @@ pub fn judge(judging: &Judging, scenario: &Scenario, observation: &Observation) 
         (Scenario::Weights(s), Observation::Weights(o)) => weights::judge(judging, s, o),
         (s, o) => vec![Violation::new(
             "SCENARIO",
-            format!(
+            format_args!(
                 "a {} scenario was answered with a {} observation",
                 s.capability(),
                 o.capability()
@@ -229,7 +229,7 @@ mod tests {
     #[test]
     fn a_check_keeps_its_first_violations_every_clause_and_a_count() {
         let mut found: Vec<Violation> = (0..1000)
-            .map(|i| Violation::new("SES-010", format!("entry {i}")))
+            .map(|i| Violation::new("SES-010", format_args!("entry {i}")))
             .collect();
         found.push(Violation::new("SES-013", "late"));
         let kept = bounded(found);

@@ -346,7 +346,7 @@ pub fn judge_refresh_twin(
                 let said = |ok: bool| if ok { "accepted" } else { "refused" };
                 return vec![Violation::new(
                     "FBR-003",
-                    format!(
+                    format_args!(
                         "the refresh at step {step}, of a dynamic-shape graph, is {} with ge.featureBaseRefreshable = 1 but {} with it unset: on a dynamic-shape graph the option has no effect",
                         said(a),
                         said(b)
@@ -425,7 +425,7 @@ fn refusal(
     if events > LARGE_SCRIPT || executions > LARGE_SCRIPT {
         return Some(Violation::new(
             "SES-020",
-            format!(
+            format_args!(
                 "a script of {events} events and {executions} executions, within the suite's bound of {MAX_SCRIPT}, is refused as too large"
             ),
         ));
@@ -580,7 +580,7 @@ fn ran_anyway(obs: &SessionObservation, clause: &str, why: &str) -> Option<Viola
     (!obs.trace.is_empty() || !obs.refreshes.is_empty()).then(|| {
         Violation::new(
             clause,
-            format!(
+            format_args!(
                 "{why}, yet the script ran ({} trace entries, {} refresh results)",
                 obs.trace.len(),
                 obs.refreshes.len()

@@ -182,7 +182,7 @@ pub fn judge_default_twin(
     // A wrong default is OPT-006's, as the options oracle charges it: one place for the clause.
     vec![Violation::new(
         "OPT-006",
-        format!(
+        format_args!(
             "with {key} unset the plan is {}, but with it set to its default `{default}` the plan is {}: the engine's default is another",
             show(&a),
             show(&b)
@@ -559,7 +559,7 @@ fn check_partition(cx: &Judged<'_>) -> Vec<Violation> {
         if !cx.sizes.contains_key(index) {
             out.push(Violation::new(
                 "TRF-001",
-                format!("input {index} is planned but the scenario has no such input"),
+                format_args!("input {index} is planned but the scenario has no such input"),
             ));
         } else if groups.len() > 1 {
             let names: Vec<&str> = groups.iter().map(|g| g.name()).collect();
@@ -570,7 +570,7 @@ fn check_partition(cx: &Judged<'_>) -> Vec<Violation> {
             };
             out.push(Violation::new(
                 clause,
-                format!(
+                format_args!(
                     "input {index} appears {} times: in {}",
                     groups.len(),
                     names.join(", ")
@@ -592,7 +592,7 @@ fn check_all_planned(cx: &Judged<'_>) -> Option<Violation> {
     (!missing.is_empty()).then(|| {
         Violation::new(
             "TRF-001",
-            format!("inputs {} are in no group of the plan", list(&missing)),
+            format_args!("inputs {} are in no group of the plan", list(&missing)),
         )
     })
 }
@@ -612,7 +612,7 @@ fn check_device_inputs(cx: &Judged<'_>) -> Option<Violation> {
     let wrong: Vec<u32> = cx.on_device.difference(&device).copied().collect();
     Some(Violation::new(
         "TRF-003",
-        format!(
+        format_args!(
             "device inputs {} are planned for a move; host inputs {} are said to be on the device",
             list(&moved),
             list(&wrong)
@@ -626,7 +626,7 @@ fn check_sync_fusion(cx: &Judged<'_>) -> Option<Violation> {
     (!fused.is_empty() && cx.scenario.run_mode == RunMode::Sync).then(|| {
         Violation::new(
             "IFS-003",
-            format!("the synchronous run fuses inputs {}", list(fused)),
+            format_args!("the synchronous run fuses inputs {}", list(fused)),
         )
     })
 }
@@ -637,7 +637,7 @@ fn check_dynamic_fusion(cx: &Judged<'_>) -> Option<Violation> {
     (!fused.is_empty() && cx.scenario.shape == ShapeKind::Dynamic).then(|| {
         Violation::new(
             "IFS-004",
-            format!("a dynamic-shape graph fuses inputs {}", list(fused)),
+            format_args!("a dynamic-shape graph fuses inputs {}", list(fused)),
         )
     })
 }
@@ -648,7 +648,7 @@ fn check_fusion_off(cx: &Judged<'_>) -> Option<Violation> {
     (!fused.is_empty() && cx.values.fusion_size == 0).then(|| {
         Violation::new(
             "IFS-012",
-            format!(
+            format_args!(
                 "threshold 0 turns fusion off, yet inputs {} are fused",
                 list(fused)
             ),
@@ -668,7 +668,7 @@ fn check_fused_within_threshold(cx: &Judged<'_>) -> Option<Violation> {
     (!too_big.is_empty()).then(|| {
         Violation::new(
             "IFS-011",
-            format!(
+            format_args!(
                 "inputs {} are larger than the threshold {} but fused",
                 list(&too_big),
                 cx.values.fusion_size
@@ -682,7 +682,7 @@ fn check_lone_fused(cx: &Judged<'_>) -> Option<Violation> {
     (cx.obs.fused.len() == 1).then(|| {
         Violation::new(
             "IFS-016",
-            format!("input {} is fused on its own", cx.obs.fused[0]),
+            format_args!("input {} is fused on its own", cx.obs.fused[0]),
         )
     })
 }
@@ -714,7 +714,7 @@ fn check_all_fused(cx: &Judged<'_>, spec: &Spec) -> Option<Violation> {
     (eligible.len() >= 2 && !unfused.is_empty()).then(|| {
         Violation::new(
             "IFS-010",
-            format!(
+            format_args!(
                 "host inputs {} are within the threshold {} but not fused",
                 list(&unfused),
                 values.fusion_size
@@ -733,7 +733,7 @@ fn check_fused_bytes(cx: &Judged<'_>) -> Option<Violation> {
     (sum != Some(obs.fused_bytes)).then(|| {
         Violation::new(
             "IFS-018",
-            format!(
+            format_args!(
                 "fused_bytes is {} but the fused inputs' sizes add up to {}",
                 obs.fused_bytes,
                 sum.map_or_else(|| "more than u64 holds".to_owned(), |s| s.to_string())
@@ -747,7 +747,7 @@ fn check_lone_batch(cx: &Judged<'_>) -> Option<Violation> {
     (cx.obs.batched.len() == 1).then(|| {
         Violation::new(
             "IBC-013",
-            format!("a batch copy holds the single input {}", cx.obs.batched[0]),
+            format_args!("a batch copy holds the single input {}", cx.obs.batched[0]),
         )
     })
 }
@@ -758,7 +758,7 @@ fn batched_though(cx: &Judged<'_>, clause: &str, broken: bool, why: String) -> O
     (!cx.obs.batched.is_empty() && broken).then(|| {
         Violation::new(
             clause,
-            format!(
+            format_args!(
                 "inputs {} are batch-copied but {why}",
                 list(&cx.obs.batched)
             ),
@@ -830,7 +830,7 @@ fn check_batch_applied(cx: &Judged<'_>) -> Option<Violation> {
         } else {
             "IBC-011"
         },
-        format!(
+        format_args!(
             "batch copy applies to the {} host inputs left after fusion, yet {} go directly",
             left.len(),
             list(&obs.direct)
@@ -847,7 +847,7 @@ fn check_lone_left(cx: &Judged<'_>) -> Option<Violation> {
     (left.len() == 1 && cx.obs.direct != left).then(|| {
         Violation::new(
             "IBC-013",
-            format!(
+            format_args!(
                 "the one host input left, {}, must be copied on its own",
                 left[0]
             ),

@@ -503,7 +503,7 @@ fn rejected_value_acted_on(rejected_keys: &[OptionKey], o: &WeightsObservation) 
         .map(|key| {
             Violation::new(
                 options::value_clause(*key),
-                format!("{key} holds a value that takes no effect, yet the load acted on it"),
+                format_args!("{key} holds a value that takes no effect, yet the load acted on it"),
             )
         })
         .collect()
@@ -602,7 +602,7 @@ fn match_nodes<'a>(
             .collect();
         return Err(Violation::new(
             mode_clause(mode),
-            format!(
+            format_args!(
                 "every constant must be reported once, named one of {want:?}; found nodes {names:?}"
             ),
         ));
@@ -621,7 +621,7 @@ fn nothing_removed(o: &WeightsObservation, temporary: bool) -> Option<Violation>
     (!o.removed.is_empty()).then(|| {
         Violation::new(
             clause,
-            format!(
+            format_args!(
                 "nothing may be removed here; reported {}",
                 o.removed.join(", ")
             ),
@@ -636,14 +636,14 @@ fn unload_reports_removed(o: &WeightsObservation, files: &Written, dir: &str) ->
     if !o.removed.iter().any(|r| r == dir) {
         v.push(Violation::new(
             "WGT-010",
-            format!("unload must report {dir} as removed"),
+            format_args!("unload must report {dir} as removed"),
         ));
     }
     for f in files.read.iter().map(|f| &f.path) {
         if !o.removed.contains(f) {
             v.push(Violation::new(
                 "WGT-010",
-                format!("unload must report {f} as removed"),
+                format_args!("unload must report {f} as removed"),
             ));
         }
     }
@@ -655,7 +655,7 @@ fn unload_removes_inside(o: &WeightsObservation, dir: &str) -> Vec<Violation> {
     o.removed
         .iter()
         .filter(|r| !under(r, dir))
-        .map(|r| Violation::new("WGT-007", format!("unload removed {r}, outside {dir}")))
+        .map(|r| Violation::new("WGT-007", format_args!("unload removed {r}, outside {dir}")))
         .collect()
 }
 
@@ -678,7 +678,7 @@ fn nothing_in_the_way(cx: &Failure) -> Option<Violation> {
     clear.then(|| {
         Violation::new(
             if mode == 1 { "EXW-011" } else { "EXW-014" },
-            format!(
+            format_args!(
                 "the load is refused, yet nothing stands in its way: mode {} flushes the weights to {}",
                 mode,
                 place.map_or_else(|| "its temporary directory".to_owned(), |p| p.0)
@@ -697,7 +697,7 @@ fn wrong_length(
     n.length.filter(|&l| l != bytes.len() as u64).map(|l| {
         Violation::new(
             "WGT-011",
-            format!(
+            format_args!(
                 "{name} holds {} bytes, but its FileConstant reads {l}",
                 bytes.len()
             ),
@@ -730,7 +730,7 @@ fn read_back_reported(cx: &Loaded, files: &Written) -> Vec<Violation> {
         if past_end || (alone && f.sha256 != sha(bytes)) {
             v.push(Violation::new(
                 "WGT-011",
-                format!(
+                format_args!(
                     "{file} ({} bytes, SHA-256 {}) does not hold the bytes of {name} at offset {off}, length {len}",
                     f.len, f.sha256
                 ),

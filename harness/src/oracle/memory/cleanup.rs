@@ -39,7 +39,7 @@ impl Plan<'_> {
             };
             out.push(Violation::new(
                 clause,
-                format!(
+                format_args!(
                     "the policy calls for {how}, {want_sets:?}, but the groups are {got_sets:?}"
                 ),
             ));
@@ -106,7 +106,7 @@ impl Plan<'_> {
             if group.offset != start || group.offset.checked_add(group.size) != Some(stop) {
                 out.push(Violation::new(
                     region,
-                    format!(
+                    format_args!(
                         "cleanup group {:?} covers [{}, +{}) but its tensors span [{start}, {stop})",
                         group.tensors, group.offset, group.size
                     ),
@@ -119,7 +119,7 @@ impl Plan<'_> {
             if room.is_some_and(|room| stop - start > room) {
                 out.push(Violation::new(
                     region,
-                    format!(
+                    format_args!(
                         "cleanup group {:?} spans {} bytes, more than its tensors fill even when each is rounded up to {ALIGNMENT}: the region is not contiguous",
                         group.tensors,
                         stop - start

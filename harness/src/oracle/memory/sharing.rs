@@ -27,7 +27,7 @@ impl Plan<'_> {
                         let (x, y) = (&self.tensors[a], &self.tensors[k]);
                         out.push(Violation::new(
                             clause,
-                            format!(
+                            format_args!(
                                 "`{}` [{}, {}) steps {}..={} and `{}` [{}, {}) steps {}..={} share bytes",
                                 x.name, offsets[a], ends[a], x.first, x.last,
                                 y.name, offsets[k], ends[k], y.first, y.last
@@ -42,7 +42,7 @@ impl Plan<'_> {
         if reported > MAX_SHARING_REPORTS {
             out.push(Violation::new(
                 "DRM-011",
-                format!(
+                format_args!(
                     "{} more pairs of tensors share bytes",
                     reported - MAX_SHARING_REPORTS
                 ),
@@ -153,7 +153,7 @@ impl Plan<'_> {
                 };
                 out.push(Violation::new(
                     clause,
-                    format!(
+                    format_args!(
                         "memory reuse is on, yet {how}: `{}` ({} bytes, steps {}..={}) could take the memory of {what} `{}` (steps {}..={}), free {when}",
                         y.name, y.size, y.first, y.last, x.name, x.first, x.last
                     ),
@@ -202,7 +202,7 @@ impl Plan<'_> {
         if self.obs.peak_bytes > bound {
             out.push(Violation::new(
                 "DRM-016",
-                format!(
+                format_args!(
                     "every tensor takes {size} bytes rounded up and at most {most} are kept at one step, so a peak of {bound} is reachable, but the plan's peak is {}",
                     self.obs.peak_bytes
                 ),
@@ -234,13 +234,13 @@ impl Plan<'_> {
         if reported_in != inputs {
             out.push(Violation::new(
                 "IRM-012",
-                format!("reused_inputs is {reported_in:?} but the inputs whose bytes other tensors share are {inputs:?}"),
+                format_args!("reused_inputs is {reported_in:?} but the inputs whose bytes other tensors share are {inputs:?}"),
             ));
         }
         if reported_out != outputs {
             out.push(Violation::new(
                 "ORM-012",
-                format!("reused_outputs is {reported_out:?} but the outputs whose bytes other tensors share are {outputs:?}"),
+                format_args!("reused_outputs is {reported_out:?} but the outputs whose bytes other tensors share are {outputs:?}"),
             ));
         }
     }
@@ -262,7 +262,7 @@ impl Plan<'_> {
         if wanted != got || self.obs.aliases.len() != got.len() {
             out.push(Violation::new(
                 "ORI-010",
-                format!(
+                format_args!(
                     "aliases are {:?} but the pairs in force are {wanted:?}",
                     self.obs.aliases
                 ),
@@ -274,7 +274,7 @@ impl Plan<'_> {
                     // ORI-001: the pair shares one address, as the text says.
                     out.push(Violation::new(
                         "ORI-001",
-                        format!(
+                        format_args!(
                             "input {index} (`{}`) is at {} but its paired output `{}` is at {}",
                             t.name, offsets[k], self.tensors[p].name, offsets[p]
                         ),

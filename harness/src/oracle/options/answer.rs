@@ -55,14 +55,14 @@ pub(super) fn reported_outcome(
         (Some(_), true) => {
             out.push(Violation::new(
                 "OPT-005",
-                format!("{name} is reported both rejected and in force"),
+                format_args!("{name} is reported both rejected and in force"),
             ));
             Some(Outcome::Rejected)
         }
         (None, false) => {
             out.push(Violation::new(
                 "OPT-006",
-                format!("{name} is neither in force nor rejected: every option has a value"),
+                format_args!("{name} is neither in force nor rejected: every option has a value"),
             ));
             None
         }
@@ -82,7 +82,7 @@ pub(super) fn read_effective(
     let Some(m) = read_reported(row.grammar, &e.value) else {
         out.push(Violation::new(
             value_clause(key),
-            format!(
+            format_args!(
                 "{name}: the effective value {:?} cannot be read as a value of the option",
                 e.value
             ),
@@ -104,7 +104,7 @@ pub(super) fn check_canonical(
         if sm == m && *sf == e.from && sm.canonical() != e.value {
             out.push(Violation::new(
                 "OPT-007",
-                format!(
+                format_args!(
                     "{}: the effective value is spelled {:?}; canonically it is {:?}",
                     k.key.as_str(),
                     e.value,
@@ -134,7 +134,7 @@ pub(super) fn judge_outcome(
         for c in k.departures(got) {
             out.push(Violation::new(
                 c,
-                format!(
+                format_args!(
                     "{name}: {} where the suite's choice is {}",
                     show(got),
                     show(&k.strict)
@@ -147,7 +147,7 @@ pub(super) fn judge_outcome(
     let broken = documented_rule(k.key, row, maps, got, reading.profile, &k.strict_because);
     out.push(Violation::new(
         broken,
-        format!(
+        format_args!(
             "{name}: {} is not what the text allows (expected {})",
             show(got),
             show(&k.strict)
@@ -169,7 +169,7 @@ pub(super) fn check_first_failure(reading: &Reading, obs: &OptionsObservation) -
         if !obs.errors.iter().any(|d| same(&d)) {
             out.push(Violation::new(
                 "OPT-011",
-                format!(
+                format_args!(
                     "GE's first failing check refuses {} at {} level; the refusals reported are of checks it never reaches",
                     first.key.as_deref().unwrap_or("?"),
                     first.level.map_or("?".to_owned(), |l| l.to_string())
@@ -213,7 +213,7 @@ pub(super) fn check_passthrough(reading: &Reading, obs: &OptionsObservation) -> 
     if passthrough != reading.passthrough {
         out.push(Violation::new(
             "OPT-004",
-            format!(
+            format_args!(
                 "keys outside the twelve are {passthrough:?}, expected {:?}",
                 reading.passthrough
             ),

@@ -79,7 +79,7 @@ pub(super) fn found_late<'a>(
         *short -= n;
         out.push(Violation::new(
             *clause,
-            format!(
+            format_args!(
                 "`{} {} {} bytes` is due at step {due} and made at step {step}",
                 action_text(key.0),
                 key.1,
@@ -125,7 +125,7 @@ pub(super) fn check_missing_entries(
     for ((a, n, b), short, clause) in missing {
         out.push(Violation::new(
             clause,
-            format!(
+            format_args!(
                 "step {step}: `{} {n} {b} bytes` is due {short} more time(s) than found",
                 action_text(a)
             ),
@@ -149,7 +149,7 @@ pub(super) fn check_extra_entries(
         };
         out.push(Violation::new(
             blame(wants.kind, block, model, &wants.known),
-            format!(
+            format_args!(
                 "step {step}: `{} {n} {b} bytes` ({count} time(s)) is not called for here",
                 action_text(a)
             ),
@@ -167,7 +167,7 @@ pub(super) fn check_refresh_order(
     (got != due).then(|| {
         Violation::new(
             "SES-019",
-            format!("refresh results name (step, graph) {got:?}; the script's refresh events are {due:?}"),
+            format_args!("refresh results name (step, graph) {got:?}; the script's refresh events are {due:?}"),
         )
     })
 }
@@ -187,7 +187,7 @@ pub(super) fn check_refresh_decisions(
         if r.ok != *ok {
             out.push(Violation::new(
                 *clause,
-                format!(
+                format_args!(
                     "step {step}: the refresh of graph {graph} should be {}",
                     if *ok { "accepted" } else { "refused" }
                 ),
@@ -265,7 +265,7 @@ pub(super) fn pair_by_form(
             };
             out.push(Violation::new(
                 clause,
-                format!(
+                format_args!(
                     "step {step}: `{} {} {} bytes` found where `{} {n} {b} bytes` is due",
                     action_text(a),
                     found.1,

@@ -52,7 +52,7 @@ impl<'o> EnginePools<'o> {
             if let Some((id, g)) = users.max_by_key(|(_, g)| g.feature) {
                 self.short.push(Violation::new(
                     Model::feature_clause(g),
-                    format!(
+                    format_args!(
                         "before step {step}: `{}` holds {largest} bytes in its largest block, \
                          but graph {id}, loaded and drawing on it, needs {} bytes",
                         pool_name(shape),
@@ -89,7 +89,7 @@ impl<'o> EnginePools<'o> {
         if holds {
             return Some(Violation::new(
                 clause,
-                format!(
+                format_args!(
                     "step {}: `{}` is allocated again while it still holds its block: the previous pool is released first, then the pool is reallocated",
                     e.step, e.pool
                 ),
@@ -108,7 +108,7 @@ impl<'o> EnginePools<'o> {
         (e.bytes != largest).then(|| {
             Violation::new(
                 clause,
-                format!(
+                format_args!(
                     "step {}: `{}` is allocated at {} bytes; the memory the largest graph drawing on it needs is {largest} bytes",
                     e.step, e.pool, e.bytes
                 ),

@@ -207,7 +207,7 @@ pub(super) fn judge(
             _ if *group == Group::OnDevice => {}
             Some(g) => out.push(Violation::new(
                 *clause,
-                format!(
+                format_args!(
                     "input {index} is in {} but upstream puts it in {}",
                     g.name(),
                     group.name()
@@ -219,7 +219,7 @@ pub(super) fn judge(
     if want.fused_bytes != obs.fused_bytes {
         out.push(Violation::new(
             "IFS-018",
-            format!(
+            format_args!(
                 "fused_bytes is {} but upstream's merged copy moves {} bytes",
                 obs.fused_bytes, want.fused_bytes
             ),

@@ -34,7 +34,7 @@ fn flooded(o: &WeightsObservation) -> Violation {
     use crate::sandbox::MAX_SANDBOX_ENTRIES;
     Violation::new(
         "WGT-005",
-        format!(
+        format_args!(
             "the sandbox holds more than {MAX_SANDBOX_ENTRIES} entries, where the answer lists \
              {} files: the harness reads no further, and what the sandbox holds past that is \
              unlisted",
@@ -256,7 +256,7 @@ pub(super) fn reported_files_on_disk(cx: &Disk) -> Vec<Violation> {
                 if bytes.len() as u64 != f.len || sha(bytes) != f.sha256 {
                     v.push(Violation::new(
                         "WGT-005",
-                        format!(
+                        format_args!(
                             "{} holds {} bytes with SHA-256 {}, not the {} bytes / {} reported",
                             f.path,
                             bytes.len(),
@@ -280,7 +280,7 @@ pub(super) fn reported_files_on_disk(cx: &Disk) -> Vec<Violation> {
                 };
                 v.push(Violation::new(
                     clause,
-                    format!(
+                    format_args!(
                         "{} is reported written but is not a file in the sandbox",
                         f.path
                     ),
@@ -330,7 +330,7 @@ pub(super) fn files_read_back(cx: &Disk) -> Vec<Violation> {
         if back != Some(w.2.as_slice()) {
             v.push(Violation::new(
                 "WGT-011",
-                format!(
+                format_args!(
                     "{file} at offset {off}, length {len} does not hold the bytes of {}",
                     n.name
                 ),
@@ -347,7 +347,7 @@ pub(super) fn index_on_disk(cx: &Disk) -> Option<Violation> {
     (!matches!(cx.found.get(&cx.land(meta)), Some(Entry::File(_)))).then(|| {
         Violation::new(
             if cx.mode == 1 { "EXW-011" } else { "EXW-014" },
-            format!("{meta} is not a regular file in the sandbox: GE keeps its index there whenever it converts a constant"),
+            format_args!("{meta} is not a regular file in the sandbox: GE keeps its index there whenever it converts a constant"),
         )
     })
 }
@@ -386,7 +386,7 @@ pub(super) fn foreign_entry(cx: &Disk, path: &str, what: &str) -> Violation {
     let inside = cx.dir.as_deref().is_some_and(|d| under(path, d));
     Violation::new(
         if inside { "WGT-005" } else { "WGT-007" },
-        format!("{path} is {what}: a backend leaves only weight files and directories"),
+        format_args!("{path} is {what}: a backend leaves only weight files and directories"),
     )
 }
 
@@ -401,15 +401,21 @@ pub(super) fn dir_without_conversion(
     (allowed_dir && cx.nothing_converted).then(|| {
         Violation::new(
             if cx.mode == 1 { "EXW-011" } else { "EXW-015" },
-            format!("{path} was created, but GE creates no directory when it converts no constant"),
+            format_args!(
+                "{path} was created, but GE creates no directory when it converts no constant"
+            ),
         )
     })
 }
 
 /// EXW-019, EXW-021: unload leaves nothing in the directory it removes.
 pub(super) fn left_after_unload(cx: &Disk, path: &str) -> Option<Violation> {
-    cx.gone(path)
-        .then(|| Violation::new(cx.unloaded, format!("{path} is still there after unload")))
+    cx.gone(path).then(|| {
+        Violation::new(
+            cx.unloaded,
+            format_args!("{path} is still there after unload"),
+        )
+    })
 }
 
 /// An optional value as a message shows it: the value itself, or `none`, never Rust's
@@ -424,7 +430,7 @@ pub(super) fn outside_weight_dir(cx: &Disk, path: &str) -> Option<Violation> {
     dir.as_deref().is_none_or(|d| !under(path, d)).then(|| {
         Violation::new(
             "WGT-007",
-            format!(
+            format_args!(
                 "{path} appeared outside the weight directory ({})",
                 shown(dir.as_deref())
             ),
@@ -436,7 +442,7 @@ pub(super) fn outside_weight_dir(cx: &Disk, path: &str) -> Option<Violation> {
 pub(super) fn unreported(path: &str) -> Violation {
     Violation::new(
         "WGT-005",
-        format!("{path} is in the sandbox but not reported"),
+        format_args!("{path} is in the sandbox but not reported"),
     )
 }
 
@@ -457,7 +463,7 @@ pub(super) fn temporary_left(cx: &Disk, path: &str) -> Option<Violation> {
     (!final_name).then(|| {
         Violation::new(
             "WGT-004",
-            format!("{path} looks like a temporary file left behind"),
+            format_args!("{path} looks like a temporary file left behind"),
         )
     })
 }
@@ -484,15 +490,19 @@ pub(super) fn plant_left_after_unload(cx: &Disk, path: &str) -> Option<Violation
     cx.found.contains_key(path).then(|| {
         Violation::new(
             cx.unloaded,
-            format!("{path} was in the temporary directory and is still there after unload"),
+            format_args!("{path} was in the temporary directory and is still there after unload"),
         )
     })
 }
 
 /// WGT-010: what unload removed from the temporary directory, planted there, is reported.
 pub(super) fn removal_unreported(cx: &Disk, path: &str) -> Option<Violation> {
-    (!cx.found.contains_key(path) && !cx.o.removed.iter().any(|r| r == path))
-        .then(|| Violation::new("WGT-010", format!("{path} was removed but not reported")))
+    (!cx.found.contains_key(path) && !cx.o.removed.iter().any(|r| r == path)).then(|| {
+        Violation::new(
+            "WGT-010",
+            format_args!("{path} was removed but not reported"),
+        )
+    })
 }
 
 /// WGT-006, EWD-013, WGT-007: what the setup planted is left as it was: a change is charged to
@@ -517,7 +527,7 @@ pub(super) fn plant_changed(cx: &Disk, path: &str, plant: &Entry) -> Option<Viol
     };
     Some(Violation::new(
         clause,
-        format!("{path}, planted before the load, was changed or removed"),
+        format_args!("{path}, planted before the load, was changed or removed"),
     ))
 }
 
@@ -526,7 +536,7 @@ pub(super) fn removed_still_there(cx: &Disk, r: &str) -> Option<Violation> {
     cx.found.contains_key(r).then(|| {
         Violation::new(
             "WGT-010",
-            format!("{r} is reported removed but is still there"),
+            format_args!("{r} is reported removed but is still there"),
         )
     })
 }
@@ -536,7 +546,7 @@ pub(super) fn removed_outside_temporary(cx: &Disk, r: &str) -> Option<Violation>
     (!cx.doomed.as_deref().is_some_and(|d| under(r, d))).then(|| {
         Violation::new(
             "WGT-007",
-            format!("{r} is outside the temporary weight directory"),
+            format_args!("{r} is outside the temporary weight directory"),
         )
     })
 }

@@ -17,7 +17,7 @@ pub(super) fn mode0_leaves_all(cx: &Loaded) -> Vec<Violation> {
         if cx.node(name).is_some_and(|n| altered(n, *ty)) {
             v.push(Violation::new(
                 "EXW-010",
-                format!("{name} must stay a {ty:?} without a file"),
+                format_args!("{name} must stay a {ty:?} without a file"),
             ));
         }
     }
@@ -32,7 +32,9 @@ pub(super) fn empty_tensors_stay(cx: &Loaded) -> Vec<Violation> {
         if !converts(cx.profile, bytes) && cx.node(name).is_some_and(|n| altered(n, *ty)) {
             v.push(Violation::new(
                 mode_clause(cx.mode),
-                format!("{name} holds an empty tensor, so it must stay a {ty:?} without a file"),
+                format_args!(
+                    "{name} holds an empty tensor, so it must stay a {ty:?} without a file"
+                ),
             ));
         }
     }
@@ -99,7 +101,7 @@ pub(super) fn index_listed(files: &Written, o: &WeightsObservation) -> Option<Vi
     (files.listed.len() == o.files.len()).then(|| {
         Violation::new(
             "WGT-005",
-            format!(
+            format_args!(
                 "{meta} must be listed beside the weights: GE keeps its index there whenever it converts a constant"
             ),
         )
@@ -120,7 +122,7 @@ pub(super) fn idle_files(files: &Written) -> Option<Violation> {
     (!idle.is_empty()).then(|| {
         Violation::new(
             "WGT-011",
-            format!(
+            format_args!(
                 "the listed files hold nothing but the weights, yet no FileConstant reads {idle:?}"
             ),
         )
@@ -242,7 +244,7 @@ pub(super) const MODE2_CONSTANT: &[InCombinedCheck] = &[
 /// EXW-011: in mode 1 a converted constant becomes a FileConstant.
 pub(super) fn mode1_file_constant(name: &str, n: &NodeConversion) -> Option<Violation> {
     (n.node_type != NodeType::FileConstant)
-        .then(|| Violation::new("EXW-011", format!("{name} must become a FileConstant")))
+        .then(|| Violation::new("EXW-011", format_args!("{name} must become a FileConstant")))
 }
 
 /// WGT-011, EXW-013: in mode 1 a constant's FileConstant reads its bytes' length
@@ -254,7 +256,7 @@ pub(super) fn alone_at_zero(name: &str, bytes: &[u8], n: &NodeConversion) -> Opt
     (n.offset != Some(0) || n.length.is_none()).then(|| {
         Violation::new(
             "EXW-013",
-            format!(
+            format_args!(
                 "{name}'s file holds its weight alone, at offset 0; found offset {}, length {}",
                 shown(n.offset),
                 shown(n.length)
@@ -275,7 +277,7 @@ pub(super) fn mode1_file_name(c: &OwnFile) -> Option<Violation> {
             (found != hash).then(|| {
                 Violation::new(
                     "EXW-012",
-                    format!(
+                    format_args!(
                         "{name} must point at {} (the SHA-256 of its bytes), found {f}",
                         in_dir(dir, &format!("weight_{hash}"))
                     ),
@@ -284,7 +286,7 @@ pub(super) fn mode1_file_name(c: &OwnFile) -> Option<Violation> {
         }
         other => Some(Violation::new(
             "EXW-011",
-            format!(
+            format_args!(
                 "{name} must point at a file weight_<hash> in {dir}, found {}",
                 shown(other)
             ),
@@ -303,7 +305,7 @@ pub(super) fn own_file(
     match holder.get(&f) {
         Some(held) if *held != bytes => Some(Violation::new(
             "EXW-011",
-            format!("{f} is the file of two different weights; each weight has its own"),
+            format_args!("{f} is the file of two different weights; each weight has its own"),
         )),
         _ => None,
     }
@@ -326,7 +328,7 @@ pub(super) fn one_file_per_weight(files: &Written) -> Option<Violation> {
     (paths.len() != files.read.len() || read != held).then(|| {
         Violation::new(
             "EXW-013",
-            format!(
+            format_args!(
                 "{} distinct weight(s) need {} file(s), one each; {} reported",
                 distinct.len(),
                 distinct.len(),

@@ -134,7 +134,7 @@ pub(super) fn stored_once(
     match engine_at.get(bytes) {
         Some(seen) if *seen != n.offset => Some(Violation::new(
             "EXW-020",
-            format!(
+            format_args!(
                 "{name} holds the same bytes as another weight, stored again at offset {}, not at {}",
                 shown(n.offset),
                 shown(*seen)
@@ -149,7 +149,7 @@ pub(super) fn in_combined_file(name: &str, path: &str, n: &NodeConversion) -> Op
     (n.node_type != NodeType::FileConstant || n.file.as_deref() != Some(path)).then(|| {
         Violation::new(
             "EXW-014",
-            format!("{name} must become a FileConstant in {path}"),
+            format_args!("{name} must become a FileConstant in {path}"),
         )
     })
 }
@@ -170,7 +170,7 @@ pub(super) fn at_its_offset(
     (misplaced || n.length.is_none()).then(|| {
         Violation::new(
             "EXW-015",
-            format!(
+            format_args!(
                 "{name} must sit at offset {}, length {}; found offset {}, length {}",
                 shown(at),
                 bytes.len(),
@@ -192,14 +192,14 @@ pub(super) fn combined_file_holds(
     let Some(f) = files.by_path.get(path) else {
         return Some(Violation::new(
             "EXW-014",
-            format!("mode 2 writes {path}, which is not reported"),
+            format_args!("mode 2 writes {path}, which is not reported"),
         ));
     };
     match implied {
         Some(b) if (f.len, f.sha256.as_str()) == (b.len() as u64, sha(&b).as_str()) => None,
         _ => Some(Violation::new(
             "EXW-015",
-            format!(
+            format_args!(
                 "{path} holds {} bytes, where the placement observed makes {}",
                 f.len,
                 shown(implied.map(|b| b.len()))

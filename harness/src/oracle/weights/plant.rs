@@ -22,14 +22,17 @@ pub fn beside(sandbox: &crate::sandbox::Sandbox) -> Vec<Violation> {
     });
     let unsafe_writes = beside.chain(elsewhere).flat_map(|what| {
         [
-            Violation::new(SANDBOX_RULE, format!("the harness's safety rule: {what}")),
+            Violation::new(
+                SANDBOX_RULE,
+                format_args!("the harness's safety rule: {what}"),
+            ),
             Violation::new("WGT-007", what),
         ]
     });
     let watched = scratch.into_iter().map(|name| {
         Violation::new(
             "WGT-007",
-            format!("{name} was left in the backend's own directory, outside the sandbox"),
+            format_args!("{name} was left in the backend's own directory, outside the sandbox"),
         )
     });
     unsafe_writes.chain(watched).collect()
@@ -93,7 +96,7 @@ pub(super) fn wrong_dir(
     };
     Violation::new(
         clause,
-        format!("the weight directory must be {dir}, found {found:?}"),
+        format_args!("the weight directory must be {dir}, found {found:?}"),
     )
 }
 
