@@ -114,6 +114,22 @@ impl Violation {
     }
 }
 
+/// `items` written one after another with `sep` between them, in a [`Violation`]'s message: the
+/// writing stops at the message's cut, so a backend's whole list is never joined first.
+pub(crate) struct Joined<'a, T>(pub &'a [T], pub &'a str);
+
+impl<T: std::fmt::Display> std::fmt::Display for Joined<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, item) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(self.1)?;
+            }
+            write!(f, "{item}")?;
+        }
+        Ok(())
+    }
+}
+
 /// A message being written: it takes text up to a few bytes past [`MAX_MESSAGE`] (so that a cut
 /// message is longer than the cap, and [`Violation::new`] marks it), then stops the writing.
 struct Capped(String);
@@ -204,6 +220,22 @@ mod tests {
         let v = Violation::new("X-001", format_args!("{wide:?}"));
         assert!(v.message.len() <= MAX_MESSAGE && v.message.ends_with('…'));
         assert!(v.message.starts_with("\"éé"));
+    }
+
+    #[test]
+    fn a_list_is_joined_as_it_is_written() {
+        let few = ["a", "b", "c"];
+        assert_eq!(
+            Violation::new("X-001", Joined(&few, ", ")).message,
+            "a, b, c"
+        );
+        let none: [&str; 0] = [];
+        assert_eq!(Violation::new("X-001", Joined(&none, ", ")).message, "");
+        // A million paths: the message stops at its cut.
+        let many = vec!["/some/path".to_owned(); 1_000_000];
+        let v = Violation::new("X-001", format_args!("reported {}", Joined(&many, ", ")));
+        assert!(v.message.len() <= MAX_MESSAGE && v.message.ends_with('…'));
+        assert!(v.message.starts_with("reported /some/path, /some/path"));
     }
 
     #[test]

@@ -573,7 +573,7 @@ fn check_partition(cx: &Judged<'_>) -> Vec<Violation> {
                 format_args!(
                     "input {index} appears {} times: in {}",
                     groups.len(),
-                    names.join(", ")
+                    crate::judging::Joined(&names, ", ")
                 ),
             ));
         }

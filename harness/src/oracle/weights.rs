@@ -623,7 +623,7 @@ fn nothing_removed(o: &WeightsObservation, temporary: bool) -> Option<Violation>
             clause,
             format_args!(
                 "nothing may be removed here; reported {}",
-                o.removed.join(", ")
+                crate::judging::Joined(&o.removed, ", ")
             ),
         )
     })
