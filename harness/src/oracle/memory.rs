@@ -73,21 +73,25 @@ pub fn judge(
     observation: &MemoryObservation,
 ) -> Vec<Violation> {
     let spec = Spec::embedded();
+    let reading = Reading::new(judging.profile, &scenario.options, context(scenario));
     let invalid = scenario.validate();
     if !invalid.is_empty() {
         let mut out = Vec::new();
         let expected: Vec<Expected> = invalid.iter().map(Expected::exact).collect();
-        out.extend(diagnostics::compare(
+        // An error beside the scenario's own that behaves like a warning the options call for
+        // (a setting where its option does not take effect, refused) is that warning given as
+        // an error, as in a valid scenario.
+        out.extend(diagnostics::compare_beside(
             spec,
             "errors",
             &expected,
             &observation.errors,
             false,
+            &reading.expected_warnings(),
         ));
         require_no_plan(observation, "the scenario is invalid", &mut out);
         return out;
     }
-    let reading = Reading::new(judging.profile, &scenario.options, context(scenario));
     let planned = !observation.offsets.is_empty() || observation.peak_bytes != 0;
     super::under_readings(judging, &reading, &KEYS, planned, |values, rejected| {
         judge_under(
