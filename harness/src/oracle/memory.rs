@@ -734,3 +734,59 @@ impl<'a> Plan<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ge_spec::{Diagnostic, Level};
+
+    /// A scenario that is itself invalid (graph input 0 is no tensor: MEM-001), which sets
+    /// `ge.exec.outputReuseInputMemIndexes` at session level, where it does not take effect,
+    /// and at graph level, where it does.
+    fn invalid_with_settings() -> MemoryScenario {
+        let mut s: MemoryScenario = serde_json::from_value(serde_json::json!({
+            "inputs": 1, "outputs": 0, "tensors": []
+        }))
+        .expect("a memory scenario");
+        for level in [Level::Session, Level::Graph] {
+            s.options.at_mut(level).insert(
+                "ge.exec.outputReuseInputMemIndexes".to_owned(),
+                "0,0".to_owned(),
+            );
+        }
+        s
+    }
+
+    /// The scenario's own errors, and one more citing the option's first clause about its
+    /// setting at `level`.
+    fn refused_at(s: &MemoryScenario, level: Level) -> MemoryObservation {
+        let mut errors = s.validate();
+        errors.push(
+            Diagnostic::new("ORI-001", "this option cannot be set at this level")
+                .key("ge.exec.outputReuseInputMemIndexes")
+                .level(level)
+                .value("0,0"),
+        );
+        MemoryObservation {
+            errors,
+            ..MemoryObservation::default()
+        }
+    }
+
+    #[test]
+    fn an_invalid_scenarios_refusal_over_an_ineffective_setting_is_the_suites_choice_only() {
+        let s = invalid_with_settings();
+        assert!(!s.validate().is_empty(), "the scenario is invalid");
+        let judging = Judging::DEFAULT;
+        // Refused over the setting where the option does not take effect: the warning OPT-002
+        // calls for, given as an error. OPT-002 is the suite's choice: nothing binds.
+        let v = judge(&judging, &s, &refused_at(&s, Level::Session));
+        assert!(v.iter().all(|v| v.clause == "OPT-002"), "{v:?}");
+        assert!(!v.is_empty() && !judging.any_binding(&v), "{v:?}");
+        // The same error about the setting where the option does take effect is no warning
+        // given as an error: a wrong backend, failed on the clause it cites.
+        let v = judge(&judging, &s, &refused_at(&s, Level::Graph));
+        assert!(judging.any_binding(&v), "{v:?}");
+        assert!(v.iter().any(|v| v.clause == "ORI-001"), "{v:?}");
+    }
+}
