@@ -602,7 +602,7 @@ pub fn run(profile: Profile, scenario: &SessionScenario) -> Answer<SessionObserv
 /// The options of a session (SES-016, SES-017): the session's own resolution, then one per
 /// load event (`None` for the other events).
 struct SessionOptions {
-    session: Resolution,
+    session: Rc<Resolution>,
     per_load: Vec<Option<Rc<Resolution>>>,
     /// Upstream, when nothing is refused at session creation: each load answers for its own
     /// options, reported when it runs.
@@ -619,7 +619,7 @@ impl SessionOptions {
             session: scenario.options.session.clone(),
             graph: BTreeMap::new(),
         };
-        let session = resolve(profile, &session_maps, context(ShapeKind::Static));
+        let session = Rc::new(resolve(profile, &session_maps, context(ShapeKind::Static)));
         // SES-017: as documented, any rejected option stops the script; upstream, only a value
         // GE refuses at initialisation or session creation does, and every other refusal
         // belongs to the load whose addition, compilation or build makes it, reported when that
@@ -640,8 +640,10 @@ impl SessionOptions {
         let mut per_load: Vec<Option<Rc<Resolution>>> = Vec::with_capacity(scenario.events.len());
         // Loads whose graph maps set the same options, in the same shape, resolve alike: each
         // pair is resolved once. (Keys outside the twelve only pass through, and a session
-        // reports no passthrough.)
-        let mut resolved: Vec<(OptionEntries<'_>, ShapeKind, Rc<Resolution>)> = Vec::new();
+        // reports no passthrough.) A load whose map sets none of the twelve, in a static shape,
+        // resolves as the session does.
+        let mut resolved: Vec<(OptionEntries<'_>, ShapeKind, Rc<Resolution>)> =
+            vec![(Vec::new(), ShapeKind::Static, Rc::clone(&session))];
         for event in &scenario.events {
             let SessionEvent::Load {
                 graph,

@@ -50,8 +50,11 @@ use replay::*;
 
 /// The oracle's reading of the session's options (global and session maps) and of each event's
 /// (`None` for events that are not loads), by the rules of SES-016.
-fn readings(profile: Profile, scenario: &SessionScenario) -> (Reading, Vec<Option<Rc<Reading>>>) {
-    let session = Reading::new(
+fn readings(
+    profile: Profile,
+    scenario: &SessionScenario,
+) -> (Rc<Reading>, Vec<Option<Rc<Reading>>>) {
+    let session = Rc::new(Reading::new(
         profile,
         &OptionMaps {
             global: scenario.options.global.clone(),
@@ -59,11 +62,12 @@ fn readings(profile: Profile, scenario: &SessionScenario) -> (Reading, Vec<Optio
             graph: BTreeMap::new(),
         },
         ctx(ShapeKind::Static),
-    );
+    ));
     // Loads whose graph maps set the same options, in the same shape, read alike: each pair
-    // is read once (other keys only pass through, which a session does not report).
+    // is read once (other keys only pass through, which a session does not report). A load
+    // whose map sets none of the twelve, in a static shape, reads as the session does.
     type Read<'a> = (Vec<(&'a String, &'a String)>, ShapeKind, Rc<Reading>);
-    let mut read: Vec<Read<'_>> = Vec::new();
+    let mut read: Vec<Read<'_>> = vec![(Vec::new(), ShapeKind::Static, Rc::clone(&session))];
     let mut loads = Vec::with_capacity(scenario.events.len());
     for event in &scenario.events {
         let SessionEvent::Load { shape, options, .. } = event else {
@@ -198,13 +202,14 @@ pub fn judge(
         return judge_with(judging.profile, scenario, obs, None);
     }
     let (session, loads) = readings(judging.profile, scenario);
+    let session: &Reading = &session;
     // The strict reading first, alone: most answers are judged by it only.
     let strict = per_reading(&loads, Reading::strict);
     let first = judge_with(
         judging.profile,
         scenario,
         obs,
-        Some((&session, &loads, &session.strict(), &strict)),
+        Some((session, &loads, &session.strict(), &strict)),
     );
     if !judging.any_binding(&first) {
         return first;
@@ -232,7 +237,7 @@ pub fn judge(
             judging.profile,
             scenario,
             obs,
-            Some((&session, &loads, &s, &per_load)),
+            Some((session, &loads, &s, &per_load)),
         );
         if judging.any_binding(&v) {
             continue;
