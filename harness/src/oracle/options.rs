@@ -185,8 +185,8 @@ struct Permitted {
 pub struct Reading {
     /// The profile read under.
     pub profile: Profile,
-    /// Per key.
-    pub keys: BTreeMap<OptionKey, KeyReading>,
+    /// Per key, in key order ([`OptionKey::ALL`]).
+    pub keys: Vec<KeyReading>,
     /// The strict errors.
     pub errors: Vec<Diagnostic>,
     /// Errors that may be given or not: upstream, the refusals after GE's first failing check
@@ -275,8 +275,8 @@ pub fn judge_reading(
     let spec = Spec::embedded();
     let mut out = Vec::new();
     let rejected: BTreeSet<&str> = obs.rejected.iter().map(String::as_str).collect();
-    for (key, k) in &reading.keys {
-        let row = spec.option(*key);
+    for k in &reading.keys {
+        let row = spec.option(k.key);
         let Some(got) = reported_outcome(k, row, obs, &rejected, &mut out) else {
             continue;
         };

@@ -100,8 +100,8 @@ fn judge_named(
     let rejected_keys: Vec<OptionKey> = reading
         .keys
         .iter()
-        .filter(|(_, k)| k.strict == Outcome::Rejected)
-        .map(|(key, _)| *key)
+        .filter(|k| k.strict == Outcome::Rejected)
+        .map(|k| k.key)
         .collect();
     super::under_readings(judging, &reading, &KEYS, planned, |values, rejected| {
         let refused = refusal(profile, scenario, values, rejected);

@@ -10,7 +10,7 @@ impl Reading {
         let set = maps.settings();
         let mut reading = Reading {
             profile,
-            keys: BTreeMap::new(),
+            keys: Vec::with_capacity(OptionKey::ALL.len()),
             errors: Vec::new(),
             optional_errors: Vec::new(),
             warnings: Vec::new(),
@@ -25,7 +25,7 @@ impl Reading {
                 }
             }
             let k = walk.finish(&mut reading);
-            reading.keys.insert(key, k);
+            reading.keys.push(k);
         }
         if upstream {
             reading.first_failure();
@@ -81,7 +81,8 @@ impl Reading {
     /// permitted too (a departure from OPT-008).
     pub(super) fn restriction_warnings(&mut self, spec: &Spec, ctx: Context) {
         let mut out: Vec<Diagnostic> = Vec::new();
-        for (key, k) in &self.keys {
+        for k in &self.keys {
+            let key = &k.key;
             let row = spec.option(*key);
             let Outcome::Accepted(m, from) = &k.strict else {
                 continue;
@@ -136,7 +137,7 @@ impl Reading {
             }
         }
         if let Some(dep) = r.depends_on {
-            if let Some(Outcome::Accepted(dm, _)) = self.keys.get(&dep).map(|d| &d.strict) {
+            if let Some(Outcome::Accepted(dm, _)) = self.key(dep).map(|d| &d.strict) {
                 if *dm == default_meaning(spec.option(dep)) {
                     unmet.push("depends_on");
                 }
@@ -150,7 +151,7 @@ impl Reading {
     pub(super) fn mark_restricted(&mut self, out: &[Diagnostic]) {
         for w in out {
             let key = w.key.as_deref().and_then(|k| k.parse::<OptionKey>().ok());
-            if let Some(k) = key.and_then(|k| self.keys.get_mut(&k)) {
+            if let Some(k) = key.and_then(|k| self.keys.iter_mut().find(|r| r.key == k)) {
                 k.restricted = true;
                 k.permitted.rejected = true;
                 k.strict_because.push("OPT-008".into());
@@ -169,7 +170,7 @@ impl Reading {
     /// a refusal there has no reason the text allows, and is judged as the empty answer it is.
     /// Every capability that allows a refusal takes its departure from here.
     pub fn refusal_reason(&self) -> Option<Violation> {
-        (self.profile == Profile::Documented && self.keys.values().any(|k| k.unlisted)).then(|| {
+        (self.profile == Profile::Documented && self.keys.iter().any(|k| k.unlisted)).then(|| {
             Violation::new(
                 "OPT-002",
                 "the request is refused over a setting at a level where its option does not take effect",
@@ -177,21 +178,29 @@ impl Reading {
         })
     }
 
+    /// What the reading knows of `key`.
+    pub fn key(&self, key: OptionKey) -> Option<&KeyReading> {
+        self.keys.iter().find(|r| r.key == key)
+    }
+
     /// True when some key is rejected in the strict reading.
     pub fn rejected(&self) -> bool {
-        self.keys.values().any(|k| k.strict == Outcome::Rejected)
+        self.keys.iter().any(|k| k.strict == Outcome::Rejected)
     }
 
     /// The strict values in force.
     pub fn values(&self) -> Values {
-        values_of(&self.strict_outcomes())
+        values_of(|k| match &self.key(k)?.strict {
+            Outcome::Accepted(m, _) => Some(m),
+            Outcome::Rejected => None,
+        })
     }
 
     /// The strict outcome of every key as a meaning (`None`: rejected).
     pub(super) fn strict_outcomes(&self) -> BTreeMap<OptionKey, Option<Meaning>> {
         self.keys
             .iter()
-            .map(|(k, r)| (*k, r.strict_meaning()))
+            .map(|r| (r.key, r.strict_meaning()))
             .collect()
     }
 
@@ -217,7 +226,7 @@ impl Reading {
         // Per key: the outcomes to try, each with what it departs from.
         let choices: Vec<(OptionKey, Vec<Choice>)> = keys
             .iter()
-            .filter_map(|key| Some((*key, self.keys.get(key)?.choices(planned))))
+            .filter_map(|key| Some((*key, self.key(*key)?.choices(planned))))
             .collect();
         let strict_outcomes = self.strict_outcomes();
         let mut out = vec![strict];
@@ -280,7 +289,7 @@ pub(super) fn alternative(
         return None;
     }
     Some(Alternative {
-        values: values_of(&outcomes),
+        values: values_of(|k| outcomes.get(&k)?.as_ref()),
         rejected,
         departs,
     })
@@ -302,14 +311,14 @@ pub(super) fn restriction_clause(key: OptionKey, what: &str) -> Option<&'static 
 }
 
 /// Typed values from meanings (`None`: rejected, the default holds).
-pub(super) fn values_of(outcomes: &BTreeMap<OptionKey, Option<Meaning>>) -> Values {
+pub(super) fn values_of<'m>(meaning: impl Fn(OptionKey) -> Option<&'m Meaning>) -> Values {
     // Not set, or rejected: the table's default holds.
-    let num = |k: OptionKey| match outcomes.get(&k) {
-        Some(Some(Meaning::Number(n))) => *n,
+    let num = |k: OptionKey| match meaning(k) {
+        Some(Meaning::Number(n)) => *n,
         _ => Spec::embedded().option(k).default_number().unwrap_or(0),
     };
-    let set = |k: OptionKey| match outcomes.get(&k) {
-        Some(Some(Meaning::Indexes(s))) => s.clone(),
+    let set = |k: OptionKey| match meaning(k) {
+        Some(Meaning::Indexes(s)) => s.clone(),
         _ => BTreeSet::new(),
     };
     Values {
@@ -321,8 +330,8 @@ pub(super) fn values_of(outcomes: &BTreeMap<OptionKey, Option<Meaning>>) -> Valu
         static_memory_policy: num(OptionKey::StaticMemoryPolicy),
         // A pair past 32 bits names no tensor (only upstream, where session and global values
         // are not range-checked, keeps one).
-        output_reuse_input: match outcomes.get(&OptionKey::OutputReuseInputMemIndexes) {
-            Some(Some(Meaning::Pairs(p))) => p
+        output_reuse_input: match meaning(OptionKey::OutputReuseInputMemIndexes) {
+            Some(Meaning::Pairs(p)) => p
                 .iter()
                 .filter(|(i, o)| u32::try_from(*i).is_ok() && u32::try_from(*o).is_ok())
                 .copied()
@@ -332,8 +341,8 @@ pub(super) fn values_of(outcomes: &BTreeMap<OptionKey, Option<Meaning>>) -> Valu
         output_reuse: set(OptionKey::OutputReuseMemIndexes),
         external_weight: num(OptionKey::ExternalWeight),
         // The system sees a path up to its first NUL byte (kept only upstream, EWD-004).
-        external_weight_dir: match outcomes.get(&OptionKey::ExternalWeightDir) {
-            Some(Some(Meaning::Path(p))) => {
+        external_weight_dir: match meaning(OptionKey::ExternalWeightDir) {
+            Some(Meaning::Path(p)) => {
                 let p = p.split('\0').next().unwrap_or_default();
                 (!p.is_empty()).then(|| p.to_owned())
             }
