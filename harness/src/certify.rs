@@ -194,27 +194,24 @@ fn residual_clause(capability: Capability) -> Option<&'static str> {
 /// Asks `backend` and the reference about one scenario and judges the backend's answer: the
 /// oracle of the capability first, on its own reading of the tables; then, where the answer
 /// is unique and the oracle found nothing, whatever still differs from the reference (the
-/// suite's own choices). Weights run in two fresh sandboxes, and the backend's is inspected.
-/// Returns the problems, weighed under `judging` (empty: nothing to report).
+/// suite's own choices). The reference is asked only where that last check exists: the memory
+/// and session oracles judge every clause themselves, so there its answer would change nothing.
+/// Weights run in two fresh sandboxes, and the backend's is inspected. Returns the problems,
+/// weighed under `judging` (empty: nothing to report).
 pub fn compare(judging: &Judging, backend: &dyn Backend, scenario: &Scenario) -> Vec<Problem> {
     let scenario = &runner::following(judging.profile, backend, scenario);
     let broke = |message: String| vec![Problem::broke(&message)];
-    let (ours, theirs) = match (runner::sandbox(scenario), runner::sandbox(scenario)) {
-        (Ok(a), Ok(b)) => (a, b),
-        _ => return broke("cannot create sandbox directories".into()),
-    };
-    let expected = match runner::ask(
-        &Reference::new(judging.profile),
-        scenario,
-        runner::sandbox_path(&ours),
-    ) {
-        Ok(Ok(mut o)) => {
-            o.canonicalize();
-            o
-        }
+    let residual = residual_clause(scenario.capability());
+    let expected = match residual.map(|_| reference_answer(judging, scenario)) {
+        None => None,
+        Some(Ok(Some(o))) => Some(o),
         // The reference answers every capability and never panics; when it cannot answer (a
         // setup that cannot be planted), the scenario is outside what the suite can judge.
-        _ => return Vec::new(),
+        Some(Ok(None)) => return Vec::new(),
+        Some(Err(e)) => return broke(e),
+    };
+    let Ok(theirs) = runner::sandbox(scenario) else {
+        return broke("cannot create sandbox directories".into());
     };
     let mut actual = match runner::ask(backend, scenario, runner::sandbox_path(&theirs)) {
         Err(panic) => return broke(panic),
@@ -245,8 +242,8 @@ pub fn compare(judging: &Judging, backend: &dyn Backend, scenario: &Scenario) ->
         .map(|v| Problem::weighed(judging, vec![v.clause], v.message))
         .collect();
     if problems.is_empty() {
-        if let Some(clause) = residual_clause(scenario.capability()) {
-            if let Some(m) = first_difference(&expected, &actual) {
+        if let (Some(clause), Some(expected)) = (residual, &expected) {
+            if let Some(m) = first_difference(expected, &actual) {
                 // What the oracle, judging every clause the text states, left standing is a
                 // departure from the suite's choices alone: a failure at level strict, never
                 // at level documented, whatever the origin of the clause it is filed under.
@@ -261,6 +258,25 @@ pub fn compare(judging: &Judging, backend: &dyn Backend, scenario: &Scenario) ->
         }
     }
     dedup(problems)
+}
+
+/// The reference's answer to `scenario`, in a sandbox of its own: `None` when it cannot
+/// answer; an error when no sandbox can be made.
+fn reference_answer(judging: &Judging, scenario: &Scenario) -> Result<Option<Observation>, String> {
+    let ours = runner::sandbox(scenario).map_err(|_| "cannot create sandbox directories")?;
+    Ok(
+        match runner::ask(
+            &Reference::new(judging.profile),
+            scenario,
+            runner::sandbox_path(&ours),
+        ) {
+            Ok(Ok(mut o)) => {
+                o.canonicalize();
+                Some(o)
+            }
+            _ => None,
+        },
+    )
 }
 
 /// The first difference between two observations outside their diagnostics, located by a JSON
