@@ -31,8 +31,10 @@ pub enum Verdict {
 
 /// Caps on generated input so each execution stays fast: bytes per key or value.
 pub const MAX_STRING: usize = 64;
-/// At most this many entries per level.
-pub const MAX_ENTRIES: usize = 8;
+/// At most this many entries per level: the cap at which drawing an option map stops
+/// ([`ge_spec::vocab::DRAWN_MAX_ENTRIES`]), so a map drawn past it is rejected before the rest of
+/// the input is drawn.
+pub const MAX_ENTRIES: usize = ge_spec::vocab::DRAWN_MAX_ENTRIES;
 
 /// One of the twelve options' keys seven times in eight; `None` the eighth (then any string).
 fn known_key(u: &mut Unstructured<'_>) -> arbitrary::Result<Option<OptionKey>> {
@@ -1041,6 +1043,70 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Option maps decode as `BTreeMap`'s own `Arbitrary` decodes them, three in a row, when
+    /// each holds at most [`MAX_ENTRIES`] keys (the same maps, and the same bytes left for the
+    /// fields after them); an input whose maps that decoding would take past the cap, or that
+    /// it refuses, is refused. Over 20,000 inputs of mostly small bytes (short strings, a
+    /// third of the inputs with flags that keep every map going), maps within the cap and past it are both met.
+    #[test]
+    fn option_maps_draw_as_btreemaps_do_up_to_the_cap() {
+        use std::collections::BTreeMap;
+        type Map = BTreeMap<String, String>;
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let (mut same, mut past_cap, mut refused) = (0, 0, 0);
+        for _ in 0..20_000 {
+            let len = (next() % 400) as usize;
+            // A third of the inputs small odd bytes: every flag keeps its map going, and
+            // the lengths (drawn from the end) stay short.
+            let odd = next() % 3 == 0;
+            let data: Vec<u8> = (0..len)
+                .map(|_| match next() % 4 {
+                    _ if odd => (next() % 8) as u8 | 1,
+                    0 => next() as u8,
+                    1 => (next() % 128) as u8,
+                    _ => (next() % 10) as u8,
+                })
+                .collect();
+            let mut u_old = Unstructured::new(&data);
+            let old = (|| -> arbitrary::Result<[Map; 3]> {
+                Ok([
+                    Map::arbitrary(&mut u_old)?,
+                    Map::arbitrary(&mut u_old)?,
+                    Map::arbitrary(&mut u_old)?,
+                ])
+            })();
+            let mut u_new = Unstructured::new(&data);
+            let new = OptionMaps::arbitrary(&mut u_new);
+            match old {
+                Ok(maps) if maps.iter().all(|m| m.len() <= MAX_ENTRIES) => {
+                    let new = new.expect("maps within the cap decode");
+                    assert_eq!([new.global, new.session, new.graph], maps);
+                    assert_eq!(u_new.len(), u_old.len(), "the same bytes are left");
+                    same += 1;
+                }
+                Ok(_) => {
+                    assert!(new.is_err(), "a map past the cap is refused");
+                    past_cap += 1;
+                }
+                Err(_) => {
+                    assert!(new.is_err());
+                    refused += 1;
+                }
+            }
+        }
+        eprintln!("within the cap {same}, past it {past_cap}, refused {refused}");
+        assert!(
+            same > 1000 && past_cap > 1000,
+            "{same} {past_cap} {refused}"
+        );
     }
 
     #[test]

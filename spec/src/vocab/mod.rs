@@ -30,13 +30,38 @@ pub use weights::{WeightsObservation, WeightsScenario};
 pub struct OptionMaps {
     /// Options given at initialisation.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = drawn_map))]
     pub global: BTreeMap<String, String>,
     /// Options given at session creation.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = drawn_map))]
     pub session: BTreeMap<String, String>,
     /// Options given when the graph is added.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = drawn_map))]
     pub graph: BTreeMap<String, String>,
+}
+
+/// The most entries an option map drawn by [`arbitrary`] holds: drawing stops with an error
+/// at the entry past it.
+#[cfg(feature = "arbitrary")]
+pub const DRAWN_MAX_ENTRIES: usize = 8;
+
+/// One option map of [`OptionMaps`], drawn as `BTreeMap`'s own `Arbitrary` draws it (an entry
+/// while a drawn flag says so, a later key's value over an earlier one's) up to
+/// [`DRAWN_MAX_ENTRIES`] keys; a map that would hold more is an error, found at the first key
+/// past the cap instead of after the rest of the input is drawn and sorted.
+#[cfg(feature = "arbitrary")]
+fn drawn_map(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<BTreeMap<String, String>> {
+    let mut map = BTreeMap::new();
+    for entry in u.arbitrary_iter::<(String, String)>()? {
+        let (key, value) = entry?;
+        map.insert(key, value);
+        if map.len() > DRAWN_MAX_ENTRIES {
+            return Err(arbitrary::Error::IncorrectFormat);
+        }
+    }
+    Ok(map)
 }
 
 impl OptionMaps {
