@@ -54,15 +54,13 @@ fn readings(
     profile: Profile,
     scenario: &SessionScenario,
 ) -> (Rc<Reading>, Vec<Option<Rc<Reading>>>) {
-    let session = Rc::new(Reading::new(
-        profile,
-        &OptionMaps {
-            global: scenario.options.global.clone(),
-            session: scenario.options.session.clone(),
-            graph: BTreeMap::new(),
-        },
-        ctx(ShapeKind::Static),
-    ));
+    // The session's maps, and each load's graph map beside them in turn.
+    let mut maps = OptionMaps {
+        global: scenario.options.global.clone(),
+        session: scenario.options.session.clone(),
+        graph: BTreeMap::new(),
+    };
+    let session = Rc::new(Reading::new(profile, &maps, ctx(ShapeKind::Static)));
     // Loads whose graph maps set the same options, in the same shape, read alike: each pair
     // is read once (other keys only pass through, which a session does not report). A load
     // whose map sets none of the twelve, in a static shape, reads as the session does.
@@ -83,11 +81,7 @@ fn readings(
         let r = match known {
             Some((_, _, r)) => Rc::clone(r),
             None => {
-                let maps = OptionMaps {
-                    global: scenario.options.global.clone(),
-                    session: scenario.options.session.clone(),
-                    graph: graph.clone(),
-                };
+                maps.graph.clone_from(graph);
                 let r = Rc::new(Reading::new(profile, &maps, ctx(*shape)));
                 read.push((set, *shape, Rc::clone(&r)));
                 r

@@ -1,6 +1,7 @@
 //! The trace's hygiene, whatever the script: entries well-formed and named, steps in order, every block balanced, nothing held at the end, unload in order.
 
 use super::*;
+use std::fmt::Display;
 
 /// What trace hygiene reads: the profile, the observation and the step of the script's end.
 pub(super) struct Traced<'a> {
@@ -48,13 +49,7 @@ pub(super) fn check_trace_entries(cx: &Traced<'_>) -> Vec<Violation> {
     let mut held: BTreeMap<&str, Held> = BTreeMap::new();
     let mut in_order = Vec::new();
     for (i, e) in cx.obs.trace.iter().enumerate() {
-        let what = format!(
-            "trace entry {i} ({} {} {} bytes at step {})",
-            action_text(e.action),
-            e.pool,
-            e.bytes,
-            e.step
-        );
+        let what = EntryName(i, e);
         out.extend(check_block_name(&what, e));
         out.extend(check_block_size(&what, e));
         check_step_order(&what, e, cx.end, &mut last, &mut in_order);
@@ -64,11 +59,29 @@ pub(super) fn check_trace_entries(cx: &Traced<'_>) -> Vec<Violation> {
     out.into_vec()
 }
 
+/// How a message names trace entry `.0`, `.1`: written only into a message, most entries
+/// drawing none.
+struct EntryName<'e>(usize, &'e TraceEntry);
+
+impl Display for EntryName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let EntryName(i, e) = self;
+        write!(
+            f,
+            "trace entry {i} ({} {} {} bytes at step {})",
+            action_text(e.action),
+            e.pool,
+            e.bytes,
+            e.step
+        )
+    }
+}
+
 /// What each block name holds after the last trace entry ([`check_balance`]'s bookkeeping).
 pub(super) fn held_at_end<'o>(cx: &Traced<'o>) -> BTreeMap<&'o str, Held> {
     let mut held = BTreeMap::new();
     for e in &cx.obs.trace {
-        let _ = check_balance(cx.profile, "", e, &mut held);
+        let _ = check_balance(cx.profile, &"", e, &mut held);
     }
     held
 }
@@ -80,7 +93,7 @@ pub(super) fn holds_several(profile: Profile, name: &str) -> bool {
 }
 
 /// SES-014: a trace entry names a block of the contract.
-pub(super) fn check_block_name(what: &str, e: &TraceEntry) -> Option<Violation> {
+pub(super) fn check_block_name(what: &dyn Display, e: &TraceEntry) -> Option<Violation> {
     parse_block(&e.pool).is_none().then(|| {
         Violation::new(
             "SES-014",
@@ -90,7 +103,7 @@ pub(super) fn check_block_name(what: &str, e: &TraceEntry) -> Option<Violation> 
 }
 
 /// SES-015: no block of zero bytes is recorded.
-pub(super) fn check_block_size(what: &str, e: &TraceEntry) -> Option<Violation> {
+pub(super) fn check_block_size(what: &dyn Display, e: &TraceEntry) -> Option<Violation> {
     (e.bytes == 0).then(|| {
         Violation::new(
             "SES-015",
@@ -103,7 +116,7 @@ pub(super) fn check_block_size(what: &str, e: &TraceEntry) -> Option<Violation> 
 /// included) and never before the step of an entry recorded earlier (`last`, which this
 /// moves on).
 pub(super) fn check_step_order(
-    what: &str,
+    what: &dyn Display,
     e: &TraceEntry,
     end: u64,
     last: &mut u32,
@@ -129,7 +142,7 @@ pub(super) fn check_step_order(
 /// before the entry; this moves it on.
 pub(super) fn check_balance<'o>(
     profile: Profile,
-    what: &str,
+    what: &dyn Display,
     e: &'o TraceEntry,
     held: &mut BTreeMap<&'o str, Held>,
 ) -> Option<Violation> {
@@ -304,7 +317,7 @@ mod tests {
         let mut held = BTreeMap::new();
         let violations: Vec<Violation> = trace
             .iter()
-            .filter_map(|e| check_balance(Profile::Upstream, "entry", e, &mut held))
+            .filter_map(|e| check_balance(Profile::Upstream, &"entry", e, &mut held))
             .collect();
         assert_eq!(violations.len(), n as usize);
         let longest = violations
