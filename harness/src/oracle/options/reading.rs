@@ -151,7 +151,7 @@ impl Reading {
     pub(super) fn mark_restricted(&mut self, out: &[Diagnostic]) {
         for w in out {
             let key = w.key.as_deref().and_then(|k| k.parse::<OptionKey>().ok());
-            if let Some(k) = key.and_then(|k| self.keys.iter_mut().find(|r| r.key == k)) {
+            if let Some(k) = key.and_then(|k| self.key_mut(k)) {
                 k.restricted = true;
                 k.permitted.rejected = true;
                 k.strict_because.push("OPT-008".into());
@@ -183,6 +183,10 @@ impl Reading {
         self.keys.iter().find(|r| r.key == key)
     }
 
+    fn key_mut(&mut self, key: OptionKey) -> Option<&mut KeyReading> {
+        self.keys.iter_mut().find(|r| r.key == key)
+    }
+
     /// True when some key is rejected in the strict reading.
     pub fn rejected(&self) -> bool {
         self.keys.iter().any(|k| k.strict == Outcome::Rejected)
@@ -190,10 +194,7 @@ impl Reading {
 
     /// The strict values in force.
     pub fn values(&self) -> Values {
-        values_of(|k| match &self.key(k)?.strict {
-            Outcome::Accepted(m, _) => Some(m),
-            Outcome::Rejected => None,
-        })
+        values_of(|k| self.key(k)?.strict_ref())
     }
 
     /// The strict outcome of every key as a meaning (`None`: rejected).
@@ -356,8 +357,13 @@ pub(super) fn values_of<'m>(meaning: impl Fn(OptionKey) -> Option<&'m Meaning>) 
 impl KeyReading {
     /// The strict outcome as a meaning (`None`: rejected).
     pub(super) fn strict_meaning(&self) -> Option<Meaning> {
+        self.strict_ref().cloned()
+    }
+
+    /// The strict outcome's meaning, borrowed (`None`: rejected).
+    fn strict_ref(&self) -> Option<&Meaning> {
         match &self.strict {
-            Outcome::Accepted(m, _) => Some(m.clone()),
+            Outcome::Accepted(m, _) => Some(m),
             Outcome::Rejected => None,
         }
     }
