@@ -1,7 +1,11 @@
 //! Fuzz target `lists`: the logic and its smoke test live in `ge_conformance::fuzz::lists`;
-//! `GE_CONFORMANCE_FUZZ_PLANT` plants a fault in it for a drill (`ge_conformance::fuzz::planted`).
+//! in a build with `--features plant`, `GE_CONFORMANCE_FUZZ_PLANT` plants a fault in it for a
+//! drill (`ge_conformance::fuzz::planted`).
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| -> libfuzzer_sys::Corpus {
-    ge_conformance_fuzz::run("lists", data)
-});
+libfuzzer_sys::fuzz_target!(
+    init: ge_conformance_fuzz::init(),
+    |data: &[u8]| -> libfuzzer_sys::Corpus {
+        ge_conformance_fuzz::run("lists", ge_conformance::fuzz::lists, data)
+    }
+);
