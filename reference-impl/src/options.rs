@@ -457,7 +457,7 @@ pub fn resolve_with(spec: &Spec, profile: Profile, maps: &OptionMaps, ctx: Conte
     obs.passthrough = set.others().iter().map(|k| (*k).to_owned()).collect();
     // Built as a sorted list and collected once: far fewer key comparisons than twelve
     // inserts, which matters under fuzzing instrumentation (every comparison is traced).
-    let mut effective: Vec<(String, Effective)> = Vec::with_capacity(OptionKey::ALL.len());
+    let mut effective: Vec<(OptionKey, Effective)> = Vec::with_capacity(OptionKey::ALL.len());
     for key in keys_by_name() {
         let row = spec.option(key);
         let mut winner: Option<(Parsed, Level, Vec<Diagnostic>)> = None;
@@ -505,15 +505,16 @@ pub fn resolve_with(spec: &Spec, profile: Profile, maps: &OptionMaps, ctx: Conte
             }
             None => (row.default.clone().unwrap_or_default(), Source::Default),
         };
-        effective.push((key.as_str().to_owned(), Effective { value, from }));
+        effective.push((key, Effective { value, from }));
     }
-    obs.effective = effective.into_iter().collect();
     if !upstream {
         // OPT-008's upstream entry: GE gives none of these warnings when options are set.
-        let mut restricted = Vec::new();
-        restriction_warnings(spec, &obs.effective, ctx, &mut restricted);
-        obs.warnings.extend(restricted);
+        restriction_warnings(spec, &effective, ctx, &mut obs.warnings);
     }
+    obs.effective = effective
+        .into_iter()
+        .map(|(key, eff)| (key.as_str().to_owned(), eff))
+        .collect();
     if upstream {
         upstream::stop_at_first_failure(&mut obs.errors, &mut obs.warnings);
     }
@@ -596,15 +597,15 @@ fn restriction_clause(key: OptionKey, restriction: &str) -> Option<&'static str>
 // products, input count, a dependency; OPT-008), each the condition the table states.
 fn restriction_warnings(
     spec: &Spec,
-    effective: &BTreeMap<String, Effective>,
+    effective: &[(OptionKey, Effective)],
     ctx: Context,
     warnings: &mut Vec<Diagnostic>,
 ) {
-    for row in spec.options() {
-        let key = row.key;
-        let Some(eff) = effective.get(key.as_str()) else {
-            continue;
-        };
+    // By key, not by name: each name looked up is string comparisons, traced under fuzzing.
+    let effective_of = |key: OptionKey| effective.iter().find(|(k, _)| *k == key).map(|(_, e)| e);
+    for (key, eff) in effective {
+        let key = *key;
+        let row = spec.option(key);
         let level = match eff.from {
             Source::Default => continue,
             Source::Global => Level::Global,
@@ -666,7 +667,7 @@ fn restriction_warnings(
         }
         if let Some(dep) = r.depends_on {
             let dep_row = spec.option(dep);
-            if let Some(dep_eff) = effective.get(dep.as_str()) {
+            if let Some(dep_eff) = effective_of(dep) {
                 if Some(&dep_eff.value) == dep_row.default.as_ref() {
                     unmet.push(("depends_on", format!("{dep} is not enabled")));
                 }
