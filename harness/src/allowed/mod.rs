@@ -172,23 +172,21 @@ impl FromStr for Rewrite {
 
 /// The reference, with the choices of a set of [`Rewrite`]s made otherwise: an engine that does
 /// what the text says and chose its own way wherever the text is silent.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Engine {
     picks: BTreeSet<Rewrite>,
-    name: String,
+    /// Its name, spelled when first asked: the `allowed` fuzz target makes an engine per input
+    /// and names it only in a finding.
+    name: std::sync::OnceLock<String>,
 }
 
 impl Engine {
     /// The engine that makes `picks` (every other choice the reference's).
     pub fn new(picks: impl IntoIterator<Item = Rewrite>) -> Self {
-        let picks: BTreeSet<Rewrite> = picks.into_iter().collect();
-        let ids: Vec<String> = picks.iter().map(|r| r.id()).collect();
-        let name = if ids.is_empty() {
-            "allowed".to_owned()
-        } else {
-            format!("allowed[{}]", ids.join(","))
-        };
-        Engine { picks, name }
+        Engine {
+            picks: picks.into_iter().collect(),
+            name: std::sync::OnceLock::new(),
+        }
     }
 
     /// The engine whose picks are the bits of `bits`, one per rewrite in [`Rewrite::ALL`]'s
@@ -238,9 +236,25 @@ impl Engine {
     }
 }
 
+/// Engines are equal when they make the same picks, named yet or not.
+impl PartialEq for Engine {
+    fn eq(&self, other: &Self) -> bool {
+        self.picks == other.picks
+    }
+}
+
+impl Eq for Engine {}
+
 impl Backend for Engine {
     fn name(&self) -> &str {
-        &self.name
+        self.name.get_or_init(|| {
+            let ids: Vec<String> = self.picks.iter().map(|r| r.id()).collect();
+            if ids.is_empty() {
+                "allowed".to_owned()
+            } else {
+                format!("allowed[{}]", ids.join(","))
+            }
+        })
     }
 
     fn capabilities(&self) -> BTreeSet<Capability> {
