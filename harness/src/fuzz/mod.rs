@@ -1048,8 +1048,10 @@ mod tests {
     /// Option maps decode as `BTreeMap`'s own `Arbitrary` decodes them, three in a row, when
     /// each holds at most [`MAX_ENTRIES`] keys (the same maps, and the same bytes left for the
     /// fields after them); an input whose maps that decoding would take past the cap, or that
-    /// it refuses, is refused. Over 20,000 inputs of mostly small bytes (short strings, a
-    /// third of the inputs with flags that keep every map going), maps within the cap and past it are both met.
+    /// it refuses, is refused. A load's own map decodes as `Option<BTreeMap>`'s `Arbitrary`
+    /// does, under the same cap. Over 20,000 inputs of mostly small bytes (short strings, a
+    /// third of the inputs with flags that keep every map going), maps within the cap and past
+    /// it are both met, for both.
     #[test]
     fn option_maps_draw_as_btreemaps_do_up_to_the_cap() {
         use std::collections::BTreeMap;
@@ -1062,6 +1064,7 @@ mod tests {
             state
         };
         let (mut same, mut past_cap, mut refused) = (0, 0, 0);
+        let mut loads = [0, 0];
         for _ in 0..20_000 {
             let len = (next() % 400) as usize;
             // A third of the inputs small odd bytes: every flag keeps its map going, and
@@ -1085,6 +1088,22 @@ mod tests {
             })();
             let mut u_new = Unstructured::new(&data);
             let new = OptionMaps::arbitrary(&mut u_new);
+            // A load's own map: `Option`'s draw, its map as the three above.
+            let mut u_load_old = Unstructured::new(&data);
+            let load_old = Option::<Map>::arbitrary(&mut u_load_old);
+            let mut u_load = Unstructured::new(&data);
+            match (load_old, ge_spec::vocab::drawn_optional_map(&mut u_load)) {
+                (Ok(old), new) if old.as_ref().is_none_or(|m| m.len() <= MAX_ENTRIES) => {
+                    assert_eq!(new.ok(), Some(old), "a load's map within the cap decodes");
+                    assert_eq!(u_load.len(), u_load_old.len(), "the same bytes are left");
+                    loads[0] += 1;
+                }
+                (Ok(_), new) => {
+                    assert!(new.is_err(), "a load's map past the cap is refused");
+                    loads[1] += 1;
+                }
+                (Err(_), new) => assert!(new.is_err()),
+            }
             match old {
                 Ok(maps) if maps.iter().all(|m| m.len() <= MAX_ENTRIES) => {
                     let new = new.expect("maps within the cap decode");
@@ -1102,10 +1121,10 @@ mod tests {
                 }
             }
         }
-        eprintln!("within the cap {same}, past it {past_cap}, refused {refused}");
+        eprintln!("within the cap {same}, past it {past_cap}, refused {refused}; loads {loads:?}");
         assert!(
-            same > 1000 && past_cap > 1000,
-            "{same} {past_cap} {refused}"
+            same > 1000 && past_cap > 1000 && loads[0] > 1000 && loads[1] > 1000,
+            "{same} {past_cap} {refused} {loads:?}"
         );
     }
 

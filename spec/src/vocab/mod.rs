@@ -64,6 +64,20 @@ fn drawn_map(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<BTreeMap<
     Ok(map)
 }
 
+/// A load's own option map ([`session::SessionEvent::Load`]), drawn as `Option`'s own
+/// `Arbitrary` draws one (a flag, then the map) with the map drawn as [`OptionMaps`]' are: the
+/// same cap as every other option map, found at the first key past it.
+#[cfg(feature = "arbitrary")]
+pub fn drawn_optional_map(
+    u: &mut arbitrary::Unstructured<'_>,
+) -> arbitrary::Result<Option<BTreeMap<String, String>>> {
+    Ok(if u.arbitrary::<bool>()? {
+        Some(drawn_map(u)?)
+    } else {
+        None
+    })
+}
+
 impl OptionMaps {
     /// The map of one level.
     pub fn at(&self, level: Level) -> &BTreeMap<String, String> {

@@ -36,6 +36,7 @@ pub enum SessionEvent {
         /// The graph-level option map given with this graph. When absent, the scenario's
         /// `options.graph` map is used (clause SES-016).
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = super::drawn_optional_map))]
         options: Option<BTreeMap<String, String>>,
     },
     /// Execute a loaded graph `times` times.
