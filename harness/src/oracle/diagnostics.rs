@@ -509,6 +509,48 @@ mod tests {
         assert!(compare(spec(), "warnings", &exp, &[a, b], false).is_empty());
     }
 
+    /// Lists for `the_shortcuts_report_what_the_matching_reports`: each diagnostic of `pool`
+    /// expected exactly, optionally or not at all, and given as expected mostly; now and then
+    /// missing, twice, or in another form; both lists shuffled.
+    fn drawn_lists(
+        pool: &[Diagnostic],
+        next: &mut impl FnMut(usize) -> usize,
+    ) -> (Vec<Expected>, Vec<Diagnostic>) {
+        let mut expected: Vec<Expected> = Vec::new();
+        let mut actual: Vec<Diagnostic> = Vec::new();
+        for d in pool {
+            let given = match next(3) {
+                0 => false,
+                1 => {
+                    expected.push(Expected::optional(d));
+                    next(2) == 0
+                }
+                _ => {
+                    expected.push(Expected::exact(d));
+                    next(12) != 0
+                }
+            };
+            if given {
+                actual.push(d.clone());
+            }
+            match next(24) {
+                0 => actual.push(d.clone()),
+                1 => actual.push(Diagnostic {
+                    clause: "IRM-005".into(),
+                    ..d.clone()
+                }),
+                _ => {}
+            }
+        }
+        for i in (1..expected.len()).rev() {
+            expected.swap(i, next(i + 1));
+        }
+        for i in (1..actual.len()).rev() {
+            actual.swap(i, next(i + 1));
+        }
+        (expected, actual)
+    }
+
     /// The two shortcuts of `compare_with` (the diagnostics one for one, or matched greedily)
     /// report exactly what the maximum matching reports: over lists drawn from a pool of
     /// diagnostics (entries exact or optional, in any order; diagnostics in any order, some
@@ -536,39 +578,7 @@ mod tests {
         };
         let (mut greedy, mut empty, mut reported) = (0, 0, 0);
         for _ in 0..20_000 {
-            let mut expected: Vec<Expected> = Vec::new();
-            let mut actual: Vec<Diagnostic> = Vec::new();
-            for d in &pool {
-                // Given as expected mostly; now and then missing, twice, or in another form.
-                let given = match next(3) {
-                    0 => false,
-                    1 => {
-                        expected.push(Expected::optional(d));
-                        next(2) == 0
-                    }
-                    _ => {
-                        expected.push(Expected::exact(d));
-                        next(12) != 0
-                    }
-                };
-                if given {
-                    actual.push(d.clone());
-                }
-                match next(24) {
-                    0 => actual.push(d.clone()),
-                    1 => actual.push(Diagnostic {
-                        clause: "IRM-005".into(),
-                        ..d.clone()
-                    }),
-                    _ => {}
-                }
-            }
-            for i in (1..expected.len()).rev() {
-                expected.swap(i, next(i + 1));
-            }
-            for i in (1..actual.len()).rev() {
-                actual.swap(i, next(i + 1));
-            }
+            let (expected, actual) = drawn_lists(&pool, &mut next);
             let describe = |v: Vec<Violation>| -> Vec<String> {
                 v.into_iter()
                     .map(|v| format!("{}: {}", v.clause, v.message))
