@@ -3,9 +3,4 @@
 //! drill (`ge_conformance::fuzz::planted`).
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(
-    init: ge_conformance_fuzz::init(),
-    |data: &[u8]| -> libfuzzer_sys::Corpus {
-        ge_conformance_fuzz::run("values", ge_conformance::fuzz::values, data)
-    }
-);
+ge_conformance_fuzz::reference_target!(values);

@@ -23,9 +23,24 @@ pub fn init() {
 
 /// Runs the target called `name`, whose logic is `target`, on `data`: its own checks, or, in a
 /// build with the feature `plant` when a fault is planted and the target drives the reference,
-/// [`fuzz::planted`].
+/// [`fuzz::planted`]. The targets call it through [`reference_target!`], which names both
+/// from one identifier.
 pub fn run(name: &str, target: fn(&[u8]) -> Verdict, data: &[u8]) -> Corpus {
     corpus(plant::planted(name, data).unwrap_or_else(|| target(data)))
+}
+
+/// The fuzz target `$name` of a target that drives the reference: `ge_conformance::fuzz::$name`
+/// run by [`run`] under the name `$name`, with [`init`] before the fuzzer starts.
+#[macro_export]
+macro_rules! reference_target {
+    ($name:ident) => {
+        libfuzzer_sys::fuzz_target!(
+            init: $crate::init(),
+            |data: &[u8]| -> libfuzzer_sys::Corpus {
+                $crate::run(stringify!($name), ge_conformance::fuzz::$name, data)
+            }
+        );
+    };
 }
 
 /// The drill's fault. Only a build with the feature `plant` carries it: planting asks the
