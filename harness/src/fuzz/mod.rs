@@ -1054,15 +1054,12 @@ mod tests {
     /// it are both met, for both.
     #[test]
     fn option_maps_draw_as_btreemaps_do_up_to_the_cap() {
+        use proptest::prelude::Rng;
+        use proptest::test_runner::{RngAlgorithm, TestRng};
         use std::collections::BTreeMap;
         type Map = BTreeMap<String, String>;
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
+        let mut next = || rng.next_u64();
         let (mut same, mut past_cap, mut refused) = (0, 0, 0);
         let mut loads = [0, 0];
         for _ in 0..20_000 {

@@ -562,13 +562,10 @@ mod tests {
                     .level(Level::Session),
             ])
             .collect();
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
+        use proptest::prelude::Rng;
+        use proptest::test_runner::{RngAlgorithm, TestRng};
+        let mut rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
+        let mut next = |n: usize| (rng.next_u64() % n as u64) as usize;
         let (mut greedy, mut empty, mut reported) = (0, 0, 0);
         for _ in 0..20_000 {
             let (expected, actual) = drawn_lists(&pool, &mut next);
